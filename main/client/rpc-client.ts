@@ -1,0 +1,107 @@
+// A line-delimited JSON-RPC 2.0 client over a Unix socket. Dependency-free on purpose:
+// the Claude Code hook loads it on every tool call, so start-up cost matters.
+import * as net from 'node:net';
+
+export class AirlockRpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'AirlockRpcError';
+  }
+}
+
+export type NotificationHandler = (method: string, params: unknown) => void;
+
+export class RpcClient {
+  private nextId = 1;
+  private buf = '';
+  private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
+  private closedError: Error | null = null;
+  onNotification: NotificationHandler | null = null;
+  onClose: ((err: Error | null) => void) | null = null;
+
+  private constructor(private readonly socket: net.Socket) {
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => this.onData(d));
+    socket.on('error', (e) => this.fail(e));
+    socket.on('close', () => this.fail(new Error('connection to the Airlock daemon closed')));
+  }
+
+  static connect(socketPath: string, timeoutMs = 5000): Promise<RpcClient> {
+    return new Promise((resolve, reject) => {
+      const s = net.createConnection(socketPath);
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new Error(`timed out connecting to ${socketPath}`));
+      }, timeoutMs);
+      s.once('connect', () => {
+        clearTimeout(timer);
+        resolve(new RpcClient(s));
+      });
+      s.once('error', (e: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        const hint =
+          e.code === 'ENOENT' || e.code === 'ECONNREFUSED'
+            ? `the Airlock daemon is not running at ${socketPath} (start it with \`airlock serve\` or the tray app)`
+            : `cannot connect to ${socketPath}: ${e.message}`;
+        reject(Object.assign(new Error(hint), { code: e.code }));
+      });
+    });
+  }
+
+  call<T = unknown>(method: string, params?: unknown): Promise<T> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    const id = this.nextId++;
+    const line = JSON.stringify({ jsonrpc: '2.0', id, method, params: params ?? {} }) + '\n';
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.socket.write(line);
+    });
+  }
+
+  /** Sends raw bytes (tests of malformed input use this). */
+  writeRaw(data: string | Buffer): void {
+    this.socket.write(data);
+  }
+
+  close(): void {
+    this.socket.end();
+    this.socket.destroy();
+  }
+
+  private onData(d: string): void {
+    this.buf += d;
+    let nl: number;
+    while ((nl = this.buf.indexOf('\n')) >= 0) {
+      const line = this.buf.slice(0, nl);
+      this.buf = this.buf.slice(nl + 1);
+      if (!line.trim()) continue;
+      let msg: { id?: unknown; result?: unknown; error?: { code: number; message: string; data?: unknown }; method?: string; params?: unknown };
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (typeof msg.method === 'string' && msg.id === undefined) {
+        this.onNotification?.(msg.method, msg.params);
+        continue;
+      }
+      const w = typeof msg.id === 'number' ? this.waiting.get(msg.id) : undefined;
+      if (!w) continue;
+      this.waiting.delete(msg.id as number);
+      if (msg.error) w.reject(new AirlockRpcError(msg.error.code, msg.error.message, msg.error.data));
+      else w.resolve(msg.result);
+    }
+  }
+
+  private fail(e: Error): void {
+    if (this.closedError) return;
+    this.closedError = e;
+    for (const w of this.waiting.values()) w.reject(e);
+    this.waiting.clear();
+    this.onClose?.(e);
+  }
+}

@@ -1,0 +1,103 @@
+// Shared vocabulary of Airlock (see DESIGN.md "Words"). Every boundary validates
+// against these schemas; TypeScript types are inferred from them, never written twice.
+import { z } from 'zod';
+
+export const LIMITS = {
+  /** JSON-RPC line cap on both sockets (DESIGN.md: lines over 1 MiB are refused). */
+  lineBytes: 1024 * 1024,
+  /** How much of an agent's raw args/line is kept in history. */
+  recordedArgsBytes: 64 * 1024,
+  text: 4096,
+  summary: 2000,
+  name: 256,
+  resources: 256,
+} as const;
+
+export const ACTIONS = ['read', 'write', 'delete', 'transfer', 'execute', 'sign', 'other'] as const;
+export const Action = z.enum(ACTIONS);
+export type Action = z.infer<typeof Action>;
+
+/** How dangerous an action is by itself; a compound request takes its riskiest part. */
+export const ACTION_RANK: Record<Action, number> = {
+  read: 0,
+  other: 1,
+  write: 2,
+  sign: 3,
+  delete: 4,
+  transfer: 5,
+  execute: 6,
+};
+
+export const SOURCES = ['api', 'exec', 'claude-code', 'mcp', 'ssh'] as const;
+export const Source = z.enum(SOURCES);
+export type Source = z.infer<typeof Source>;
+
+export const Decision = z.enum(['allow', 'deny']);
+export type Decision = z.infer<typeof Decision>;
+
+/** What history records: `reject` is a malformed or refused attempt that never reached policy. */
+export const Outcome = z.enum(['allow', 'deny', 'reject']);
+export type Outcome = z.infer<typeof Outcome>;
+
+export const DecidedBy = z.enum(['grant', 'human', 'policy', 'timeout', 'invalid', 'system']);
+export type DecidedBy = z.infer<typeof DecidedBy>;
+
+export const Scope = z.enum(['once', 'task', 'duration', 'always']);
+export type Scope = z.infer<typeof Scope>;
+
+export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
+export const RiskLevel = z.enum(RISK_LEVELS);
+export type RiskLevel = z.infer<typeof RiskLevel>;
+
+export const Risk = z.object({
+  level: RiskLevel,
+  reasons: z.array(z.string()),
+});
+export type Risk = z.infer<typeof Risk>;
+
+export const PolicyChoice = z.enum(['allow', 'ask', 'deny']);
+export type PolicyChoice = z.infer<typeof PolicyChoice>;
+
+/** Milliseconds since the Unix epoch; ISO-8601 strings are accepted on input. */
+export const Timestamp = z.union([
+  z.number().int().nonnegative(),
+  z
+    .string()
+    .max(64)
+    .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO-8601 date or milliseconds since epoch')
+    .transform((s) => Date.parse(s)),
+]);
+
+export const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'must be letters, digits, _ . : -');
+
+export const ProcessNode = z.object({
+  pid: z.number().int(),
+  exe: z.string().nullable(),
+  argv: z.array(z.string()),
+});
+export type ProcessNode = z.infer<typeof ProcessNode>;
+
+/** Who asked: peer credentials of the socket and the process tree up to the session leader. */
+export const ProcessInfo = z.object({
+  pid: z.number().int(),
+  uid: z.number().int(),
+  gid: z.number().int().optional(),
+  exe: z.string().nullable(),
+  argv: z.array(z.string()),
+  tree: z.array(ProcessNode),
+});
+export type ProcessInfo = z.infer<typeof ProcessInfo>;
+
+/** SSH-specific facts of a signature request (DESIGN.md "SSH requests"). */
+export const SshInfo = z.object({
+  key: z.string(),
+  keyName: z.string().optional(),
+  fingerprint: z.string(),
+  purpose: z.enum(['login', 'sshsig', 'unknown']),
+  user: z.string().optional(),
+  host: z.string().optional(),
+  hostKey: z.string().optional(),
+  namespace: z.string().optional(),
+  forwarded: z.boolean(),
+});
+export type SshInfo = z.infer<typeof SshInfo>;

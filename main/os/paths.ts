@@ -1,0 +1,55 @@
+// Where Airlock keeps things (DESIGN.md "Contracts"). AIRLOCK_HOME, when set, holds
+// everything; otherwise data goes to the platform's app-data dir and sockets to
+// $XDG_RUNTIME_DIR/airlock (or a private dir in the temp dir).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export interface AirlockPaths {
+  home: string;
+  sockets: string;
+  requestSock: string;
+  uiSock: string;
+  agentSock: string;
+  tasksDir: string;
+  db: string;
+  keysDir: string;
+}
+
+function dataDir(): string {
+  if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Application Support', 'Airlock');
+  if (process.platform === 'win32') return path.join(process.env.APPDATA ?? os.homedir(), 'Airlock');
+  return path.join(process.env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share'), 'airlock');
+}
+
+function socketDir(): string {
+  const runtime = process.env.XDG_RUNTIME_DIR;
+  if (runtime && fs.existsSync(runtime)) return path.join(runtime, 'airlock');
+  return path.join(os.tmpdir(), `airlock-${process.getuid?.() ?? 'user'}`);
+}
+
+export function airlockPaths(env: NodeJS.ProcessEnv = process.env): AirlockPaths {
+  const explicit = env.AIRLOCK_HOME ? path.resolve(env.AIRLOCK_HOME) : null;
+  const home = explicit ?? dataDir();
+  const sockets = explicit ?? socketDir();
+  return {
+    home,
+    sockets,
+    requestSock: path.join(sockets, 'request.sock'),
+    uiSock: path.join(sockets, 'ui.sock'),
+    agentSock: path.join(sockets, 'agent.sock'),
+    tasksDir: path.join(sockets, 'tasks'),
+    db: path.join(home, 'airlock.db'),
+    keysDir: path.join(home, 'keys'),
+  };
+}
+
+/** Creates a directory 0700 and refuses one that others can enter or that is not ours. */
+export function ensurePrivateDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = fs.statSync(dir);
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
+    throw new Error(`${dir} belongs to uid ${st.uid}, not to you: choose another AIRLOCK_HOME`);
+  }
+  if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+}

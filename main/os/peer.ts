@@ -1,0 +1,102 @@
+// The ONLY module that loads the native addon (DESIGN.md boundary). Everything else asks
+// here for "who is on the other end of this socket".
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type * as net from 'node:net';
+import type { ProcessInfo, ProcessNode } from '../contract/common';
+
+export interface PeerCred {
+  pid: number;
+  uid: number;
+  gid: number;
+}
+
+interface Addon {
+  peerCred(fd: number): PeerCred;
+}
+
+let addon: Addon | null = null;
+function load(): Addon {
+  if (addon) return addon;
+  const candidates = [
+    path.join(__dirname, '..', '..', '..', 'native', 'build', 'Release', 'airlock_peercred.node'),
+    path.join(__dirname, '..', '..', 'native', 'build', 'Release', 'airlock_peercred.node'),
+    path.join((process as { resourcesPath?: string }).resourcesPath ?? '', 'native', 'airlock_peercred.node'),
+  ];
+  for (const c of candidates) {
+    if (fs.existsSync(c)) {
+      addon = require(c) as Addon;
+      return addon;
+    }
+  }
+  throw new Error('the peer-credentials addon is not built: run `npm run build` (it runs node-gyp in native/)');
+}
+
+/** Fails loudly at start-up rather than serving a socket whose peers cannot be checked. */
+export function assertPeerCredAvailable(): void {
+  load();
+}
+
+/** Node keeps the fd of a connected Unix socket on its libuv handle. */
+function socketFd(socket: net.Socket): number {
+  const handle = (socket as unknown as { _handle?: { fd?: number } })._handle;
+  const fd = handle?.fd;
+  if (typeof fd !== 'number' || fd < 0) throw new Error('socket has no file descriptor');
+  return fd;
+}
+
+export function peerOf(socket: net.Socket): PeerCred {
+  return load().peerCred(socketFd(socket));
+}
+
+function readProc(pid: number, file: string): Buffer | null {
+  try {
+    return fs.readFileSync(`/proc/${pid}/${file}`);
+  } catch {
+    return null;
+  }
+}
+
+function nodeOf(pid: number): ProcessNode & { ppid: number; sid: number } {
+  let exe: string | null = null;
+  try {
+    exe = fs.readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    exe = null;
+  }
+  const cmdline = readProc(pid, 'cmdline');
+  const argv = cmdline ? cmdline.toString('utf8').split('\0').filter((s, i, a) => i < a.length - 1 || s !== '') : [];
+  const stat = readProc(pid, 'stat')?.toString('utf8') ?? '';
+  // Fields after the parenthesised comm: state ppid pgrp session ...
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ppid = Number(rest[1] ?? 0);
+  const sid = Number(rest[3] ?? 0);
+  return { pid, exe, argv: argv.slice(0, 64).map((a) => a.slice(0, 1024)), ppid, sid };
+}
+
+/**
+ * The requesting process and its ancestors up to (and including) its session leader,
+ * nearest first. Linux reads /proc; elsewhere only the pid is known.
+ */
+export function processInfo(cred: PeerCred, maxDepth = 16): ProcessInfo {
+  if (cred.pid <= 0 || !fs.existsSync('/proc/self')) {
+    return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: null, argv: [], tree: [] };
+  }
+  const first = nodeOf(cred.pid);
+  const tree: ProcessNode[] = [];
+  let cur = first;
+  for (let depth = 0; depth < maxDepth; depth++) {
+    tree.push({ pid: cur.pid, exe: cur.exe, argv: cur.argv });
+    if (cur.pid === cur.sid || cur.ppid <= 1) break;
+    cur = nodeOf(cur.ppid);
+  }
+  return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: first.exe, argv: first.argv, tree };
+}
+
+/** `claude → bash → git → ssh`, oldest first, as a prompt shows it. */
+export function describeTree(info: ProcessInfo): string {
+  return [...info.tree]
+    .reverse()
+    .map((n) => path.basename(n.exe ?? n.argv[0] ?? String(n.pid)))
+    .join(' → ');
+}

@@ -1,0 +1,37 @@
+// The history hash chain. A row's hash covers every stored column (as stored text) and
+// the previous row's hash, so changing, removing or reordering any row breaks the chain.
+import { createHash } from 'node:crypto';
+
+export const GENESIS = '0'.repeat(64);
+
+export interface ChainedColumns {
+  id: number;
+  ts: number;
+  task: string | null;
+  source: string;
+  tool: string;
+  action: string;
+  resource: string | null;
+  resources: string;
+  summary: string;
+  args: string | null;
+  cwd: string | null;
+  process: string | null;
+  ssh: string | null;
+  risk_level: string;
+  risk_reasons: string;
+  decision: string;
+  decided_by: string;
+  grant_id: string | null;
+  scope: string | null;
+  reason: string;
+}
+
+export function rowHash(prevHash: string, r: ChainedColumns): string {
+  const canonical = JSON.stringify([
+    r.id, r.ts, r.task, r.source, r.tool, r.action, r.resource, r.resources, r.summary, r.args,
+    r.cwd, r.process, r.ssh, r.risk_level, r.risk_reasons, r.decision, r.decided_by, r.grant_id,
+    r.scope, r.reason,
+  ]);
+  return createHash('sha256').update(prevHash).update('\n').update(canonical).digest('hex');
+}

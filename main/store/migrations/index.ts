@@ -1,0 +1,37 @@
+// Numbered migrations, applied in order inside one transaction each. Never edit a
+// shipped migration: add the next number. Each has a test in test/unit/store-migrations.
+import type { Database } from 'better-sqlite3';
+import { m001Initial } from './001_initial';
+import { m002HistorySearch } from './002_history_search';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up(db: Database): void;
+}
+
+export const MIGRATIONS: readonly Migration[] = [m001Initial, m002HistorySearch];
+
+export function schemaVersion(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Brings the database to `target` (default: latest). Returns the versions applied. */
+export function migrate(db: Database, target = MIGRATIONS.length): number[] {
+  const applied: number[] = [];
+  const current = schemaVersion(db);
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `database schema is version ${current}, newer than this Airlock (${MIGRATIONS.length}): upgrade Airlock or point AIRLOCK_HOME elsewhere`,
+    );
+  }
+  for (const m of MIGRATIONS) {
+    if (m.version <= current || m.version > target) continue;
+    db.transaction(() => {
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+    applied.push(m.version);
+  }
+  return applied;
+}

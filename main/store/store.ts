@@ -1,0 +1,389 @@
+// Every SQL statement of Airlock lives in main/store. The daemon is the only writer;
+// readers (CLI fallbacks) open the database read-only.
+import Database from 'better-sqlite3';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { AuditResult, Grant, HistoryEvent, HistoryQuery, Task } from '../contract/approver';
+import type { DecidedBy, Outcome, ProcessInfo, Risk, Scope, SshInfo } from '../contract/common';
+import { GENESIS, rowHash, type ChainedColumns } from './chain';
+import { migrate } from './migrations';
+
+export interface NewEvent {
+  ts: number;
+  task: string | null;
+  source: string;
+  tool: string;
+  action: string;
+  resource: string | null;
+  resources: string[];
+  summary: string;
+  /** Already capped JSON text (or null). */
+  args: string | null;
+  cwd: string | null;
+  process: ProcessInfo | null;
+  ssh: SshInfo | null;
+  risk: Risk;
+  decision: Outcome;
+  decidedBy: DecidedBy;
+  grant: string | null;
+  scope: Scope | null;
+  reason: string;
+}
+
+export interface EventEffects {
+  /** Take one use of this grant (and stamp last_used_at) in the same transaction. */
+  consumeGrant?: string;
+  /** A grant created by the decision (scope task/duration/always), inserted first. */
+  createGrant?: Grant;
+}
+
+type EventRow = ChainedColumns & { prev_hash: string; hash: string };
+type GrantRow = {
+  id: string; task: string | null; source: string; tool: string; action: string; resource: string;
+  key: string | null; effect: string; expires_at: number | null; uses_left: number | null;
+  forwarded: number; note: string | null; created_at: number; created_by: string;
+  revoked_at: number | null; last_used_at: number | null;
+};
+type TaskRow = { id: string; name: string; cwd: string | null; created_at: number; ended_at: number | null; ssh_auth_sock: string | null };
+
+function parseJson<T>(text: string | null): T | null {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+export function toEvent(r: EventRow): HistoryEvent {
+  return {
+    id: r.id,
+    ts: r.ts,
+    task: r.task,
+    source: r.source,
+    tool: r.tool,
+    action: r.action,
+    resource: r.resource,
+    resources: parseJson<string[]>(r.resources) ?? [],
+    summary: r.summary,
+    args: parseJson<unknown>(r.args),
+    cwd: r.cwd,
+    process: parseJson<ProcessInfo>(r.process),
+    ssh: parseJson<SshInfo>(r.ssh),
+    risk: { level: r.risk_level as Risk['level'], reasons: parseJson<string[]>(r.risk_reasons) ?? [] },
+    decision: r.decision as Outcome,
+    decidedBy: r.decided_by as DecidedBy,
+    grant: r.grant_id,
+    scope: r.scope as Scope | null,
+    reason: r.reason,
+    hash: r.hash,
+  };
+}
+
+function toGrant(r: GrantRow): Grant {
+  return {
+    id: r.id,
+    task: r.task,
+    source: r.source,
+    tool: r.tool,
+    action: r.action as Grant['action'],
+    resource: r.resource,
+    key: r.key,
+    effect: r.effect as Grant['effect'],
+    expiresAt: r.expires_at,
+    usesLeft: r.uses_left,
+    forwarded: r.forwarded === 1,
+    note: r.note,
+    createdAt: r.created_at,
+    createdBy: r.created_by,
+    revokedAt: r.revoked_at,
+    lastUsedAt: r.last_used_at,
+  };
+}
+
+function toTask(r: TaskRow): Task {
+  return { id: r.id, name: r.name, cwd: r.cwd, createdAt: r.created_at, endedAt: r.ended_at, sshAuthSock: r.ssh_auth_sock };
+}
+
+/** Quote every word so user text can never be FTS5 syntax (NEAR, OR, column filters). */
+export function ftsQuery(text: string): string | null {
+  const words = text.split(/\s+/).filter(Boolean).slice(0, 16);
+  if (words.length === 0) return null;
+  return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
+}
+
+export class Store {
+  readonly db: Database.Database;
+  private head: { id: number; hash: string };
+  private readonly stmts;
+
+  constructor(file: string, opts: { readonly?: boolean } = {}) {
+    if (!opts.readonly) fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    this.db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    if (!opts.readonly) {
+      fs.chmodSync(file, 0o600);
+      // WAL + NORMAL: a committed transaction survives a crash of this process (kill -9);
+      // only a power loss can drop the last few, which the chain head then reports.
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = NORMAL');
+      this.db.pragma('foreign_keys = ON');
+      migrate(this.db);
+    }
+    this.db.pragma('busy_timeout = 5000');
+    const db = this.db;
+    this.stmts = {
+      insertEvent: db.prepare(`INSERT INTO events (id, ts, task, source, tool, action, resource, resources, summary, args, cwd,
+        process, ssh, risk_level, risk_reasons, decision, decided_by, grant_id, scope, reason, prev_hash, hash)
+        VALUES (@id, @ts, @task, @source, @tool, @action, @resource, @resources, @summary, @args, @cwd, @process, @ssh,
+        @risk_level, @risk_reasons, @decision, @decided_by, @grant_id, @scope, @reason, @prev_hash, @hash)`),
+      setHead: db.prepare(`INSERT INTO chain_head (one, id, hash) VALUES (1, ?, ?)
+        ON CONFLICT(one) DO UPDATE SET id = excluded.id, hash = excluded.hash`),
+      consumeGrant: db.prepare(`UPDATE grants SET uses_left = CASE WHEN uses_left IS NULL THEN NULL ELSE uses_left - 1 END,
+        last_used_at = ? WHERE id = ?`),
+      insertGrant: db.prepare(`INSERT INTO grants (id, task, source, tool, action, resource, key, effect, expires_at, uses_left,
+        forwarded, note, created_at, created_by, revoked_at, last_used_at) VALUES (@id, @task, @source, @tool, @action, @resource,
+        @key, @effect, @expires_at, @uses_left, @forwarded, @note, @created_at, @created_by, @revoked_at, @last_used_at)`),
+      getEvent: db.prepare('SELECT * FROM events WHERE id = ?'),
+    };
+    this.head = this.readHead();
+  }
+
+  private readHead(): { id: number; hash: string } {
+    const row = this.db.prepare('SELECT id, hash FROM chain_head WHERE one = 1').get() as { id: number; hash: string } | undefined;
+    return row ?? { id: 0, hash: GENESIS };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  // ---- events -------------------------------------------------------------------
+
+  /** Appends one event (and its grant effects) in one transaction; returns it once committed. */
+  appendEvent(e: NewEvent, effects: EventEffects = {}): HistoryEvent {
+    const run = this.db.transaction((): EventRow => {
+      if (effects.createGrant) this.stmts.insertGrant.run(grantParams(effects.createGrant));
+      if (effects.consumeGrant) this.stmts.consumeGrant.run(e.ts, effects.consumeGrant);
+      const cols: ChainedColumns = {
+        id: this.head.id + 1,
+        ts: e.ts,
+        task: e.task,
+        source: e.source,
+        tool: e.tool,
+        action: e.action,
+        resource: e.resource,
+        resources: JSON.stringify(e.resources),
+        summary: e.summary,
+        args: e.args,
+        cwd: e.cwd,
+        process: e.process ? JSON.stringify(e.process) : null,
+        ssh: e.ssh ? JSON.stringify(e.ssh) : null,
+        risk_level: e.risk.level,
+        risk_reasons: JSON.stringify(e.risk.reasons),
+        decision: e.decision,
+        decided_by: e.decidedBy,
+        grant_id: e.grant,
+        scope: e.scope,
+        reason: e.reason,
+      };
+      const row: EventRow = { ...cols, prev_hash: this.head.hash, hash: rowHash(this.head.hash, cols) };
+      this.stmts.insertEvent.run(row);
+      this.stmts.setHead.run(row.id, row.hash);
+      return row;
+    });
+    const row = run();
+    this.head = { id: row.id, hash: row.hash };
+    return toEvent(row);
+  }
+
+  getEvent(id: number): HistoryEvent | null {
+    const r = this.stmts.getEvent.get(id) as EventRow | undefined;
+    return r ? toEvent(r) : null;
+  }
+
+  eventCount(): number {
+    return this.head.id;
+  }
+
+  queryHistory(q: HistoryQuery): { events: HistoryEvent[]; cursor: string | null } {
+    const limit = q.limit ?? 100;
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const add = (sql: string, v: unknown) => {
+      where.push(sql);
+      params.push(v);
+    };
+    if (q.task !== undefined) add('e.task = ?', q.task);
+    if (q.source !== undefined) add('e.source = ?', q.source);
+    if (q.action !== undefined) add('e.action = ?', q.action);
+    if (q.decision !== undefined) add('e.decision = ?', q.decision);
+    if (q.since !== undefined) add('e.ts >= ?', q.since);
+    if (q.until !== undefined) add('e.ts <= ?', q.until);
+    if (q.cursor) {
+      const before = Number(q.cursor);
+      if (!Number.isInteger(before) || before < 0) throw new Error('cursor: not a cursor returned by history.query');
+      add('e.id < ?', before);
+    }
+    const fts = q.text ? ftsQuery(q.text) : null;
+    let sql: string;
+    if (fts) {
+      sql = `SELECT e.* FROM events_fts f JOIN events e ON e.id = f.rowid WHERE events_fts MATCH ?
+        ${where.length ? 'AND ' + where.join(' AND ') : ''} ORDER BY f.rowid DESC LIMIT ?`;
+      params.unshift(fts);
+    } else {
+      sql = `SELECT e.* FROM events e ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY e.id DESC LIMIT ?`;
+    }
+    params.push(limit + 1);
+    const rows = this.db.prepare(sql).all(...params) as EventRow[];
+    const page = rows.slice(0, limit);
+    const cursor = rows.length > limit && page.length ? String(page[page.length - 1]!.id) : null;
+    return { events: page.map(toEvent), cursor };
+  }
+
+  /** Walks the whole chain; reports the first row that was altered, removed or reordered. */
+  verifyChain(): AuditResult {
+    const head = this.readHead();
+    let prev = GENESIS;
+    let expected = 1;
+    let count = 0;
+    const it = this.db.prepare('SELECT * FROM events ORDER BY id').iterate() as IterableIterator<EventRow>;
+    for (const r of it) {
+      if (r.id !== expected) return { ok: false, count, firstBad: { id: expected, reason: `event ${expected} is missing` } };
+      if (r.prev_hash !== prev) {
+        return { ok: false, count, firstBad: { id: r.id, reason: `event ${r.id} does not follow event ${r.id - 1} (previous hash differs)` } };
+      }
+      if (rowHash(prev, r) !== r.hash) {
+        return { ok: false, count, firstBad: { id: r.id, reason: `event ${r.id} was altered (its content no longer matches its hash)` } };
+      }
+      prev = r.hash;
+      expected++;
+      count++;
+    }
+    if (head.id !== count || head.hash !== prev) {
+      const id = Math.min(head.id, count) + 1;
+      return { ok: false, count, firstBad: { id, reason: `history ends at event ${count} but the chain head says ${head.id}: events were removed` } };
+    }
+    return { ok: true, count };
+  }
+
+  // ---- grants -------------------------------------------------------------------
+
+  insertGrant(g: Grant): void {
+    this.stmts.insertGrant.run(grantParams(g));
+  }
+
+  getGrant(id: string): Grant | null {
+    const r = this.db.prepare('SELECT * FROM grants WHERE id = ?').get(id) as GrantRow | undefined;
+    return r ? toGrant(r) : null;
+  }
+
+  revokeGrant(id: string, at: number): boolean {
+    return this.db.prepare('UPDATE grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes > 0;
+  }
+
+  /** Not revoked, not expired, uses left, and (when bound to a task) the task is still running. */
+  activeGrants(now: number): Grant[] {
+    const rows = this.db
+      .prepare(
+        `SELECT g.* FROM grants g LEFT JOIN tasks t ON t.id = g.task
+         WHERE g.revoked_at IS NULL AND (g.expires_at IS NULL OR g.expires_at > ?)
+           AND (g.uses_left IS NULL OR g.uses_left > 0) AND (g.task IS NULL OR t.ended_at IS NULL)
+         ORDER BY g.created_at`,
+      )
+      .all(now) as GrantRow[];
+    return rows.map(toGrant);
+  }
+
+  listGrants(opts: { task?: string; includeInactive?: boolean; now: number }): Grant[] {
+    if (!opts.includeInactive) {
+      const active = this.activeGrants(opts.now);
+      return opts.task === undefined ? active : active.filter((g) => g.task === opts.task);
+    }
+    const rows = (opts.task === undefined
+      ? this.db.prepare('SELECT * FROM grants ORDER BY created_at').all()
+      : this.db.prepare('SELECT * FROM grants WHERE task = ? ORDER BY created_at').all(opts.task)) as GrantRow[];
+    return rows.map(toGrant);
+  }
+
+  // ---- tasks --------------------------------------------------------------------
+
+  insertTask(t: Task): void {
+    this.db
+      .prepare('INSERT INTO tasks (id, name, cwd, created_at, ended_at, ssh_auth_sock) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(t.id, t.name, t.cwd, t.createdAt, t.endedAt, t.sshAuthSock);
+  }
+
+  setTaskSocket(id: string, sock: string | null): void {
+    this.db.prepare('UPDATE tasks SET ssh_auth_sock = ? WHERE id = ?').run(sock, id);
+  }
+
+  endTask(id: string, at: number): boolean {
+    return this.db.prepare('UPDATE tasks SET ended_at = ? WHERE id = ? AND ended_at IS NULL').run(at, id).changes > 0;
+  }
+
+  getTask(id: string): Task | null {
+    const r = this.db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+    return r ? toTask(r) : null;
+  }
+
+  findActiveTaskByName(name: string): Task | null {
+    const r = this.db.prepare('SELECT * FROM tasks WHERE name = ? AND ended_at IS NULL ORDER BY created_at DESC LIMIT 1').get(name) as
+      | TaskRow
+      | undefined;
+    return r ? toTask(r) : null;
+  }
+
+  listTasks(includeEnded: boolean): Task[] {
+    const sql = includeEnded
+      ? 'SELECT * FROM tasks ORDER BY created_at DESC'
+      : 'SELECT * FROM tasks WHERE ended_at IS NULL ORDER BY created_at DESC';
+    return (this.db.prepare(sql).all() as TaskRow[]).map(toTask);
+  }
+
+  /** What a task read and wrote so far, oldest first, for the chain rules of risk. */
+  taskFootprint(task: string, limit = 5000): { action: string; resources: string[]; tool: string; decision: string }[] {
+    const rows = this.db
+      .prepare(
+        `SELECT action, resources, tool, decision FROM (SELECT * FROM events WHERE task = ? AND decision = 'allow' ORDER BY id DESC LIMIT ?) ORDER BY id`,
+      )
+      .all(task, limit) as { action: string; resources: string; tool: string; decision: string }[];
+    return rows.map((r) => ({ ...r, resources: parseJson<string[]>(r.resources) ?? [] }));
+  }
+
+  // ---- settings -----------------------------------------------------------------
+
+  readSettings(): Record<string, unknown> {
+    const rows = this.db.prepare('SELECT key, value FROM settings').all() as { key: string; value: string }[];
+    const out: Record<string, unknown> = {};
+    for (const r of rows) out[r.key] = parseJson<unknown>(r.value);
+    return out;
+  }
+
+  writeSettings(values: Record<string, unknown>): void {
+    const stmt = this.db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    this.db.transaction(() => {
+      for (const [k, v] of Object.entries(values)) stmt.run(k, JSON.stringify(v));
+    })();
+  }
+}
+
+function grantParams(g: Grant): GrantRow {
+  return {
+    id: g.id,
+    task: g.task,
+    source: g.source,
+    tool: g.tool,
+    action: g.action,
+    resource: g.resource,
+    key: g.key,
+    effect: g.effect,
+    expires_at: g.expiresAt,
+    uses_left: g.usesLeft,
+    forwarded: g.forwarded ? 1 : 0,
+    note: g.note,
+    created_at: g.createdAt,
+    created_by: g.createdBy,
+    revoked_at: g.revokedAt,
+    last_used_at: g.lastUsedAt,
+  };
+}

@@ -1,0 +1,9 @@
+{
+  "targets": [
+    {
+      "target_name": "airlock_peercred",
+      "sources": ["peercred.c"],
+      "cflags": ["-Wall", "-Wextra", "-O2"]
+    }
+  ]
+}

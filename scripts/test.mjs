@@ -1,0 +1,49 @@
+// The test command of the README: build, then every test file under node's test runner
+// (unit, integration with real OpenSSH/bwrap/MCP, e2e with Chromium). Ends with one line
+// `N passed, N failed, N skipped` for .ci/run.
+//   npm test                 everything
+//   npm test -- unit         only files whose path contains "unit"
+import { execFileSync, spawn } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const filters = process.argv.slice(2);
+if (!process.env.AIRLOCK_SKIP_BUILD) execFileSync(process.execPath, [path.join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+
+function walk(dir) {
+  let out = [];
+  for (const name of readdirSync(dir)) {
+    const p = path.join(dir, name);
+    if (statSync(p).isDirectory()) out = out.concat(walk(p));
+    else if (name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+const files = walk(path.join(root, process.env.AIRLOCK_OUT || 'dist', 'test'))
+  .filter((f) => !f.includes(`${path.sep}bench${path.sep}`))
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort();
+if (files.length === 0) {
+  console.error(`no test files match ${filters.join(' ')}`);
+  process.exit(2);
+}
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=600000', ...files], {
+  cwd: root,
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, AIRLOCK_TEST: '1' },
+});
+let tail = '';
+child.stdout.on('data', (d) => {
+  process.stdout.write(d);
+  tail = (tail + d.toString()).slice(-4000);
+});
+child.on('close', (code) => {
+  const num = (label) => Number((tail.match(new RegExp(`ℹ ${label} (\\d+)`)) ?? [])[1] ?? 0);
+  const passed = num('pass');
+  const failed = num('fail') + num('cancelled');
+  const skipped = num('skipped') + num('todo');
+  console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
+  process.exit(code ?? 1);
+});
