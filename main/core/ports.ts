@@ -33,3 +33,26 @@ export interface TaskSocketService {
   open(task: string): Promise<string>;
   close(task: string): Promise<void>;
 }
+
+/** Re-classification of shell commands by the daemon (implemented in main/core/classify). */
+export interface CommandClassification {
+  /** The riskiest part's action. */
+  action: import('../contract/common').Action;
+  /** Every resource of every part (paths absolute when cwd was given, hosts, URLs). */
+  resources: string[];
+  /** One line per part, e.g. "rm -rf build → delete build". */
+  parts: { command: string; action: import('../contract/common').Action; resources: string[] }[];
+  /** Reasons that raise risk, e.g. "downloads and runs code (curl | sh)". */
+  riskReasons: { level: import('../contract/common').RiskLevel; reason: string }[];
+}
+export type CommandClassifier = (command: string, cwd?: string) => CommandClassification;
+
+/** Push side of ApproverService: what `subscribe` delivers (ui.sock, web socket, IPC). */
+export interface NotificationSource {
+  subscribe(listener: (n: import('../contract/approver').ApproverNotification) => void): () => void;
+}
+
+/** Lets the SSH agent list only the keys a task's grants name (null: no limit). */
+export interface KeyScope {
+  keysVisibleTo(task: string): Set<string> | null;
+}
