@@ -50,6 +50,7 @@ export const TaskStartParams = z.strictObject({
   cwd: text().optional(),
   grants: z.array(GrantSpec.omit({ task: true })).max(64).optional(),
 });
+export type TaskStartParams = z.infer<typeof TaskStartParams>;
 export const TaskStartResult = z.object({
   task: z.string(),
   sshAuthSock: z.string().nullable(),

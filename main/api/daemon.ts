@@ -1,0 +1,64 @@
+// The composition root of the core: store, broker, the two sockets (and, when asked,
+// the SSH agent and the web UI). `airlock serve` and the Electron app both call this.
+import { createApproverHandlers, type ApproverHandlers } from '../core/approver-service';
+import { Broker } from '../core/broker';
+import type { CommandClassifier, KeyService, NotificationSource } from '../core/ports';
+import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
+import { assertPeerCredAvailable } from '../os/peer';
+import { Store } from '../store';
+import { startRequestSocket } from './request-socket';
+import { startUiSocket } from './ui-socket';
+
+export interface DaemonOptions {
+  paths?: AirlockPaths;
+  /** Front an existing SSH agent (its keys listed beside ours, signatures approved first). */
+  upstream?: string | null;
+  log?: (line: string) => void;
+}
+
+export interface RunningDaemon {
+  paths: AirlockPaths;
+  broker: Broker;
+  service: ApproverHandlers & NotificationSource;
+  close(): Promise<void>;
+}
+
+export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon> {
+  const paths = opts.paths ?? airlockPaths();
+  const log = opts.log ?? (() => undefined);
+  assertPeerCredAvailable();
+  ensurePrivateDir(paths.home);
+  ensurePrivateDir(paths.sockets);
+  const store = new Store(paths.db);
+  const closers: (() => Promise<void> | void)[] = [];
+  try {
+    const classifier: CommandClassifier | undefined = undefined;
+    let keyService: KeyService | undefined;
+    const broker = new Broker({ store, classifier });
+    // --- SSH agent wiring (main/ssh) goes here: it sets keyService and broker.taskSockets. ---
+    const service = createApproverHandlers(broker, keyService);
+    const req = await startRequestSocket(paths.requestSock, broker);
+    closers.push(() => req.close());
+    const ui = await startUiSocket(paths.uiSock, service, broker);
+    closers.push(() => ui.close());
+    log(`request.sock ${paths.requestSock}`);
+    log(`ui.sock      ${paths.uiSock}`);
+    let closed = false;
+    return {
+      paths,
+      broker,
+      service,
+      async close() {
+        if (closed) return;
+        closed = true;
+        broker.shutdown();
+        for (const c of closers.reverse()) await c();
+        store.close();
+      },
+    };
+  } catch (e) {
+    for (const c of closers.reverse()) await c();
+    store.close();
+    throw e;
+  }
+}

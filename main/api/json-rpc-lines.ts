@@ -1,0 +1,146 @@
+// Line-delimited JSON-RPC 2.0 over a stream socket. Hostile input never kills the
+// connection or the daemon: every bad line gets an error reply and the stream stays in
+// sync at the next newline.
+import type * as net from 'node:net';
+import { LIMITS } from '../contract/common';
+import { RPC, RpcError, RpcRequest, describeIssues } from '../contract/rpc';
+
+export interface Rejection {
+  code: number;
+  reason: string;
+  /** What was sent, capped: the line (text) or the parsed message. */
+  raw: unknown;
+  method?: string;
+}
+
+export interface LineServerOptions {
+  dispatch(method: string, params: unknown): Promise<unknown>;
+  /** Called for every malformed or refused line, so it is recorded as a rejected attempt. */
+  onReject?(r: Rejection): void;
+  maxLineBytes?: number;
+  /** Most requests one connection may have in flight (long-waiting prompts included). */
+  maxInFlight?: number;
+}
+
+type Id = string | number | null;
+const RAW_KEEP = 4096;
+const MAX_BUFFERED_OUT = 16 * 1024 * 1024;
+
+export function serveJsonRpcLines(socket: net.Socket, opts: LineServerOptions): { notify(method: string, params: unknown): void } {
+  const maxLine = opts.maxLineBytes ?? LIMITS.lineBytes;
+  const maxInFlight = opts.maxInFlight ?? 512;
+  let chunks: Buffer[] = [];
+  let pendingBytes = 0;
+  let discarding = false;
+  let inFlight = 0;
+
+  const send = (msg: object) => {
+    if (socket.destroyed || !socket.writable) return;
+    if (socket.writableLength > MAX_BUFFERED_OUT) {
+      // A peer that never reads cannot make the daemon buffer without bound.
+      socket.destroy();
+      return;
+    }
+    socket.write(JSON.stringify(msg) + '\n');
+  };
+  const replyError = (id: Id, code: number, message: string, data?: unknown) =>
+    send({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
+  const reject = (id: Id, code: number, reason: string, raw: unknown, method?: string) => {
+    replyError(id, code, reason);
+    try {
+      opts.onReject?.({ code, reason, raw, method });
+    } catch {
+      // Recording must never take the connection down.
+    }
+  };
+
+  const handleLine = (buf: Buffer) => {
+    const text = buf.toString('utf8').trim();
+    if (text === '') return;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch (e) {
+      reject(null, RPC.parseError, `parse error: not valid JSON (${(e as Error).message.slice(0, 120)}); send one JSON-RPC object per line`, text.slice(0, RAW_KEEP));
+      return;
+    }
+    if (Array.isArray(msg)) {
+      reject(null, RPC.invalidRequest, 'invalid request: batches are not supported; send one request per line', text.slice(0, RAW_KEEP));
+      return;
+    }
+    const parsed = RpcRequest.safeParse(msg);
+    if (!parsed.success) {
+      const idGuess = (msg as { id?: unknown } | null)?.id;
+      const id: Id = typeof idGuess === 'string' || typeof idGuess === 'number' ? idGuess : null;
+      reject(id, RPC.invalidRequest, `invalid request: ${describeIssues(parsed.error)} (expected {"jsonrpc":"2.0","id":…,"method":…,"params":{…}})`, text.slice(0, RAW_KEEP));
+      return;
+    }
+    const req = parsed.data;
+    const id: Id = req.id ?? null;
+    if (inFlight >= maxInFlight) {
+      reject(id, RPC.refused, `too many requests in flight on this connection (limit ${maxInFlight})`, text.slice(0, RAW_KEEP), req.method);
+      return;
+    }
+    inFlight++;
+    opts
+      .dispatch(req.method, req.params)
+      .then(
+        (result) => {
+          if (req.id !== undefined) send({ jsonrpc: '2.0', id, result });
+        },
+        (err: unknown) => {
+          if (err instanceof RpcError) {
+            const recorded = err.code === RPC.invalidParams || err.code === RPC.methodNotFound || err.code === RPC.invalidRequest;
+            if (recorded) reject(id, err.code, err.message, text.slice(0, RAW_KEEP), req.method);
+            else replyError(id, err.code, err.message, err.data);
+          } else {
+            replyError(id, RPC.internal, `internal error: ${(err as Error)?.message ?? String(err)}`);
+          }
+        },
+      )
+      .finally(() => inFlight--);
+  };
+
+  socket.on('data', (data: Buffer) => {
+    let start = 0;
+    for (;;) {
+      const nl = data.indexOf(0x0a, start);
+      if (nl < 0) break;
+      const piece = data.subarray(start, nl);
+      start = nl + 1;
+      if (discarding) {
+        discarding = false;
+        chunks = [];
+        pendingBytes = 0;
+        continue;
+      }
+      if (pendingBytes + piece.length > maxLine) {
+        const head = Buffer.concat([...chunks, piece]).subarray(0, RAW_KEEP).toString('utf8');
+        chunks = [];
+        pendingBytes = 0;
+        reject(null, RPC.invalidRequest, `invalid request: line longer than ${maxLine} bytes refused`, head);
+        continue;
+      }
+      const line = chunks.length ? Buffer.concat([...chunks, piece]) : piece;
+      chunks = [];
+      pendingBytes = 0;
+      handleLine(line);
+    }
+    if (start < data.length && !discarding) {
+      const rest = data.subarray(start);
+      if (pendingBytes + rest.length > maxLine) {
+        const head = Buffer.concat([...chunks, rest]).subarray(0, RAW_KEEP).toString('utf8');
+        chunks = [];
+        pendingBytes = 0;
+        discarding = true;
+        reject(null, RPC.invalidRequest, `invalid request: line longer than ${maxLine} bytes refused`, head);
+      } else {
+        chunks.push(Buffer.from(rest));
+        pendingBytes += rest.length;
+      }
+    }
+  });
+  socket.on('error', () => socket.destroy());
+
+  return { notify: (method, params) => send({ jsonrpc: '2.0', method, params }) };
+}

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { ACTIONS, SOURCES } from '../../contract/common';
+import type { AgentAnswer } from '../../contract/agent';
+import { AirlockRpcError } from '../../client/rpc-client';
+import { EXIT } from '../exit-codes';
+import { CliError, connectAgent, printJson } from '../util';
+
+export function registerCheck(program: Command): void {
+  program
+    .command('check')
+    .description('ask Airlock whether an action may happen (waits for a grant or the human); exit 0 allowed, 126 denied')
+    .requiredOption('-a, --action <action>', `one of ${ACTIONS.join(', ')}`)
+    .requiredOption('-t, --tool <tool>', 'the tool, e.g. fs.write or deploy')
+    .option('-r, --resource <resource...>', 'what it acts on (path, host, URL); repeat for several')
+    .option('-s, --summary <text>', 'one readable line for the prompt')
+    .option('--source <source>', `one of ${SOURCES.join(', ')}`, 'api')
+    .option('--task <id>', 'the task this belongs to (see `airlock task start`)', process.env.AIRLOCK_TASK)
+    .option('--cwd <dir>', 'working directory', process.cwd())
+    .option('--json', 'print the answer as JSON')
+    .addHelpText('after', '\nExample:\n  airlock check -a write -t fs.write -r "$PWD/src/app.ts" -s "write src/app.ts" && echo allowed')
+    .action(async (o: { action: string; tool: string; resource?: string[]; summary?: string; source: string; task?: string; cwd: string; json?: boolean }) => {
+      const c = await connectAgent();
+      let a: AgentAnswer;
+      try {
+        a = await c.call<AgentAnswer>('request', {
+          source: o.source,
+          tool: o.tool,
+          action: o.action,
+          ...(o.resource?.length ? { resource: o.resource[0], resources: o.resource } : {}),
+          summary: o.summary ?? `${o.action} ${o.tool}${o.resource ? ' ' + o.resource.join(' ') : ''}`,
+          ...(o.task ? { task: o.task } : {}),
+          cwd: o.cwd,
+        });
+      } catch (e) {
+        if (e instanceof AirlockRpcError) throw new CliError(e.message, EXIT.usage);
+        throw e;
+      } finally {
+        c.close();
+      }
+      if (o.json) printJson(a);
+      if (a.decision === 'allow') {
+        if (!o.json) process.stdout.write(`allowed: ${a.reason} (event ${a.event})\n`);
+        return;
+      }
+      process.stderr.write(`airlock: denied: ${a.reason} (event ${a.event})\n`);
+      process.exitCode = EXIT.denied;
+    });
+}

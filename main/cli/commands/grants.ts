@@ -1,0 +1,73 @@
+import type { Command } from 'commander';
+import type { Grant } from '../../contract/approver';
+import { ACTIONS } from '../../contract/common';
+import { callUi, fmtTime, parseDuration, printJson, table } from '../util';
+
+export function describeGrant(g: Grant): string[] {
+  return [
+    g.id,
+    g.effect,
+    g.action,
+    g.tool,
+    g.resource,
+    g.task ?? 'any task',
+    g.expiresAt ? fmtTime(g.expiresAt) : 'never',
+    g.usesLeft === null ? '∞' : String(g.usesLeft),
+  ];
+}
+
+export function registerGrants(program: Command): void {
+  const grants = program.command('grants').description('list, add and revoke grants (rules that answer without asking)');
+  grants
+    .command('list', { isDefault: true })
+    .option('--task <id>', 'only this task')
+    .option('--all', 'include revoked, expired and used-up grants')
+    .option('--json', 'print JSON')
+    .action(async (o: { task?: string; all?: boolean; json?: boolean }) => {
+      const r = await callUi<{ grants: Grant[] }>('grants.list', { ...(o.task ? { task: o.task } : {}), includeInactive: o.all ?? false });
+      if (o.json) return printJson(r.grants);
+      if (r.grants.length === 0) return void process.stdout.write('no grants\n');
+      process.stdout.write(table([['ID', 'EFFECT', 'ACTION', 'TOOL', 'RESOURCE', 'TASK', 'EXPIRES', 'USES'], ...r.grants.map(describeGrant)]));
+    });
+  grants
+    .command('add')
+    .description('create a grant (deny beats allow; a critical request still asks)')
+    .requiredOption('-a, --action <action>', `${ACTIONS.join('|')}|*`)
+    .option('-t, --tool <glob>', 'tool pattern', '*')
+    .option('-r, --resource <glob>', 'resource pattern (paths: * stays in a directory, ** crosses)', '**')
+    .option('--source <glob>', 'source pattern (api, exec, claude-code, mcp, ssh)', '*')
+    .option('--task <id>', 'bind to a task: dies when the task ends')
+    .option('--key <fingerprint>', 'SSH key fingerprint (SHA256:…)')
+    .option('--deny', 'a deny grant instead of allow')
+    .option('--expires <duration>', 'e.g. 15m, 2h, 1d')
+    .option('--uses <n>', 'number of uses', (v) => Number(v))
+    .option('--forwarded', 'SSH: also match forwarded agent requests')
+    .option('--note <text>', 'why this grant exists')
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nExamples:\n  airlock grants add -a write -t Write -r "$PWD/src/**" --task t_abc\n  airlock grants add -a delete --deny -r "/home/me/mail/**" --note "never delete my mail"')
+    .action(async (o: Record<string, string | number | boolean | undefined>) => {
+      const spec = {
+        action: o.action,
+        tool: o.tool,
+        resource: o.resource,
+        source: o.source,
+        effect: o.deny ? 'deny' : 'allow',
+        ...(o.task ? { task: o.task } : {}),
+        ...(o.key ? { key: o.key } : {}),
+        ...(o.expires ? { expiresAt: Date.now() + parseDuration(String(o.expires)) * 1000 } : {}),
+        ...(o.uses !== undefined ? { uses: o.uses } : {}),
+        ...(o.forwarded ? { forwarded: true } : {}),
+        ...(o.note ? { note: o.note } : {}),
+      };
+      const { grant } = await callUi<{ grant: Grant }>('grants.create', spec);
+      if (o.json) return printJson(grant);
+      process.stdout.write(`created ${grant.id}: ${describeGrant(grant).slice(1).join(' ')}\n`);
+    });
+  grants
+    .command('revoke <id>')
+    .description('revoke a grant: the next matching request asks again')
+    .action(async (id: string) => {
+      await callUi('grants.revoke', { id });
+      process.stdout.write(`revoked ${id}\n`);
+    });
+}

@@ -1,0 +1,88 @@
+import * as fs from 'node:fs';
+import type { Command } from 'commander';
+import type { AuditResult, HistoryEvent, HistoryQuery } from '../../contract/approver';
+import { airlockPaths } from '../../os/paths';
+import { Store } from '../../store';
+import { EXIT } from '../exit-codes';
+import { callUi, CliError, fmtTime, parseDuration, printJson, table } from '../util';
+
+/** Asks the daemon; when it is not running, reads the database directly (read-only). */
+async function viaDaemonOrDb<T>(method: string, params: object, direct: (s: Store) => T): Promise<T> {
+  try {
+    return await callUi<T>(method, params);
+  } catch (e) {
+    if (!(e instanceof CliError) || e.exitCode !== EXIT.unavailable) throw e;
+    const db = airlockPaths().db;
+    if (!fs.existsSync(db)) throw new CliError(`no history yet: ${db} does not exist (start the daemon with \`airlock serve\`)`, EXIT.unavailable);
+    const store = new Store(db, { readonly: true });
+    try {
+      return direct(store);
+    } finally {
+      store.close();
+    }
+  }
+}
+
+function since(v: string): number {
+  if (/^\d+\s*[smhd]$/.test(v)) return Date.now() - parseDuration(v) * 1000;
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) throw new CliError(`bad time "${v}": use an ISO date or a duration like 2h`);
+  return t;
+}
+
+export function registerHistory(program: Command): void {
+  program
+    .command('history')
+    .description('browse history, newest first (works without the daemon too)')
+    .option('--task <id>', 'only this task')
+    .option('--source <source>', 'api, exec, claude-code, mcp, ssh, request.sock …')
+    .option('--action <action>', 'read, write, delete, transfer, execute, sign, other')
+    .option('--decision <d>', 'allow, deny or reject')
+    .option('--text <words>', 'full-text search in summary, resource, tool and reason')
+    .option('--since <when>', 'ISO time or a duration ago (2h, 1d)')
+    .option('--until <when>', 'ISO time or a duration ago')
+    .option('-n, --limit <n>', 'how many', (v) => Number(v), 50)
+    .option('--cursor <c>', 'continue after a previous page')
+    .option('--json', 'print JSON lines (one event per line)')
+    .addHelpText('after', '\nExamples:\n  airlock history --decision deny --since 1d\n  airlock history --text "git push" --json | jq .summary')
+    .action(async (o: { task?: string; source?: string; action?: string; decision?: string; text?: string; since?: string; until?: string; limit: number; cursor?: string; json?: boolean }) => {
+      const q = {
+        ...(o.task ? { task: o.task } : {}),
+        ...(o.source ? { source: o.source } : {}),
+        ...(o.action ? { action: o.action } : {}),
+        ...(o.decision ? { decision: o.decision } : {}),
+        ...(o.text ? { text: o.text } : {}),
+        ...(o.since ? { since: since(o.since) } : {}),
+        ...(o.until ? { until: since(o.until) } : {}),
+        limit: o.limit,
+        ...(o.cursor ? { cursor: o.cursor } : {}),
+      };
+      const r = await viaDaemonOrDb<{ events: HistoryEvent[]; cursor: string | null }>('history.query', q, (s) => s.queryHistory(q as HistoryQuery));
+      if (o.json) {
+        for (const e of r.events) process.stdout.write(JSON.stringify(e) + '\n');
+        return;
+      }
+      if (r.events.length === 0) return void process.stdout.write('no events\n');
+      process.stdout.write(
+        table([
+          ['ID', 'TIME', 'DECISION', 'BY', 'SOURCE', 'ACTION', 'RISK', 'SUMMARY'],
+          ...r.events.map((e) => [String(e.id), fmtTime(e.ts), e.decision, e.decidedBy, e.source, e.action, e.risk.level, e.summary]),
+        ]),
+      );
+      if (r.cursor) process.stdout.write(`more: airlock history --cursor ${r.cursor}\n`);
+    });
+
+  program
+    .command('audit')
+    .description('check history for tampering')
+    .command('verify')
+    .description('walk the hash chain; exit 1 and name the first altered or missing event')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const r = await viaDaemonOrDb<AuditResult>('audit.verify', {}, (s) => s.verifyChain());
+      if (o.json) printJson(r);
+      else if (r.ok) process.stdout.write(`ok: ${r.count} events, chain intact\n`);
+      else process.stderr.write(`TAMPERED: ${r.firstBad!.reason} (first bad event: ${r.firstBad!.id}; ${r.count} events verified before it)\n`);
+      if (!r.ok) process.exitCode = EXIT.failed;
+    });
+}

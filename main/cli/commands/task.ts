@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import type { Task } from '../../contract/approver';
+import { callUi, CliError, connectAgent, fmtTime, printJson, table } from '../util';
+import { AirlockRpcError } from '../../client/rpc-client';
+import { EXIT } from '../exit-codes';
+
+export function registerTask(program: Command): void {
+  const task = program.command('task').description('start, end and list tasks (a task owns its grants and its SSH socket)');
+  task
+    .command('start <name>')
+    .description('start a task; prints its id and, with --env, shell exports for AIRLOCK_TASK and SSH_AUTH_SOCK')
+    .option('--cwd <dir>', 'the task working directory', process.cwd())
+    .option('--env', 'print `export …` lines for eval')
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nExample:\n  eval "$(airlock task start "fix CI" --env)"')
+    .action(async (name: string, o: { cwd: string; env?: boolean; json?: boolean }) => {
+      const c = await connectAgent();
+      try {
+        const r = await c.call<{ task: string; sshAuthSock: string | null; grants: string[] }>('task.start', { name, cwd: o.cwd });
+        if (o.json) printJson(r);
+        else if (o.env) {
+          process.stdout.write(`export AIRLOCK_TASK=${r.task}\n`);
+          if (r.sshAuthSock) process.stdout.write(`export SSH_AUTH_SOCK=${r.sshAuthSock}\n`);
+        } else process.stdout.write(`${r.task}\n`);
+      } catch (e) {
+        if (e instanceof AirlockRpcError) throw new CliError(e.message, EXIT.usage);
+        throw e;
+      } finally {
+        c.close();
+      }
+    });
+  task
+    .command('end <id>')
+    .description('end a task: its grants stop matching and its SSH socket is removed')
+    .action(async (id: string) => {
+      await callUi('tasks.end', { task: id });
+      process.stdout.write(`ended ${id}\n`);
+    });
+  task
+    .command('list')
+    .description('list running tasks (--all: ended ones too)')
+    .option('--all', 'include ended tasks')
+    .option('--json', 'print JSON')
+    .action(async (o: { all?: boolean; json?: boolean }) => {
+      const { tasks } = await callUi<{ tasks: Task[] }>('tasks.list', { includeEnded: o.all ?? false });
+      if (o.json) return printJson(tasks);
+      if (tasks.length === 0) return void process.stdout.write('no tasks\n');
+      process.stdout.write(
+        table([['ID', 'STARTED', 'ENDED', 'NAME', 'CWD'], ...tasks.map((t) => [t.id, fmtTime(t.createdAt), fmtTime(t.endedAt), t.name, t.cwd ?? ''])]),
+      );
+    });
+}

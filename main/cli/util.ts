@@ -1,0 +1,62 @@
+// Small helpers every command uses: connecting to the daemon, failing with a clear
+// message and the documented exit code.
+import { RpcClient, AirlockRpcError } from '../client/rpc-client';
+import { airlockPaths } from '../os/paths';
+import { EXIT } from './exit-codes';
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.usage,
+  ) {
+    super(message);
+  }
+}
+
+async function connect(sock: string): Promise<RpcClient> {
+  try {
+    return await RpcClient.connect(sock);
+  } catch (e) {
+    throw new CliError((e as Error).message, EXIT.unavailable);
+  }
+}
+
+export const connectUi = () => connect(airlockPaths().uiSock);
+export const connectAgent = () => connect(process.env.AIRLOCK_REQUEST_SOCK ?? airlockPaths().requestSock);
+
+/** Runs one call on a fresh connection and closes it. */
+export async function callUi<T>(method: string, params: unknown = {}): Promise<T> {
+  const c = await connectUi();
+  try {
+    return await c.call<T>(method, params);
+  } catch (e) {
+    if (e instanceof AirlockRpcError) throw new CliError(e.message, EXIT.usage);
+    throw e;
+  } finally {
+    c.close();
+  }
+}
+
+/** "15m", "2h", "30s", "1d" → seconds. */
+export function parseDuration(s: string): number {
+  const m = /^(\d+)\s*(s|m|h|d)?$/.exec(s.trim());
+  if (!m) throw new CliError(`bad duration "${s}": use e.g. 30s, 15m, 2h or 1d`);
+  const n = Number(m[1]);
+  return n * ({ s: 1, m: 60, h: 3600, d: 86400 } as const)[(m[2] ?? 's') as 's' | 'm' | 'h' | 'd'];
+}
+
+export function printJson(v: unknown): void {
+  process.stdout.write(JSON.stringify(v, null, 2) + '\n');
+}
+
+export function fmtTime(ms: number | null): string {
+  if (ms === null) return '-';
+  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+}
+
+/** A fixed-width table for terminals. */
+export function table(rows: string[][]): string {
+  if (rows.length === 0) return '';
+  const widths = rows[0]!.map((_, i) => Math.min(60, Math.max(...rows.map((r) => (r[i] ?? '').length))));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.slice(0, widths[i]).padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+}

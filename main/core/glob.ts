@@ -1,0 +1,34 @@
+// Grant patterns. Path patterns (starting with / or ~/) follow path rules: `*` stays
+// inside one directory, `**` crosses them. Every other pattern (commands, hosts,
+// URLs, tool names like fs/write_file) lets `*` match anything, as a human reads it.
+import * as os from 'node:os';
+import picomatch from 'picomatch';
+
+const cache = new Map<string, (s: string) => boolean>();
+const MAX_CACHE = 20_000;
+
+export function isPathPattern(glob: string): boolean {
+  return glob.startsWith('/') || glob.startsWith('~/');
+}
+
+export function compileGlob(glob: string): (s: string) => boolean {
+  let m = cache.get(glob);
+  if (m) return m;
+  if (glob === '*' || glob === '**') m = () => true;
+  else if (isPathPattern(glob)) {
+    const expanded = glob.startsWith('~/') ? os.homedir() + glob.slice(1) : glob;
+    m = picomatch(expanded, { dot: true });
+  } else m = picomatch(glob, { dot: true, bash: true });
+  if (cache.size >= MAX_CACHE) cache.clear();
+  cache.set(glob, m);
+  return m;
+}
+
+export function globMatches(glob: string, value: string): boolean {
+  return compileGlob(glob)(value);
+}
+
+/** A pattern that matches exactly this string and nothing else. */
+export function escapeGlob(s: string): string {
+  return s.replace(/[\\*?[\]{}()!+@,|]/g, (c) => `\\${c}`);
+}

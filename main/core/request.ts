@@ -1,0 +1,23 @@
+// The request as the core sees it after validation and classification: one shape for
+// every source (API, exec, hook, MCP, SSH).
+import type { Action, ProcessInfo, SshInfo } from '../contract/common';
+
+export interface CoreRequest {
+  source: string;
+  tool: string;
+  action: Action;
+  /** The main resource (what a prompt shows first). */
+  resource: string | null;
+  /** Every resource the request touches; grants must cover all of them. */
+  resources: string[];
+  summary: string;
+  /** The args as sent, for history (already capped). */
+  argsText: string | null;
+  args: unknown;
+  task: string | null;
+  cwd: string | null;
+  process?: ProcessInfo;
+  ssh?: SshInfo;
+  /** Extra risk from classification (e.g. `curl | sh`). */
+  classifierRisk: { level: import('../contract/common').RiskLevel; reason: string }[];
+}

@@ -1,0 +1,108 @@
+// Risk of one request, including chains across its task (DESIGN.md "Risk and chains").
+import * as os from 'node:os';
+import { RISK_LEVELS, type Risk, type RiskLevel } from '../contract/common';
+import type { CoreRequest } from './request';
+
+const HOME = os.homedir();
+
+function norm(p: string): string {
+  return p.startsWith('~/') ? HOME + p.slice(1) : p;
+}
+
+/** Places where a write can run code later. */
+const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
+  { test: /(^|\/)\.git\/hooks(\/|$)/, what: 'a git hook (runs on the next git command)' },
+  { test: /(^|\/)\.git\/config$/, what: 'git config (can set hooks, aliases, fsmonitor)' },
+  { test: /(^|\/)\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|kshrc|cshrc|tcshrc)$/, what: 'a shell start-up file' },
+  { test: /(^|\/)\.config\/fish\/config\.fish$/, what: 'a shell start-up file' },
+  { test: /(^|\/)\.ssh(\/|$)/, what: '~/.ssh (keys, config, authorized_keys)' },
+  { test: /(^|\/)\.github\/workflows\//, what: 'a CI workflow' },
+  { test: /(^|\/)(\.gitlab-ci\.yml|\.circleci\/|Jenkinsfile$|\.buildkite\/|azure-pipelines\.yml$)/, what: 'a CI pipeline' },
+  { test: /(^|\/)package\.json$/, what: 'package.json (npm scripts run on install/test)' },
+  { test: /(^|\/)(\.config\/autostart\/|Library\/LaunchAgents\/|\.config\/systemd\/user\/|etc\/systemd\/|etc\/init\.d\/|etc\/rc\.local$)/, what: 'an autostart entry' },
+  { test: /(^|\/)(var\/spool\/cron|etc\/cron|crontab$)/, what: 'a crontab' },
+  { test: /(^|\/)(\.npmrc|\.pypirc|pip\.conf|\.gitconfig|\.vimrc|\.envrc|Makefile)$/, what: 'a file other tools execute or trust' },
+];
+
+/** Places that hold secrets. */
+const SECRETS: { test: RegExp; what: string }[] = [
+  { test: /(^|\/)\.ssh\//, what: '~/.ssh' },
+  { test: /(^|\/)\.env(\.[^/]*)?$/, what: 'a .env file' },
+  { test: /(^|\/)\.aws\//, what: '~/.aws' },
+  { test: /(^|\/)\.(gnupg|password-store|docker\/config\.json|kube\/config|netrc|pgpass|git-credentials)/, what: 'a credential store' },
+  { test: /(^|\/)\.config\/(gcloud|gh)\//, what: 'cloud credentials' },
+  { test: /(^|\/)(credentials|secrets?)(\.[a-z]+)?$/i, what: 'a credentials file' },
+  { test: /\.(pem|key|p12|pfx)$/i, what: 'a private key file' },
+  { test: /(^|\/)id_(rsa|ecdsa|ed25519|dsa)$/, what: 'an SSH private key' },
+];
+
+export function runsCodeLater(resource: string): string | null {
+  const r = norm(resource);
+  return RUNS_CODE_LATER.find((x) => x.test.test(r))?.what ?? null;
+}
+
+export function holdsSecrets(resource: string): string | null {
+  const r = norm(resource);
+  return SECRETS.find((x) => x.test.test(r))?.what ?? null;
+}
+
+const GIT_COMMIT = /(^|[\s;&|(])git(\s+-[^\s]+(\s+[^\s-][^\s]*)?)*\s+commit\b/;
+
+/** What the task did before, as the chain rules need it (allowed events, oldest first). */
+export interface Footprint {
+  action: string;
+  resources: string[];
+  tool: string;
+}
+
+export function rank(level: RiskLevel): number {
+  return RISK_LEVELS.indexOf(level);
+}
+
+function commandOf(r: CoreRequest): string | null {
+  const a = r.args as { command?: unknown } | null | undefined;
+  if (a && typeof a === 'object' && typeof a.command === 'string') return a.command;
+  if (r.tool === 'git' || r.tool === 'Bash' || r.tool === 'exec') return r.summary;
+  return null;
+}
+
+export function assessRisk(r: CoreRequest, footprint: readonly Footprint[]): Risk {
+  const reasons: string[] = [];
+  let level: RiskLevel = r.action === 'read' || r.action === 'other' ? 'low' : 'medium';
+  const raise = (to: RiskLevel, why: string) => {
+    if (rank(to) > rank(level)) level = to;
+    if (!reasons.includes(why)) reasons.push(why);
+  };
+  if (r.action !== 'read' && r.action !== 'other') reasons.push(`${r.action} is a high-impact action`);
+
+  if (r.action === 'write' || r.action === 'delete') {
+    for (const res of r.resources) {
+      const what = runsCodeLater(res);
+      if (what) raise('high', `${r.action} to ${what}: can run code later (${res})`);
+    }
+  }
+  for (const res of r.resources) {
+    const what = holdsSecrets(res);
+    if (what) raise(r.action === 'read' ? 'medium' : 'high', `touches ${what} (${res})`);
+  }
+  if (r.ssh) {
+    if (r.ssh.purpose === 'unknown') raise('high', 'signs data that is neither an SSH login nor an SSHSIG signature');
+    if (r.ssh.forwarded) raise('high', 'comes through a forwarded agent connection (a remote host asks)');
+  }
+  for (const c of r.classifierRisk) raise(c.level, c.reason);
+
+  // Chains across the task: what it did earlier changes what this request means.
+  if (r.task) {
+    const secretRead = footprint.find((f) => f.action === 'read' && f.resources.some((x) => holdsSecrets(x)));
+    if (secretRead && r.action === 'transfer') {
+      const which = secretRead.resources.find((x) => holdsSecrets(x))!;
+      raise('critical', `this task read secrets (${which}) and now sends data out`);
+    }
+    const hookWrite = footprint.find((f) => (f.action === 'write' || f.action === 'execute') && f.resources.some((x) => /(^|\/)\.git\/hooks\//.test(x)));
+    const cmd = commandOf(r);
+    if (hookWrite && cmd && GIT_COMMIT.test(cmd)) {
+      raise('critical', `this task wrote a git hook (${hookWrite.resources.find((x) => /\.git\/hooks\//.test(x))}) and now runs git commit, which executes it`);
+    }
+  }
+  return { level, reasons };
+}

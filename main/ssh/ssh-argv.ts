@@ -1,0 +1,79 @@
+// The destination an ssh process was started for, read from its argv. Only a hint: it is
+// used to check hashed known_hosts entries (which then vouch for the name), never shown on
+// its own as the destination.
+import * as path from 'node:path';
+import type { ProcessInfo } from '../contract/common';
+
+// ssh(1) options that take an argument (OpenSSH 9).
+const WITH_ARG = new Set('BbcDEeFIiJLlmOoPpQRSWw'.split(''));
+
+export interface SshDestination {
+  user: string | null;
+  host: string;
+  port: number | null;
+}
+
+export function parseSshArgv(argv: string[]): SshDestination | null {
+  let port: number | null = null;
+  let user: string | null = null;
+  for (let i = 1; i < argv.length && i < 256; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      const dest = argv[i + 1];
+      return dest ? destination(dest, user, port) : null;
+    }
+    if (a.startsWith('-') && a.length > 1) {
+      // Flags may be bundled (-At); the first one taking an argument ends the bundle.
+      for (let j = 1; j < a.length; j++) {
+        const c = a[j]!;
+        if (!WITH_ARG.has(c)) continue;
+        const value = j + 1 < a.length ? a.slice(j + 1) : argv[++i];
+        if (value === undefined) return null;
+        if (c === 'p') port = toPort(value) ?? port;
+        if (c === 'l') user = value;
+        if (c === 'o') {
+          const m = /^\s*(\w+)\s*[= ]\s*(.*)$/.exec(value);
+          if (m && m[1]!.toLowerCase() === 'port') port = toPort(m[2]!) ?? port;
+          if (m && m[1]!.toLowerCase() === 'user') user = m[2]!;
+        }
+        break;
+      }
+      continue;
+    }
+    return destination(a, user, port);
+  }
+  return null;
+}
+
+function toPort(s: string): number | null {
+  const n = Number(s.trim());
+  return Number.isInteger(n) && n > 0 && n < 65536 ? n : null;
+}
+
+function destination(dest: string, user: string | null, port: number | null): SshDestination | null {
+  const uri = /^ssh:\/\/(?:([^@/]+)@)?(\[[^\]]+\]|[^:/]+)(?::(\d+))?\/?$/.exec(dest);
+  if (uri) {
+    return { user: uri[1] ?? user, host: uri[2]!.replace(/^\[|\]$/g, ''), port: uri[3] ? toPort(uri[3]) : port };
+  }
+  const at = dest.lastIndexOf('@');
+  const host = at >= 0 ? dest.slice(at + 1) : dest;
+  if (host === '') return null;
+  return { user: at >= 0 ? dest.slice(0, at) : user, host, port };
+}
+
+/** The nearest ssh process in the requester's tree and its destination. */
+export function sshDestinationOf(proc: ProcessInfo | undefined): SshDestination | null {
+  if (!proc) return null;
+  for (const node of proc.tree) {
+    const name = path.basename(node.exe ?? node.argv[0] ?? '');
+    if (name === 'ssh' || name === 'ssh.exe') return parseSshArgv(node.argv);
+  }
+  return null;
+}
+
+/** Names ssh looks the host key up under in known_hosts. */
+export function knownHostsCandidates(d: SshDestination | null): string[] {
+  if (!d) return [];
+  const h = d.host.toLowerCase();
+  return d.port && d.port !== 22 ? [`[${h}]:${d.port}`] : [h];
+}
