@@ -1,0 +1,72 @@
+// The main window: navigation on the left, one view on the right, toasts on top.
+import { useEffect, useState } from 'react';
+import { onConnectionState, type ConnectionState } from './bridge';
+import { Toasts } from './components/Toasts';
+import { useLists } from './state/lists-store';
+import { usePending } from './state/pending-store';
+import { attempt, useUi, VIEWS, type View } from './state/ui-store';
+import { GrantsView } from './views/grants/GrantsView';
+import { HistoryView } from './views/history/HistoryView';
+import { KeysView } from './views/keys/KeysView';
+import { PendingView } from './views/pending/PendingView';
+import { SettingsView } from './views/settings/SettingsView';
+import { TasksView } from './views/tasks/TasksView';
+
+const LABELS: Record<View, string> = {
+  pending: 'Pending',
+  history: 'History',
+  grants: 'Grants',
+  tasks: 'Tasks',
+  keys: 'Keys',
+  settings: 'Settings',
+};
+
+export function App({ host }: { host: 'electron' | 'web' }) {
+  const view = useUi((s) => s.view);
+  const show = useUi((s) => s.show);
+  const pendingCount = usePending((s) => s.prompts.length);
+  const [conn, setConn] = useState<ConnectionState>('open');
+
+  useEffect(() => onConnectionState(setConn), []);
+  useEffect(() => {
+    void attempt('Could not load pending requests', () => usePending.getState().load());
+    void attempt('Could not load tasks', () => useLists.getState().loadTasks());
+  }, []);
+  return (
+    <div className="app">
+      <nav className="nav" aria-label="Views">
+        <div className="brand">
+          <span className="logo" aria-hidden="true" /> Airlock
+        </div>
+        {VIEWS.map((v) => (
+          <button key={v} className={`nav-item${v === view ? ' active' : ''}`} onClick={() => show(v)} data-testid={`nav-${v}`} aria-current={v === view ? 'page' : undefined}>
+            {LABELS[v]}
+            {v === 'pending' && pendingCount > 0 && (
+              <span className="count" data-testid="pending-count">
+                {pendingCount}
+              </span>
+            )}
+          </button>
+        ))}
+        <div className="nav-foot small muted">{host === 'web' ? 'web mode (loopback)' : 'desktop'}</div>
+      </nav>
+      <main className="content">
+        {conn !== 'open' && (
+          <div className={`banner ${conn}`} role="status" data-testid="connection-banner">
+            {conn === 'unauthorized'
+              ? 'Cannot connect: the token in this URL is not valid (was the daemon restarted? open the URL it printed).'
+              : 'Connection to Airlock lost; reconnecting…'}
+          </div>
+        )}
+        <h1 className="view-title">{LABELS[view]}</h1>
+        {view === 'pending' && <PendingView />}
+        {view === 'history' && <HistoryView />}
+        {view === 'grants' && <GrantsView />}
+        {view === 'tasks' && <TasksView />}
+        {view === 'keys' && <KeysView />}
+        {view === 'settings' && <SettingsView host={host} />}
+      </main>
+      <Toasts />
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+// One subscription to the core's push side, fanned out to the stores.
+import { airlock, onConnectionState } from '../bridge';
+import { useHistory } from './history-store';
+import { useLists } from './lists-store';
+import { usePending } from './pending-store';
+import { attempt } from './ui-store';
+
+export function wireNotifications(): () => void {
+  const off = airlock().onNotification((n) => {
+    switch (n.method) {
+      case 'pending.added':
+        usePending.getState().added(n.params);
+        break;
+      case 'pending.resolved':
+        usePending.getState().resolved(n.params.id);
+        break;
+      case 'event.recorded':
+        useHistory.getState().recorded(n.params);
+        break;
+      case 'grants.changed':
+        void useLists.getState().loadGrants().catch(() => {});
+        break;
+      case 'tasks.changed':
+        void useLists.getState().loadTasks().catch(() => {});
+        break;
+      case 'keys.changed':
+        void useLists.getState().loadKeys();
+        break;
+    }
+  });
+  // After a web socket reconnect, whatever happened meanwhile was not pushed: reload.
+  let first = true;
+  const offState = onConnectionState((s) => {
+    if (s !== 'open') return;
+    if (first) {
+      first = false;
+      return;
+    }
+    void attempt('Reload failed', () => usePending.getState().load());
+    void attempt('Reload failed', () => useHistory.getState().reload());
+  });
+  return () => {
+    off();
+    offState();
+  };
+}

@@ -1,0 +1,44 @@
+// Which view is open and the short messages shown to the user (errors, "copied", …).
+import { create } from 'zustand';
+
+export const VIEWS = ['pending', 'history', 'grants', 'tasks', 'keys', 'settings'] as const;
+export type View = (typeof VIEWS)[number];
+
+export type Toast = { id: number; kind: 'info' | 'error'; text: string };
+
+type UiState = {
+  view: View;
+  toasts: Toast[];
+  /** Event id to open in History (from a task timeline or a grant's "used by"). */
+  focusEvent: number | null;
+  show(view: View): void;
+  toast(text: string, kind?: Toast['kind']): void;
+  dismiss(id: number): void;
+  openEvent(id: number): void;
+};
+
+let nextToast = 1;
+
+export const useUi = create<UiState>((set, get) => ({
+  view: 'pending',
+  toasts: [],
+  focusEvent: null,
+  show: (view) => set({ view }),
+  toast: (text, kind = 'info') => {
+    const id = nextToast++;
+    set({ toasts: [...get().toasts, { id, kind, text }].slice(-4) });
+    setTimeout(() => get().dismiss(id), kind === 'error' ? 8000 : 3000);
+  },
+  dismiss: (id) => set({ toasts: get().toasts.filter((t) => t.id !== id) }),
+  openEvent: (id) => set({ view: 'history', focusEvent: id }),
+}));
+
+/** Runs an async call and turns a failure into an error toast (returns undefined then). */
+export async function attempt<T>(what: string, fn: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await fn();
+  } catch (e) {
+    useUi.getState().toast(`${what}: ${(e as Error).message}`, 'error');
+    return undefined;
+  }
+}
