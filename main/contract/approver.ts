@@ -131,7 +131,7 @@ export const Key = z.object({
 export type Key = z.infer<typeof Key>;
 
 export const Settings = z.object({
-  promptTimeoutSec: z.number().int().min(5).max(3600),
+  promptTimeoutSec: z.number().int().min(1).max(3600),
   policy: z.record(Action, PolicyChoice),
   upstreamAgent: z.string().max(LIMITS.text).nullable(),
   notifications: z.boolean(),

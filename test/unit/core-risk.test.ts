@@ -1,0 +1,65 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { CoreRequest } from '../../main/core/request';
+import { assessRisk, type Footprint } from '../../main/core/risk';
+
+function req(p: Partial<CoreRequest>): CoreRequest {
+  const resources = p.resources ?? [];
+  return { source: 'exec', tool: 'Bash', action: 'read', resource: resources[0] ?? null, resources, summary: '', argsText: null, args: undefined, task: 't_1', cwd: '/repo', classifierRisk: [], ...p };
+}
+
+const cases: { name: string; r: Partial<CoreRequest>; footprint?: Footprint[]; level: string; reason?: RegExp }[] = [
+  { name: 'a plain read is low', r: { action: 'read', resources: ['/repo/src/a.ts'] }, level: 'low' },
+  { name: 'a plain write is medium', r: { action: 'write', resources: ['/repo/src/a.ts'] }, level: 'medium' },
+  { name: 'reading .env is medium (secrets)', r: { action: 'read', resources: ['/repo/.env'] }, level: 'medium', reason: /\.env/ },
+  { name: 'write to .git/hooks is high', r: { action: 'write', resources: ['/repo/.git/hooks/pre-commit'] }, level: 'high', reason: /git hook/ },
+  { name: 'write to .git/config is high', r: { action: 'write', resources: ['/repo/.git/config'] }, level: 'high' },
+  { name: 'write to ~/.bashrc is high', r: { action: 'write', resources: ['/home/u/.bashrc'] }, level: 'high', reason: /shell start-up/ },
+  { name: 'write to ~/.ssh is high', r: { action: 'write', resources: ['/home/u/.ssh/authorized_keys'] }, level: 'high' },
+  { name: 'write to a CI workflow is high', r: { action: 'write', resources: ['/repo/.github/workflows/ci.yml'] }, level: 'high', reason: /CI workflow/ },
+  { name: 'write to package.json is high', r: { action: 'write', resources: ['/repo/package.json'] }, level: 'high', reason: /npm scripts/ },
+  { name: 'write to autostart is high', r: { action: 'write', resources: ['/home/u/.config/autostart/x.desktop'] }, level: 'high' },
+  { name: 'classifier reasons raise risk', r: { action: 'execute', classifierRisk: [{ level: 'high', reason: 'downloads and runs code' }] }, level: 'high', reason: /downloads/ },
+  { name: 'SSH signature of unknown data is high', r: { action: 'sign', ssh: { key: 'k', fingerprint: 'f', purpose: 'unknown', forwarded: false } }, level: 'high' },
+  { name: 'forwarded SSH is high', r: { action: 'sign', ssh: { key: 'k', fingerprint: 'f', purpose: 'login', forwarded: true } }, level: 'high', reason: /forwarded/ },
+  {
+    name: 'secrets read then transfer is critical',
+    r: { action: 'transfer', resources: ['https://example.org'] },
+    footprint: [{ action: 'read', resources: ['/repo/.env'], tool: 'Read' }],
+    level: 'critical',
+    reason: /read secrets/,
+  },
+  {
+    name: 'transfer without an earlier secrets read stays medium',
+    r: { action: 'transfer', resources: ['https://example.org'] },
+    footprint: [{ action: 'read', resources: ['/repo/src/a.ts'], tool: 'Read' }],
+    level: 'medium',
+  },
+  {
+    name: 'git hook write then git commit is critical',
+    r: { action: 'execute', args: { command: 'git add -A && git commit -m wip' } },
+    footprint: [{ action: 'write', resources: ['/repo/.git/hooks/post-commit'], tool: 'Write' }],
+    level: 'critical',
+    reason: /git hook/,
+  },
+  {
+    name: 'git commit without a hook write is not critical',
+    r: { action: 'execute', args: { command: 'git commit -m wip' } },
+    footprint: [{ action: 'write', resources: ['/repo/src/a.ts'], tool: 'Write' }],
+    level: 'medium',
+  },
+  {
+    name: 'chains do not cross tasks (no task, no chain)',
+    r: { action: 'transfer', task: null, resources: ['https://example.org'] },
+    footprint: [{ action: 'read', resources: ['/repo/.env'], tool: 'Read' }],
+    level: 'medium',
+  },
+];
+
+for (const c of cases) {
+  test(`risk: ${c.name}`, () => {
+    const r = assessRisk(req(c.r), c.footprint ?? []);
+    assert.equal(r.level, c.level, JSON.stringify(r));
+    if (c.reason) assert.ok(r.reasons.some((x) => c.reason!.test(x)), JSON.stringify(r.reasons));
+  });
+}
