@@ -13,6 +13,8 @@ export interface SessionBind {
   hostKey: Buffer;
   hostKeyFingerprint: string;
   sessionId: Buffer;
+  /** Kept so the bind can be replayed to an upstream agent. */
+  signature: Buffer;
   /** True when this hop is an agent-forwarding channel, not an authentication. */
   forwarding: boolean;
 }
@@ -24,12 +26,12 @@ export function parseSessionBind(data: Buffer): BindResult {
     const r = new Reader(data);
     const hostKey = Buffer.from(r.string());
     const sessionId = Buffer.from(r.string());
-    const signature = r.string();
+    const signature = Buffer.from(r.string());
     const forwarding = r.bool();
     r.end();
     if (sessionId.length === 0 || sessionId.length > 64) return { ok: false, why: 'bad session id length' };
     if (!verifySignature(hostKey, signature, sessionId)) return { ok: false, why: 'host key signature does not verify' };
-    return { ok: true, bind: { hostKey, hostKeyFingerprint: fingerprintOf(hostKey), sessionId, forwarding } };
+    return { ok: true, bind: { hostKey, hostKeyFingerprint: fingerprintOf(hostKey), sessionId, signature, forwarding } };
   } catch {
     return { ok: false, why: 'malformed session-bind' };
   }

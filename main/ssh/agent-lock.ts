@@ -1,0 +1,41 @@
+// ssh-add -x / -X: one lock for the whole agent (every socket), as with OpenSSH. The
+// passphrase is kept only as a salted scrypt hash; failed unlocks slow down, so a locked
+// agent cannot be brute-forced quickly.
+import * as crypto from 'node:crypto';
+import { promisify } from 'node:util';
+
+const scrypt = promisify(crypto.scrypt) as (pw: Buffer, salt: Buffer, len: number, opts: crypto.ScryptOptions) => Promise<Buffer>;
+const PARAMS: crypto.ScryptOptions = { N: 1 << 14, r: 8, p: 1 };
+
+export class AgentLock {
+  private hash: { salt: Buffer; digest: Buffer } | null = null;
+  private failures = 0;
+
+  get locked(): boolean {
+    return this.hash !== null;
+  }
+
+  async lock(passphrase: Buffer): Promise<boolean> {
+    if (this.hash) return false;
+    const salt = crypto.randomBytes(16);
+    const digest = await scrypt(passphrase, salt, 32, PARAMS);
+    if (this.hash) return false;
+    this.hash = { salt, digest };
+    return true;
+  }
+
+  async unlock(passphrase: Buffer): Promise<boolean> {
+    const h = this.hash;
+    if (!h) return false;
+    const digest = await scrypt(passphrase, h.salt, 32, PARAMS);
+    if (this.hash === h && crypto.timingSafeEqual(digest, h.digest)) {
+      this.hash = null;
+      this.failures = 0;
+      return true;
+    }
+    // OpenSSH sleeps 0.1 s per failure so far (capped); same idea, without blocking others.
+    this.failures = Math.min(this.failures + 1, 100);
+    await new Promise((r) => setTimeout(r, 100 * this.failures));
+    return false;
+  }
+}

@@ -1,0 +1,356 @@
+// The agent itself: one AgentCore (keys, lock, upstream, the broker) behind any number of
+// Unix sockets — the main agent.sock and one per task. Each connection is checked for the
+// peer's uid, handled strictly one message at a time (the protocol is request/response in
+// order), and every signature goes through asker.ask() first.
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import type { ProcessInfo } from '../contract/common';
+import type { Asker, KeyScope } from '../core/ports';
+import { ensurePrivateDir } from '../os/paths';
+import { type PeerCred, peerOf, processInfo } from '../os/peer';
+import type { AgentLock } from './agent-lock';
+import { describeSign, type KeyFacts } from './describe';
+import { agentKeyFromWire, fingerprintOf, signatureAlgorithm, signWith, type KeyAlgorithm } from './key-material';
+import type { KeyStore } from './key-store';
+import type { KnownHosts } from './known-hosts';
+import {
+  type AgentMessage,
+  FAILURE_FRAME,
+  FrameDecoder,
+  SUCCESS_FRAME,
+  extensionResponse,
+  identitiesAnswer,
+  parseMessage,
+  signResponse,
+} from './protocol';
+import { SESSION_BIND, SessionBinds, parseSessionBind } from './session-bind';
+import { parseSignedData } from './signed-data';
+import { knownHostsCandidates, sshDestinationOf } from './ssh-argv';
+import type { Upstream, UpstreamIdentity } from './upstream';
+import { Reader, Writer } from './wire';
+
+export interface AgentCoreDeps {
+  store: KeyStore;
+  lock: AgentLock;
+  asker: Asker;
+  keyScope: KeyScope;
+  knownHosts: KnownHosts;
+  upstream: Upstream | null;
+  /** Operational messages only; never key material. */
+  log: (msg: string) => void;
+}
+
+/** Per-connection state. */
+interface Conn {
+  id: string;
+  socket: net.Socket;
+  cred: PeerCred;
+  process: ProcessInfo | undefined;
+  binds: SessionBinds;
+  boundTask: string | undefined;
+}
+
+const EXTENSIONS = ['query', SESSION_BIND];
+/** Messages one connection may have waiting before we stop reading from it. */
+const MAX_QUEUED = 32;
+const MAX_SUMMARY = 2000;
+
+let connCounter = 0;
+
+export class AgentCore {
+  constructor(readonly deps: AgentCoreDeps) {}
+
+  private async upstreamKeys(): Promise<UpstreamIdentity[]> {
+    if (!this.deps.upstream) return [];
+    try {
+      return await this.deps.upstream.list();
+    } catch (e) {
+      this.deps.log(`upstream agent: ${(e as Error).message}`);
+      return [];
+    }
+  }
+
+  private visible(c: Conn): Set<string> | null {
+    return c.boundTask === undefined ? null : this.deps.keyScope.keysVisibleTo(c.boundTask);
+  }
+
+  async handle(c: Conn, msg: AgentMessage): Promise<Buffer> {
+    const { lock, store } = this.deps;
+    if (lock.locked && msg.type !== 'unlock') {
+      return msg.type === 'list' ? identitiesAnswer([]) : FAILURE_FRAME;
+    }
+    const onTaskSocket = c.boundTask !== undefined;
+    switch (msg.type) {
+      case 'list': {
+        const scope = this.visible(c);
+        const ours = store.entries().filter((e) => !scope || scope.has(e.key.fingerprint));
+        const seen = new Set(ours.map((e) => e.key.fingerprint));
+        const ids = ours.map((e) => ({ blob: e.key.publicBlob, comment: e.comment || e.name }));
+        for (const u of await this.upstreamKeys()) {
+          const fp = fingerprintOf(u.blob);
+          if (seen.has(fp) || (scope && !scope.has(fp))) continue;
+          seen.add(fp);
+          ids.push(u);
+        }
+        return identitiesAnswer(ids);
+      }
+      case 'sign':
+        return this.sign(c, msg.keyBlob, msg.data, msg.flags);
+      // Task sockets are for signing only: a task cannot change the agent's keys or lock it.
+      case 'add': {
+        if (onTaskSocket) return FAILURE_FRAME;
+        try {
+          const key = agentKeyFromWire(msg.key);
+          return store.addVolatile(key, msg.comment, msg.constraints) ? SUCCESS_FRAME : FAILURE_FRAME;
+        } catch {
+          return FAILURE_FRAME;
+        }
+      }
+      case 'remove': {
+        if (onTaskSocket) return FAILURE_FRAME;
+        return store.removeVolatile(fingerprintOf(msg.keyBlob)) ? SUCCESS_FRAME : FAILURE_FRAME;
+      }
+      case 'removeAll':
+        if (onTaskSocket) return FAILURE_FRAME;
+        store.removeAllVolatile();
+        return SUCCESS_FRAME;
+      case 'lock':
+        if (onTaskSocket) return FAILURE_FRAME;
+        return (await lock.lock(msg.passphrase)) ? SUCCESS_FRAME : FAILURE_FRAME;
+      case 'unlock':
+        if (onTaskSocket) return FAILURE_FRAME;
+        return (await lock.unlock(msg.passphrase)) ? SUCCESS_FRAME : FAILURE_FRAME;
+      case 'extension':
+        if (msg.name === 'query') return extensionResponse('query', EXTENSIONS.reduce((w, n) => w.string(n), new Writer()).toBuffer());
+        if (msg.name === SESSION_BIND) {
+          const r = parseSessionBind(msg.data);
+          if (!r.ok) return FAILURE_FRAME;
+          return c.binds.add(r.bind).ok ? SUCCESS_FRAME : FAILURE_FRAME;
+        }
+        return FAILURE_FRAME;
+      case 'unsupported':
+      case 'malformed':
+        return FAILURE_FRAME;
+    }
+  }
+
+  private async sign(c: Conn, keyBlob: Buffer, data: Buffer, flags: number): Promise<Buffer> {
+    const fp = fingerprintOf(keyBlob);
+    const scope = this.visible(c);
+    if (scope && !scope.has(fp)) return FAILURE_FRAME;
+    const local = this.deps.store.get(fp);
+    let facts: KeyFacts;
+    let algorithm: string;
+    if (local) {
+      if (!local.key.publicBlob.equals(keyBlob)) return FAILURE_FRAME;
+      facts = { fingerprint: fp, name: local.name, algorithm: local.key.algorithm, origin: local.origin, confirm: local.confirm };
+      algorithm = local.key.algorithm;
+    } else {
+      const up = (await this.upstreamKeys()).find((u) => u.blob.equals(keyBlob));
+      if (!up) return FAILURE_FRAME;
+      try {
+        algorithm = new Reader(keyBlob).text(64);
+      } catch {
+        return FAILURE_FRAME;
+      }
+      facts = { fingerprint: fp, name: up.comment || fp, algorithm, origin: 'upstream', confirm: false };
+    }
+
+    const signed = parseSignedData(data, keyBlob);
+    const last = c.binds.last;
+    let hostKey: Buffer | null = last?.hostKey ?? null;
+    if (signed.purpose === 'login') {
+      // OpenSSH's rule: a login must be for the session this connection was last bound to.
+      if (last && !last.forwarding && !last.sessionId.equals(signed.sessionId)) {
+        this.deps.log(`refused a login signature whose session id does not match the bound session (${c.id})`);
+        return FAILURE_FRAME;
+      }
+      if (signed.hostKey) {
+        if (last && !last.forwarding && !last.hostKey.equals(signed.hostKey)) return FAILURE_FRAME;
+        hostKey = signed.hostKey;
+      }
+    }
+    c.process ??= safeProcessInfo(c.cred);
+    const argvDestination = sshDestinationOf(c.process);
+    const hostLookup = hostKey && signed.purpose === 'login' ? this.deps.knownHosts.lookup(hostKey, knownHostsCandidates(argvDestination)) : null;
+    const { request, ssh } = describeSign({
+      key: facts,
+      signed,
+      signatureAlgorithm: signatureAlgorithm(algorithm as KeyAlgorithm, flags),
+      hostKeyFingerprint: hostKey ? fingerprintOf(hostKey) : null,
+      hostLookup,
+      forwarded: c.binds.forwarded,
+      argvDestination,
+    });
+    request.summary = request.summary.slice(0, MAX_SUMMARY);
+
+    let answer;
+    try {
+      answer = await this.deps.asker.ask(request, {
+        ssh,
+        process: c.process,
+        boundTask: c.boundTask,
+        connection: c.id,
+      });
+    } catch (e) {
+      this.deps.log(`asking about a signature failed: ${(e as Error).message}`);
+      return FAILURE_FRAME;
+    }
+    if (answer.decision !== 'allow') return FAILURE_FRAME;
+
+    // The key may have been removed or the agent locked while the human was deciding.
+    if (this.deps.lock.locked) return FAILURE_FRAME;
+    if (local) {
+      const still = this.deps.store.get(fp);
+      if (!still) return FAILURE_FRAME;
+      try {
+        const sig = signWith(still.key, data, flags);
+        this.deps.store.touch(fp);
+        return signResponse(sig);
+      } catch {
+        return FAILURE_FRAME;
+      }
+    }
+    try {
+      const sig = await this.deps.upstream!.sign(keyBlob, data, flags, c.binds.list);
+      return sig ? signResponse(sig) : FAILURE_FRAME;
+    } catch (e) {
+      this.deps.log(`upstream agent: ${(e as Error).message}`);
+      return FAILURE_FRAME;
+    }
+  }
+}
+
+function safeProcessInfo(cred: PeerCred): ProcessInfo | undefined {
+  try {
+    return processInfo(cred);
+  } catch {
+    return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: null, argv: [], tree: [] };
+  }
+}
+
+/** One listening Unix socket of the agent (the main one or a task's). */
+export class AgentListener {
+  private server: net.Server | null = null;
+  private readonly conns = new Set<net.Socket>();
+
+  constructor(
+    private readonly core: AgentCore,
+    readonly socketPath: string,
+    private readonly boundTask?: string,
+  ) {}
+
+  async listen(): Promise<void> {
+    ensurePrivateDir(path.dirname(this.socketPath));
+    await removeStaleSocket(this.socketPath);
+    const server = net.createServer((s) => this.accept(s));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.socketPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (e) => this.core.deps.log(`agent socket ${this.socketPath}: ${e.message}`));
+    fs.chmodSync(this.socketPath, 0o600);
+    this.server = server;
+  }
+
+  private accept(socket: net.Socket): void {
+    let cred: PeerCred;
+    try {
+      cred = peerOf(socket);
+    } catch {
+      socket.destroy();
+      return;
+    }
+    const me = process.getuid?.();
+    if (me !== undefined && cred.uid !== me) {
+      this.core.deps.log(`refused an agent connection from uid ${cred.uid}`);
+      socket.destroy();
+      return;
+    }
+    this.conns.add(socket);
+    const conn: Conn = {
+      id: `ssh-${process.pid}-${++connCounter}`,
+      socket,
+      cred,
+      process: undefined,
+      binds: new SessionBinds(),
+      boundTask: this.boundTask,
+    };
+    const decoder = new FrameDecoder();
+    const queue: AgentMessage[] = [];
+    let busy = false;
+    let closed = false;
+    const pump = async (): Promise<void> => {
+      if (busy) return;
+      busy = true;
+      try {
+        // Bounded: each iteration takes one queued message; reading pauses while the queue is full.
+        while (queue.length > 0 && !closed) {
+          const msg = queue.shift()!;
+          if (queue.length < MAX_QUEUED / 2 && socket.isPaused()) socket.resume();
+          let reply: Buffer;
+          try {
+            reply = await this.core.handle(conn, msg);
+          } catch (e) {
+            this.core.deps.log(`agent: ${(e as Error).message}`);
+            reply = FAILURE_FRAME;
+          }
+          if (!closed) socket.write(reply);
+        }
+      } finally {
+        busy = false;
+      }
+    };
+    socket.on('data', (chunk: Buffer) => {
+      for (const f of decoder.push(chunk)) {
+        queue.push(f.kind === 'message' ? parseMessage(f.body) : { type: 'malformed', code: null, why: `message of ${f.length} bytes is over the cap` });
+      }
+      if (queue.length >= MAX_QUEUED) socket.pause();
+      void pump();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      closed = true;
+      this.conns.delete(socket);
+    });
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    for (const s of this.conns) s.destroy();
+    this.conns.clear();
+    if (server) await new Promise<void>((r) => server.close(() => r()));
+    fs.rmSync(this.socketPath, { force: true });
+  }
+}
+
+/**
+ * A socket file left by a crashed run would make listen() fail with EADDRINUSE; one that
+ * still answers belongs to a running agent and is not taken over.
+ */
+async function removeStaleSocket(p: string): Promise<void> {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(p);
+  } catch {
+    return;
+  }
+  if (!st.isSocket()) throw new Error(`${p} exists and is not a socket; refusing to replace it`);
+  const live = await new Promise<boolean>((resolve) => {
+    const s = net.createConnection(p);
+    const done = (v: boolean) => {
+      s.destroy();
+      resolve(v);
+    };
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+    setTimeout(() => done(false), 1000).unref();
+  });
+  if (live) throw new Error(`another agent is already listening on ${p}`);
+  fs.rmSync(p, { force: true });
+}

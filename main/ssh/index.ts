@@ -1,0 +1,75 @@
+// The SSH agent's one entry point for the daemon: startSshAgent() opens agent.sock, loads
+// the sealed keys, and hands back the KeyService and TaskSocketService the core needs.
+import type { Asker, KeyService, KeyScope, TaskSocketService } from '../core/ports';
+import type { AirlockPaths } from '../os/paths';
+import { AgentLock } from './agent-lock';
+import { AgentCore, AgentListener } from './agent-server';
+import { AgentKeyService } from './key-service';
+import { KeyStore } from './key-store';
+import { KnownHosts, defaultKnownHostsFiles } from './known-hosts';
+import { type Sealer, masterKeyFileSealer, passphraseSealer } from './sealer';
+import { TaskSockets } from './task-sockets';
+import { Upstream } from './upstream';
+
+export type { Sealer } from './sealer';
+
+export interface SshAgentOptions {
+  paths: AirlockPaths;
+  asker: Asker;
+  keyScope: KeyScope;
+  /** Path of another agent's socket to front (`airlock serve --upstream PATH`). */
+  upstream?: string | null;
+  /**
+   * How private keys are sealed at rest. Default: a 0600 master key file in the keys dir,
+   * or `passphrase` when given. The Electron app passes a safeStorage sealer.
+   */
+  sealer?: Sealer;
+  passphrase?: string;
+  /** known_hosts files to name hosts from (default: ~/.ssh/known_hosts, /etc/ssh/ssh_known_hosts). */
+  knownHostsFiles?: string[];
+  /** Called when the key list changes (for the `keys.changed` notification). */
+  onKeysChanged?: () => void;
+  log?: (msg: string) => void;
+}
+
+export interface SshAgent {
+  keyService: KeyService;
+  taskSockets: TaskSocketService;
+  /** Path of the main agent socket (SSH_AUTH_SOCK). */
+  socketPath: string;
+  /** Keys that could not be opened at start-up (sealed another way, damaged). */
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
+  const log = opts.log ?? ((m: string) => process.stderr.write(`airlock ssh: ${m}\n`));
+  const sealer = opts.sealer ?? (opts.passphrase ? passphraseSealer(opts.paths.keysDir, opts.passphrase) : masterKeyFileSealer(opts.paths.keysDir));
+  const store = new KeyStore(opts.paths.keysDir, sealer, opts.onKeysChanged);
+  store.load();
+  const upstream = opts.upstream ? new Upstream(opts.upstream) : null;
+  const core = new AgentCore({
+    store,
+    lock: new AgentLock(),
+    asker: opts.asker,
+    keyScope: opts.keyScope,
+    knownHosts: new KnownHosts(opts.knownHostsFiles ?? defaultKnownHostsFiles()),
+    upstream,
+    log,
+  });
+  const main = new AgentListener(core, opts.paths.agentSock);
+  await main.listen();
+  const tasks = new TaskSockets(core, opts.paths.tasksDir);
+  for (const w of store.loadWarnings) log(w);
+  return {
+    keyService: new AgentKeyService(store, upstream),
+    taskSockets: tasks,
+    socketPath: opts.paths.agentSock,
+    warnings: [...store.loadWarnings],
+    async close() {
+      await tasks.closeAll();
+      await main.close();
+      store.close();
+    },
+  };
+}

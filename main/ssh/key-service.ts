@@ -1,0 +1,90 @@
+// KeyService (main/core/ports.ts) over the key store and the upstream agent: what
+// ApproverService keys.* and `airlock keys` call. Returns public facts only.
+import * as path from 'node:path';
+import type { Key } from '../contract/approver';
+import type { KeyService } from '../core/ports';
+import { GENERATE_TYPES, type GenerateType, KeyImportError, expandHome, generateKey, parsePrivateKey, readKeyFile } from './key-import';
+import { fingerprintOf, openSshPublicLine } from './key-material';
+import type { KeyEntry, KeyStore } from './key-store';
+import type { Upstream } from './upstream';
+import { Reader } from './wire';
+
+function toKey(e: KeyEntry): Key {
+  return {
+    fingerprint: e.key.fingerprint,
+    type: e.key.algorithm,
+    name: e.name,
+    comment: e.comment,
+    publicKey: openSshPublicLine(e.key.algorithm, e.key.publicBlob, e.comment),
+    origin: e.origin,
+    confirm: e.confirm,
+    expiresAt: e.expiresAt,
+    createdAt: e.createdAt,
+    lastUsedAt: e.lastUsedAt,
+  };
+}
+
+export class AgentKeyService implements KeyService {
+  constructor(
+    private readonly store: KeyStore,
+    private readonly upstream: Upstream | null,
+  ) {}
+
+  async list(): Promise<Key[]> {
+    const ours = this.store.entries().map(toKey);
+    const seen = new Set(ours.map((k) => k.fingerprint));
+    if (this.upstream) {
+      let ups: { blob: Buffer; comment: string }[] = [];
+      try {
+        ups = await this.upstream.list();
+      } catch {
+        ups = [];
+      }
+      for (const u of ups) {
+        const fp = fingerprintOf(u.blob);
+        if (seen.has(fp)) continue;
+        seen.add(fp);
+        let type = 'unknown';
+        try {
+          type = new Reader(u.blob).text(64);
+        } catch {
+          continue;
+        }
+        ours.push({
+          fingerprint: fp,
+          type,
+          name: u.comment || fp,
+          comment: u.comment,
+          publicKey: openSshPublicLine(type, u.blob, u.comment),
+          origin: 'upstream',
+          confirm: false,
+          expiresAt: null,
+          createdAt: 0,
+          lastUsedAt: null,
+        });
+      }
+    }
+    return ours;
+  }
+
+  async import(p: { path?: string; pem?: string; passphrase?: string; name?: string }): Promise<Key> {
+    if ((p.path === undefined) === (p.pem === undefined)) throw new KeyImportError('give exactly one of path or pem');
+    const text = p.path !== undefined ? readKeyFile(p.path) : p.pem!;
+    const { key, comment } = parsePrivateKey(text, p.passphrase);
+    const name = p.name || comment || (p.path ? path.basename(expandHome(p.path)) : key.fingerprint);
+    return toKey(this.store.addPersistent(key, name, comment || name));
+  }
+
+  async generate(p: { type: string; name: string }): Promise<Key> {
+    if (!(GENERATE_TYPES as readonly string[]).includes(p.type)) {
+      throw new KeyImportError(`type must be one of ${GENERATE_TYPES.join(', ')}`);
+    }
+    const key = await generateKey(p.type as GenerateType);
+    return toKey(this.store.addPersistent(key, p.name, p.name));
+  }
+
+  async remove(fingerprint: string): Promise<void> {
+    if (this.store.remove(fingerprint)) return;
+    throw new KeyImportError(`no key ${fingerprint} in Airlock (keys of an upstream agent are removed there)`);
+  }
+}
