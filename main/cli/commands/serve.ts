@@ -1,19 +1,39 @@
 import type { Command } from 'commander';
+import * as path from 'node:path';
 import { startCore } from '../../api/daemon';
+import { startWebServer, type RunningWebServer } from '../../api/web-server';
+import { CliError } from '../util';
 
 export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('run the Airlock daemon headless (request.sock, ui.sock, SSH agent); AIRLOCK_HOME picks where')
-    .action(async () => {
+    .option('--web', 'also serve the web UI on 127.0.0.1 (prints its URL with a per-run token, once)')
+    .option('--port <n>', 'port of the web UI (0: any free port)', '0')
+    .action(async (opts: { web?: boolean; port: string }) => {
+      const port = Number(opts.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0…65535, not "${opts.port}"`);
       const started = Date.now();
       const core = await startCore({ log: (l) => process.stdout.write(`airlock: ${l}\n`) });
+      let web: RunningWebServer | null = null;
+      if (opts.web) {
+        // The renderer is built next to the compiled CLI: $AIRLOCK_OUT/app.
+        web = await startWebServer({
+          appDir: path.join(__dirname, '..', '..', '..', 'app'),
+          service: core.service,
+          port,
+          onReject: (r) => core.broker.recordRejected(r),
+        });
+        process.stdout.write(`airlock: web UI ${web.url}\n`);
+        process.stdout.write(`airlock: (from another machine: ssh -L ${web.port}:127.0.0.1:${web.port} this-host, then open the same URL)\n`);
+      }
       process.stdout.write(`airlock: ready in ${Date.now() - started} ms (pid ${process.pid}); approve with \`airlock watch\`\n`);
       let stopping = false;
       const stop = async (signal: string) => {
         if (stopping) return;
         stopping = true;
         process.stdout.write(`airlock: ${signal}, stopping (open prompts are denied and recorded)\n`);
+        await web?.close();
         await core.close();
         process.exit(0);
       };

@@ -1,0 +1,176 @@
+// Web mode (`airlock serve --web`): the renderer over HTTP on 127.0.0.1 and the
+// ApproverService over a WebSocket (JSON-RPC, one message per frame, notifications
+// pushed), for machines without a desktop — reach it from a laptop with
+// `ssh -L PORT:127.0.0.1:PORT`. Static files are public (they hold no data); /ws and
+// /api/rpc need the per-run token, which exists only in memory and in the printed URL.
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { approverMethods } from '../contract/approver';
+import { LIMITS } from '../contract/common';
+import type { NotificationSource } from '../core/ports';
+import { CONTENT_TYPES, HARDENING_HEADERS, contentSecurityPolicy } from './csp';
+import { createDispatch, type Dispatch, type Handlers } from './dispatch';
+import { handleRpcMessage, type RpcRejection } from './rpc-message';
+import { bearerToken, checkHostAndOrigin, newToken, tokenMatches } from './web-guard';
+
+export interface WebServerOptions {
+  /** The built renderer (`$AIRLOCK_OUT/app`). */
+  appDir: string;
+  service: Handlers<typeof approverMethods> & NotificationSource;
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Records refused attempts in history (rate-limited here). */
+  onReject?(r: { source: string; tool: string; summary: string; raw: unknown; reason: string }): void;
+}
+
+export interface RunningWebServer {
+  port: number;
+  token: string;
+  /** http://127.0.0.1:PORT/#token=… — print it once; it is never written to disk. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A client that never reads cannot make the daemon buffer without bound. */
+const MAX_BUFFERED_OUT = 16 * 1024 * 1024;
+
+/** At most this many refused attempts per minute reach history, so a page cannot flood it. */
+function rateLimited<T>(fn: ((x: T) => void) | undefined, perMinute = 20): (x: T) => void {
+  let windowStart = 0;
+  let count = 0;
+  return (x) => {
+    if (!fn) return;
+    const now = Date.now();
+    if (now - windowStart > 60_000) {
+      windowStart = now;
+      count = 0;
+    }
+    if (++count <= perMinute) fn(x);
+  };
+}
+
+export async function startWebServer(opts: WebServerOptions): Promise<RunningWebServer> {
+  const token = newToken();
+  const dispatch: Dispatch = createDispatch(approverMethods, opts.service);
+  const record = rateLimited(opts.onReject);
+  const appDir = path.resolve(opts.appDir);
+  let port = 0;
+  let csp = contentSecurityPolicy();
+
+  const rejectRpc = (r: RpcRejection) =>
+    record({ source: 'web', tool: r.method ?? '(unparsed)', summary: `rejected ${r.method ? `"${r.method}" call` : 'message'} on the web UI`, raw: r.raw, reason: r.reason });
+
+  const baseHeaders = (): Record<string, string> => ({ 'Content-Security-Policy': csp, ...HARDENING_HEADERS });
+
+  function deny(res: http.ServerResponse, status: number, text: string): void {
+    res.writeHead(status, { ...baseHeaders(), 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end(text + '\n');
+  }
+
+  async function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return deny(res, 405, 'method not allowed');
+    const rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '');
+    const file = path.resolve(appDir, rel);
+    if (file !== appDir && !file.startsWith(appDir + path.sep)) return deny(res, 404, 'not found');
+    let body: Buffer;
+    try {
+      body = await fs.promises.readFile(file);
+    } catch {
+      if (rel === 'index.html') return deny(res, 503, `the renderer is not built (${appDir} is missing): run npm run build`);
+      return deny(res, 404, 'not found');
+    }
+    const type = CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream';
+    // Hashed assets never change; index.html must always be fresh (it names the hashes).
+    const cache = rel.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-store';
+    res.writeHead(200, { ...baseHeaders(), 'Content-Type': type, 'Content-Length': body.length, 'Cache-Control': cache });
+    res.end(req.method === 'HEAD' ? undefined : body);
+  }
+
+  async function serveApi(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> {
+    if (!tokenMatches(token, bearerToken(req.headers.authorization))) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="airlock"');
+      return deny(res, 401, 'unauthorized: send Authorization: Bearer <token printed by airlock serve --web>');
+    }
+    if (pathname !== '/api/rpc') return deny(res, 404, 'not found: the API is POST /api/rpc (one JSON-RPC request)');
+    if (req.method !== 'POST') return deny(res, 405, 'method not allowed: POST a JSON-RPC request');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of req as AsyncIterable<Buffer>) {
+      size += c.length;
+      if (size > LIMITS.lineBytes) return deny(res, 413, `request larger than ${LIMITS.lineBytes} bytes refused`);
+      chunks.push(c);
+    }
+    const reply = await handleRpcMessage(Buffer.concat(chunks).toString('utf8'), dispatch, rejectRpc);
+    res.writeHead(200, { ...baseHeaders(), 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    res.end(JSON.stringify(reply ?? { jsonrpc: '2.0', id: null, result: null }));
+  }
+
+  const server = http.createServer((req, res) => {
+    const verdict = checkHostAndOrigin(port, req.headers.host, req.headers.origin);
+    if (!verdict.ok) return deny(res, verdict.status, verdict.reason);
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+    // A plain GET of /ws (not an upgrade) is an API call without the protocol: same token rule.
+    const isApi = pathname === '/api' || pathname.startsWith('/api/') || pathname === '/ws';
+    (isApi ? serveApi : serveStatic)(req, res, pathname).catch((e: unknown) => {
+      if (!res.headersSent) deny(res, 500, `internal error: ${(e as Error).message}`);
+      else res.destroy();
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.lineBytes });
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refuse = (status: 401 | 403 | 404, reason: string) => {
+      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${reason}\n`);
+      if (status !== 404) record({ source: 'web', tool: '(connect)', summary: 'web UI connection refused', raw: { host: req.headers.host, origin: req.headers.origin }, reason });
+    };
+    const verdict = checkHostAndOrigin(port, req.headers.host, req.headers.origin);
+    if (!verdict.ok) return refuse(verdict.status, verdict.reason);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/ws') return refuse(404, 'not found');
+    if (!tokenMatches(token, url.searchParams.get('token'))) return refuse(401, 'unauthorized: wrong or missing token');
+    wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws));
+  });
+
+  function serveSocket(ws: WebSocket): void {
+    const send = (msg: object) => {
+      if (ws.readyState !== ws.OPEN) return;
+      if (ws.bufferedAmount > MAX_BUFFERED_OUT) return ws.terminate();
+      ws.send(JSON.stringify(msg));
+    };
+    const unsubscribe = opts.service.subscribe((n) => send({ jsonrpc: '2.0', method: n.method, params: n.params }));
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return send({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'invalid request: send text frames' } });
+      void handleRpcMessage(data.toString(), dispatch, rejectRpc).then((reply) => reply && send(reply));
+    });
+    ws.on('close', unsubscribe);
+    ws.on('error', () => ws.terminate());
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  csp = contentSecurityPolicy({ connect: [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`] });
+
+  return {
+    port,
+    token,
+    url: `http://127.0.0.1:${port}/#token=${token}`,
+    async close() {
+      for (const c of wss.clients) c.terminate();
+      wss.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
