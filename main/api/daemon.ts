@@ -8,11 +8,14 @@ import { assertPeerCredAvailable } from '../os/peer';
 import { Store } from '../store';
 import { startRequestSocket } from './request-socket';
 import { startUiSocket } from './ui-socket';
+import { startSshAgent } from '../ssh';
 
 export interface DaemonOptions {
   paths?: AirlockPaths;
   /** Front an existing SSH agent (its keys listed beside ours, signatures approved first). */
   upstream?: string | null;
+  /** Seal SSH private keys with this passphrase instead of the master key file (main/ssh). */
+  keyPassphrase?: string;
   log?: (line: string) => void;
 }
 
@@ -35,7 +38,21 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     const classifier: CommandClassifier | undefined = undefined;
     let keyService: KeyService | undefined;
     const broker = new Broker({ store, classifier });
-    // --- SSH agent wiring (main/ssh) goes here: it sets keyService and broker.taskSockets. ---
+    // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
+    const ssh = await startSshAgent({
+      paths,
+      asker: broker,
+      keyScope: broker,
+      upstream: opts.upstream ?? broker.settings.upstreamAgent ?? null,
+      passphrase: opts.keyPassphrase,
+      onDisconnect: (connection) => broker.dropConnection(connection),
+      log: (m) => log(`ssh: ${m}`),
+    });
+    closers.push(() => ssh.close());
+    keyService = ssh.keyService;
+    broker.taskSockets = ssh.taskSockets;
+    log(`agent.sock   ${ssh.socketPath}`);
+    // --- end of SSH agent wiring ------------------------------------------------------
     const service = createApproverHandlers(broker, keyService);
     const req = await startRequestSocket(paths.requestSock, broker);
     closers.push(() => req.close());

@@ -9,6 +9,7 @@ import { registerCheck } from './commands/check';
 import { registerTask } from './commands/task';
 import { registerGrants } from './commands/grants';
 import { registerHistory } from './commands/history';
+import { registerKeys } from './commands/keys';
 
 const program = new Command()
   .name('airlock')
@@ -24,6 +25,7 @@ registerCheck(program);
 registerTask(program);
 registerGrants(program);
 registerHistory(program);
+registerKeys(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof CommanderError) {

@@ -39,6 +39,8 @@ export interface AgentCoreDeps {
   upstream: Upstream | null;
   /** Operational messages only; never key material. */
   log: (msg: string) => void;
+  /** Tells the broker a requester went away, so its open prompt is withdrawn. */
+  onDisconnect: (connection: string) => void;
 }
 
 /** Per-connection state. */
@@ -316,6 +318,8 @@ export class AgentListener {
     socket.on('close', () => {
       closed = true;
       this.conns.delete(socket);
+      // Only a connection that asked something can have a prompt open.
+      if (conn.process !== undefined) this.core.deps.onDisconnect(conn.id);
     });
   }
 

@@ -29,6 +29,8 @@ export interface SshAgentOptions {
   knownHostsFiles?: string[];
   /** Called when the key list changes (for the `keys.changed` notification). */
   onKeysChanged?: () => void;
+  /** A client connection closed (the broker drops its pending prompts: Broker.dropConnection). */
+  onDisconnect?: (connection: string) => void;
   log?: (msg: string) => void;
 }
 
@@ -56,6 +58,7 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
     knownHosts: new KnownHosts(opts.knownHostsFiles ?? defaultKnownHostsFiles()),
     upstream,
     log,
+    onDisconnect: opts.onDisconnect ?? (() => {}),
   });
   const main = new AgentListener(core, opts.paths.agentSock);
   await main.listen();

@@ -45,10 +45,10 @@ function writePrivateFile(file: string, data: string): void {
   fs.renameSync(tmp, file);
 }
 
-/** Headless default: 32 random bytes in `<keysDir>/master.key` (0600), created on first use. */
+/** Headless default: 32 random bytes in `<keysDir>/master.secret` (0600), created on first use. */
 export function masterKeyFileSealer(keysDir: string): Sealer {
   ensurePrivateDir(keysDir);
-  const file = path.join(keysDir, 'master.key');
+  const file = path.join(keysDir, 'master.secret');
   let key: Buffer;
   if (fs.existsSync(file)) {
     const st = fs.statSync(file);

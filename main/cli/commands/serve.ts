@@ -10,11 +10,17 @@ export function registerServe(program: Command): void {
     .description('run the Airlock daemon headless (request.sock, ui.sock, SSH agent); AIRLOCK_HOME picks where')
     .option('--web', 'also serve the web UI on 127.0.0.1 (prints its URL with a per-run token, once)')
     .option('--port <n>', 'port of the web UI (0: any free port)', '0')
-    .action(async (opts: { web?: boolean; port: string }) => {
+    .option('--upstream <path>', 'front an existing SSH agent socket: its keys are listed beside ours, each signature approved first (default: the upstreamAgent setting)')
+    .action(async (opts: { web?: boolean; port: string; upstream?: string }) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0…65535, not "${opts.port}"`);
       const started = Date.now();
-      const core = await startCore({ log: (l) => process.stdout.write(`airlock: ${l}\n`) });
+      const core = await startCore({
+        log: (l) => process.stdout.write(`airlock: ${l}\n`),
+        upstream: opts.upstream ? path.resolve(opts.upstream) : null,
+        // SSH keys sealed with a passphrase instead of the master key file (main/ssh/sealer.ts).
+        keyPassphrase: process.env.AIRLOCK_KEY_PASSPHRASE || undefined,
+      });
       let web: RunningWebServer | null = null;
       if (opts.web) {
         // The renderer is built next to the compiled CLI: $AIRLOCK_OUT/app.
