@@ -58,7 +58,7 @@ function readProc(pid: number, file: string): Buffer | null {
 }
 
 function nodeOf(pid: number): ProcessNode & { ppid: number; sid: number } {
-  let exe: string | null = null;
+  let exe: string | null;
   try {
     exe = fs.readlinkSync(`/proc/${pid}/exe`);
   } catch {

@@ -79,7 +79,7 @@ export async function startDaemon(opts: { home?: string; args?: string[]; env?: 
     await waitFor(() => /ready/.test(out) || proc.exitCode !== null, 'the daemon to print "ready"', 20_000);
   } catch (e) {
     proc.kill('SIGKILL');
-    throw new Error(`${(e as Error).message}\n--- daemon output ---\n${out}`);
+    throw new Error(`${(e as Error).message}\n--- daemon output ---\n${out}`, { cause: e });
   }
   if (proc.exitCode !== null) throw new Error(`daemon exited with ${proc.exitCode}:\n${out}`);
   return d;
