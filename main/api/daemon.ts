@@ -2,6 +2,7 @@
 // the SSH agent and the web UI). `airlock serve` and the Electron app both call this.
 import { createApproverHandlers, type ApproverHandlers } from '../core/approver-service';
 import { Broker } from '../core/broker';
+import { classifyShell } from '../core/classify/shell';
 import type { CommandClassifier, KeyService, NotificationSource } from '../core/ports';
 import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
 import { assertPeerCredAvailable } from '../os/peer';
@@ -35,7 +36,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
   const store = new Store(paths.db);
   const closers: (() => Promise<void> | void)[] = [];
   try {
-    const classifier: CommandClassifier | undefined = undefined;
+    const classifier: CommandClassifier | undefined = classifyShell;
     let keyService: KeyService | undefined;
     const broker = new Broker({ store, classifier });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
