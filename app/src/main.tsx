@@ -5,6 +5,7 @@ import { App } from './App';
 import { initBridge } from './bridge';
 import { Popup } from './Popup';
 import { wireNotifications } from './state/notifications';
+import { useUi, VIEWS, type View } from './state/ui-store';
 import './styles.css';
 
 const root = createRoot(document.getElementById('root')!);
@@ -20,6 +21,10 @@ if (host === 'none') {
   );
 } else {
   wireNotifications();
-  const promptId = new URLSearchParams(window.location.search).get('prompt');
+  const query = new URLSearchParams(window.location.search);
+  const promptId = query.get('prompt');
+  // The tray menu opens the main window on a given view (?view=history).
+  const view = query.get('view');
+  if (view && (VIEWS as readonly string[]).includes(view)) useUi.setState({ view: view as View });
   root.render(<StrictMode>{promptId ? <Popup id={promptId} /> : <App host={host} />}</StrictMode>);
 }

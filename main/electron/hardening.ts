@@ -1,0 +1,52 @@
+// Electron security checklist, the parts that apply to every web contents: secure
+// webPreferences, no navigation away from the app, no new windows, no <webview>, no
+// permissions, no network.
+import { app, session, shell, type WebContents, type WebPreferences } from 'electron';
+import { isAppUrl } from './app-protocol';
+
+export function secureWebPreferences(preload: string): WebPreferences {
+  return {
+    preload,
+    contextIsolation: true,
+    sandbox: true,
+    nodeIntegration: false,
+    nodeIntegrationInWorker: false,
+    nodeIntegrationInSubFrames: false,
+    webSecurity: true,
+    allowRunningInsecureContent: false,
+    experimentalFeatures: false,
+    webviewTag: false,
+    navigateOnDragDrop: false,
+    safeDialogs: true,
+    spellcheck: false,
+    devTools: !app.isPackaged,
+  };
+}
+
+function hardenContents(contents: WebContents): void {
+  contents.on('will-navigate', (event, url) => {
+    if (!isAppUrl(url)) event.preventDefault();
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (!isAppUrl(url)) event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    // Links to documentation may open in the real browser; nothing opens inside the app.
+    if (/^https:\/\//.test(url)) void shell.openExternal(url);
+    return { action: 'deny' };
+  });
+}
+
+export function hardenApp(): void {
+  app.on('web-contents-created', (_event, contents) => hardenContents(contents));
+  const ses = session.defaultSession;
+  // The renderer needs no camera, notifications API, geolocation…; copying the public
+  // key uses the sanitized clipboard write only.
+  ses.setPermissionRequestHandler((_wc, permission, callback) => callback(permission === 'clipboard-sanitized-write'));
+  ses.setPermissionCheckHandler((_wc, permission) => permission === 'clipboard-sanitized-write');
+  // The renderer talks to the core over IPC only: any network request is a bug or an attack.
+  ses.webRequest.onBeforeRequest({ urls: ['http://*/*', 'https://*/*', 'ws://*/*', 'wss://*/*', 'file://*/*'] }, (_details, callback) =>
+    callback({ cancel: true }),
+  );
+}

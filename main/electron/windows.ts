@@ -1,0 +1,92 @@
+// The main window (Pending, History, Grants, Tasks, Keys, Settings) and one pop-up per
+// pending prompt: always on top and focused, closed as soon as the prompt is resolved.
+import { BrowserWindow, screen } from 'electron';
+import type { Prompt } from '../contract/approver';
+import { appUrl } from './app-protocol';
+import { secureWebPreferences } from './hardening';
+
+/** More pop-ups than this would bury the desktop; the rest wait in the main window. */
+const MAX_POPUPS = 4;
+
+export class Windows {
+  private main: BrowserWindow | null = null;
+  private readonly popups = new Map<string, BrowserWindow>();
+  quitting = false;
+
+  constructor(private readonly preload: string) {}
+
+  all(): BrowserWindow[] {
+    return [...(this.main && !this.main.isDestroyed() ? [this.main] : []), ...this.popups.values()];
+  }
+
+  showMain(view?: string): void {
+    if (!this.main || this.main.isDestroyed()) {
+      this.main = new BrowserWindow({
+        width: 1180,
+        height: 780,
+        minWidth: 760,
+        minHeight: 500,
+        title: 'Airlock',
+        show: false,
+        autoHideMenuBar: true,
+        webPreferences: secureWebPreferences(this.preload),
+      });
+      // Closing the window keeps the tray app (and the agent) running.
+      this.main.on('close', (e) => {
+        if (!this.quitting) {
+          e.preventDefault();
+          this.main?.hide();
+        }
+      });
+      this.main.once('ready-to-show', () => this.main?.show());
+      void this.main.loadURL(appUrl(view ? { view } : {}));
+      return;
+    }
+    if (view) void this.main.loadURL(appUrl({ view }));
+    this.main.show();
+    this.main.focus();
+  }
+
+  openPrompt(p: Prompt): void {
+    if (this.popups.has(p.id) || this.popups.size >= MAX_POPUPS) return;
+    const area = screen.getPrimaryDisplay().workArea;
+    const width = 680;
+    const height = p.ssh ? 760 : 700;
+    const offset = this.popups.size * 28;
+    const win = new BrowserWindow({
+      width,
+      height: Math.min(height, area.height - 40),
+      x: Math.round(area.x + (area.width - width) / 2 + offset),
+      y: Math.round(area.y + 40 + offset),
+      title: `Airlock — ${p.action}: ${p.summary}`.slice(0, 120),
+      alwaysOnTop: true,
+      show: false,
+      minimizable: false,
+      maximizable: false,
+      fullscreenable: false,
+      autoHideMenuBar: true,
+      webPreferences: secureWebPreferences(this.preload),
+    });
+    win.setAlwaysOnTop(true, 'floating');
+    win.setVisibleOnAllWorkspaces(true);
+    win.once('ready-to-show', () => {
+      win.show();
+      win.focus();
+    });
+    win.on('closed', () => this.popups.delete(p.id));
+    this.popups.set(p.id, win);
+    void win.loadURL(appUrl({ prompt: p.id }));
+  }
+
+  closePrompt(id: string): void {
+    const win = this.popups.get(id);
+    this.popups.delete(id);
+    if (win && !win.isDestroyed()) win.close();
+  }
+
+  closeAll(): void {
+    this.quitting = true;
+    for (const w of this.all()) if (!w.isDestroyed()) w.destroy();
+    this.popups.clear();
+  }
+}
