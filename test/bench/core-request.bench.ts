@@ -1,0 +1,103 @@
+// Issue 2: a granted request's round trip through request.sock beside a bare JSON echo
+// over a Unix socket, in the same run; and committed decisions per second from 32 clients.
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { RpcClient } from '../../main/client/rpc-client';
+import { startDaemon, tempHome } from '../helpers/daemon';
+import { fmt, mdTable, nowMs, ratio, summarize, type BenchResult } from './stats';
+
+const N = Number(process.env.BENCH_N ?? 10_000);
+
+/** The baseline: a server that parses each JSON line and writes a JSON reply. */
+async function echoServer(sock: string): Promise<net.Server> {
+  const server = net.createServer((s) => {
+    let buf = '';
+    s.setEncoding('utf8');
+    s.on('data', (d: string) => {
+      buf += d;
+      let i: number;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        const msg = JSON.parse(buf.slice(0, i)) as { id: number };
+        buf = buf.slice(i + 1);
+        s.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { decision: 'allow', reason: 'echo', event: msg.id } }) + '\n');
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(sock, r));
+  return server;
+}
+
+const params = (i: number) => ({ source: 'api', tool: 'bench.tool', action: 'write', resource: `/bench/${i % 100}`, summary: `bench write ${i}` });
+
+async function sequential(c: RpcClient, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = nowMs();
+    await c.call('request', params(i));
+    out.push(nowMs() - t0);
+  }
+  return out;
+}
+
+async function throughput(sock: string, clients: number, total: number): Promise<number> {
+  const cs = await Promise.all(Array.from({ length: clients }, () => RpcClient.connect(sock)));
+  const per = Math.ceil(total / clients);
+  const t0 = nowMs();
+  await Promise.all(cs.map(async (c) => {
+    for (let i = 0; i < per; i++) await c.call('request', params(i));
+  }));
+  const secs = (nowMs() - t0) / 1000;
+  cs.forEach((c) => c.close());
+  return (per * clients) / secs;
+}
+
+export async function run(): Promise<BenchResult> {
+  const dir = tempHome('al-bench-');
+  const echoSock = path.join(dir, 'echo.sock');
+  const echo = await echoServer(echoSock);
+  const d = await startDaemon();
+  try {
+    const ui = await d.ui();
+    await ui.call('grants.create', { action: 'write', tool: 'bench.tool', effect: 'allow', note: 'bench' });
+    ui.close();
+    const a = await RpcClient.connect(d.requestSock);
+    const e = await RpcClient.connect(echoSock);
+    await sequential(a, 500); // warm-up
+    await sequential(e, 500);
+    // Interleave blocks so both see the same machine state.
+    const airlock: number[] = [];
+    const base: number[] = [];
+    for (let b = 0; b < 10; b++) {
+      base.push(...(await sequential(e, N / 10)));
+      airlock.push(...(await sequential(a, N / 10)));
+    }
+    a.close();
+    e.close();
+    const A = summarize(airlock);
+    const B = summarize(base);
+    const tputAirlock = await throughput(d.requestSock, 32, Math.min(N * 2, 20_000));
+    const tputEcho = await throughput(echoSock, 32, Math.min(N * 2, 20_000));
+    return {
+      title: 'Decisions through request.sock (granted, committed) vs a bare JSON echo',
+      figures: { p50: A.p50, p99: A.p99, echoP50: B.p50, echoP99: B.p99, p50Ratio: A.p50 / B.p50, perSec32: tputAirlock, echoPerSec32: tputEcho },
+      markdown: [
+        `${N} sequential requests on one connection, interleaved in blocks with the baseline. Each Airlock answer is a grant match, a hash-chained`,
+        'SQLite insert committed (WAL) before the reply, and the reply.',
+        '',
+        mdTable(
+          ['', 'Airlock p50', 'echo p50', 'ratio', 'Airlock p99', 'echo p99', 'ratio'],
+          [['granted request round trip', fmt(A.p50), fmt(B.p50), ratio(A.p50, B.p50), fmt(A.p99), fmt(B.p99), ratio(A.p99, B.p99)]],
+        ),
+        '',
+        mdTable(['32 concurrent clients', 'Airlock', 'echo', 'ratio'], [['decisions per second', tputAirlock.toFixed(0), tputEcho.toFixed(0), ratio(tputAirlock, tputEcho)]]),
+        '',
+        `Aim (issue 2): p50 within 1.5× of the echo; at least 5,000 committed decisions per second from 32 clients.`,
+      ].join('\n'),
+    };
+  } finally {
+    await d.stop();
+    echo.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
