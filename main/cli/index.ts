@@ -10,6 +10,7 @@ import { registerTask } from './commands/task';
 import { registerGrants } from './commands/grants';
 import { registerHistory } from './commands/history';
 import { registerKeys } from './commands/keys';
+import { registerHook } from './commands/hook';
 
 const program = new Command()
   .name('airlock')
@@ -26,6 +27,7 @@ registerTask(program);
 registerGrants(program);
 registerHistory(program);
 registerKeys(program);
+registerHook(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof CommanderError) {

@@ -31,6 +31,27 @@ export function defaultRequestSocket(env: NodeJS.ProcessEnv = process.env): stri
   return airlockPaths(env).requestSock;
 }
 
+/** The private directory beside the sockets, where integrations may keep small state files. */
+export function airlockRuntimeDir(env: NodeJS.ProcessEnv = process.env): string {
+  return airlockPaths(env).sockets;
+}
+
+/** True when the error means "no daemon there" (not started, stale socket, timed out). */
+export function isDaemonUnavailable(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTSOCK' || code === 'EACCES' || /timed out connecting/.test(String((e as Error)?.message));
+}
+
+/** One question on a fresh connection: connect, ask, close. */
+export async function askOnce(p: AskParams, socketPath = defaultRequestSocket()): Promise<AgentAnswer> {
+  const c = await AirlockClient.connect(socketPath);
+  try {
+    return await c.ask(p);
+  } finally {
+    c.close();
+  }
+}
+
 export class AirlockClient {
   private constructor(readonly rpc: RpcClient) {}
 

@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { EXIT } from '../exit-codes';
+import { CliError } from '../util';
+
+export function registerHook(program: Command): void {
+  const hook = program.command('hook').description('hooks for agents that call out before each tool use');
+  hook
+    .command('claude-code')
+    .description('Claude Code PreToolUse hook: reads the tool call on stdin, prints allow/deny/ask')
+    .option('--install', 'add the hook to ~/.claude/settings.json (keeps what is there) and say what changed')
+    .addHelpText('after', '\nSet up:\n  airlock hook claude-code --install\n\nThe daemon not running → the hook answers "ask" and Claude Code prompts as usual.')
+    .action(async (o: { install?: boolean }) => {
+      if (o.install) {
+        // Lazy: the hook path below must stay light.
+        const { installHook } = require('../../integrations/claude-code/install') as typeof import('../../integrations/claude-code/install');
+        let r;
+        try {
+          r = installHook();
+        } catch (e) {
+          throw new CliError((e as Error).message, EXIT.failed);
+        }
+        const what = { added: 'added the Airlock PreToolUse hook to', updated: 'updated the Airlock PreToolUse hook in', unchanged: 'the Airlock PreToolUse hook is already in' }[r.action];
+        process.stdout.write(`${what} ${r.file}\n  command: ${r.command}\n  matcher: * (every tool)\n`);
+        if (r.backup) process.stdout.write(`  previous file kept as ${r.backup}\n`);
+        return;
+      }
+      const { runClaudeCodeHook } = require('../../integrations/claude-code/hook') as typeof import('../../integrations/claude-code/hook');
+      await runClaudeCodeHook();
+    });
+}

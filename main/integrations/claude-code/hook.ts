@@ -1,0 +1,137 @@
+// `airlock hook claude-code`: Claude Code runs this before every tool call with the
+// PreToolUse JSON on stdin and reads a permission decision from stdout. Start-up time is
+// the cost of every tool call, so this module loads only the client (net + fs) and the
+// pure mapping; the shell classifier is required lazily, for Bash only.
+//
+// Answers: allow/deny from Airlock; `ask` (Claude Code's own prompt) when the daemon is
+// not reachable or the input is not understood, always with a reason.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isDaemonUnavailable, type AgentAnswer } from '../../client';
+import type { CommandClassifier } from '../../core/ports';
+import { hookOutput, mapToolCall, parseHookInput, taskNameFor, type HookDecision, type PreToolUseInput } from './map';
+
+const MAX_STDIN = 8 * 1024 * 1024;
+/** JSON-RPC code the broker uses when it refuses before asking (flood control, locked). */
+const RPC_REFUSED = -32001;
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    process.stdin.on('data', (d: Buffer) => {
+      size += d.length;
+      if (size > MAX_STDIN) {
+        reject(new Error(`stdin larger than ${MAX_STDIN} bytes`));
+        process.stdin.destroy();
+        return;
+      }
+      chunks.push(d);
+    });
+    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.on('error', reject);
+  });
+}
+
+/** Where the session → task mapping lives: one small file per Claude Code session. */
+export function sessionFile(sessionId: string, env: NodeJS.ProcessEnv = process.env): string {
+  const safe = sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128) || 'none';
+  return path.join(airlockRuntimeDir(env), 'claude-code', `${safe}.task`);
+}
+
+function readSessionTask(file: string): string | null {
+  try {
+    const t = fs.readFileSync(file, 'utf8').trim();
+    return /^[A-Za-z0-9_.:-]{1,64}$/.test(t) ? t : null;
+  } catch {
+    return null;
+  }
+}
+
+function writeSessionTask(file: string, task: string): void {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, task + '\n', { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  } catch {
+    // Not fatal: the next call starts another task and the human sees two.
+  }
+}
+
+const staleTask = (e: unknown) => e instanceof AirlockRpcError && /task: (no task|task .* has ended)/.test(e.message);
+
+async function resolveTask(client: AirlockClient, input: PreToolUseInput, env: NodeJS.ProcessEnv, fresh: boolean): Promise<string> {
+  // Inside `airlock task start [--sandbox] -- claude`, the task is given.
+  if (env.AIRLOCK_TASK && !fresh) return env.AIRLOCK_TASK;
+  const file = sessionFile(input.session_id, env);
+  if (!fresh) {
+    const known = readSessionTask(file);
+    if (known) return known;
+  }
+  const r = await client.startTask({ name: taskNameFor(input), cwd: input.cwd || undefined });
+  writeSessionTask(file, r.task);
+  return r.task;
+}
+
+let classifier: CommandClassifier | null = null;
+const loadClassifier = (): CommandClassifier => {
+  // Required lazily: mvdan-sh costs ~60 ms to load and only Bash needs it.
+  classifier ??= (require('../../core/classify/shell') as { classifyShell: CommandClassifier }).classifyShell;
+  return classifier;
+};
+
+export interface HookResult {
+  decision: HookDecision;
+  reason: string;
+}
+
+/** The whole decision for one stdin text (exported for tests and the benchmark). */
+export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env): Promise<HookResult> {
+  const input = parseHookInput(raw);
+  if ('error' in input) return { decision: 'ask', reason: `Airlock could not read the hook input (${input.error}); asking instead` };
+  let req;
+  try {
+    req = mapToolCall(input, loadClassifier);
+  } catch (e) {
+    return { decision: 'ask', reason: `Airlock could not classify this call (${(e as Error).message}); asking instead` };
+  }
+  let client: AirlockClient;
+  try {
+    client = await AirlockClient.connect(defaultRequestSocket(env));
+  } catch (e) {
+    const why = isDaemonUnavailable(e) ? 'the Airlock daemon is not running' : `Airlock is unreachable: ${(e as Error).message}`;
+    return { decision: 'ask', reason: `${why}; falling back to Claude Code's own prompt` };
+  }
+  try {
+    let answer: AgentAnswer;
+    try {
+      const task = await resolveTask(client, input, env, false);
+      try {
+        answer = await client.ask({ ...req, task });
+      } catch (e) {
+        if (!staleTask(e) || env.AIRLOCK_TASK) throw e;
+        // The task ended (the human ended it, or the daemon's data was reset): start a new one.
+        answer = await client.ask({ ...req, task: await resolveTask(client, input, env, true) });
+      }
+    } catch (e) {
+      if (e instanceof AirlockRpcError && e.code === RPC_REFUSED) return { decision: 'deny', reason: `Airlock refused: ${e.message}` };
+      return { decision: 'ask', reason: `Airlock could not decide (${(e as Error).message}); asking instead` };
+    }
+    const reason = `Airlock: ${answer.reason} (event ${answer.event})`;
+    return { decision: answer.decision, reason };
+  } finally {
+    client.close();
+  }
+}
+
+/** Entry point: stdin → decision JSON on stdout; exit 0 whatever happens. */
+export async function runClaudeCodeHook(): Promise<void> {
+  let result: HookResult;
+  try {
+    result = await decide(await readStdin());
+  } catch (e) {
+    result = { decision: 'ask', reason: `Airlock hook failed (${(e as Error).message}); asking instead` };
+  }
+  process.stdout.write(hookOutput(result.decision, result.reason) + '\n');
+}

@@ -1,0 +1,97 @@
+// `airlock hook claude-code --install`: adds the PreToolUse hook to
+// ~/.claude/settings.json, keeping everything already there. Idempotent: a hook entry
+// that already runs Airlock is updated in place, never duplicated.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** Seconds Claude Code waits for the hook; longer than the longest prompt timeout we expect. */
+export const HOOK_TIMEOUT_SEC = 600;
+const MARKER = /airlock|claude-code\/bin\.js/;
+
+interface HookCommand {
+  type: string;
+  command?: string;
+  timeout?: number;
+  [k: string]: unknown;
+}
+interface HookMatcher {
+  matcher?: string;
+  hooks?: HookCommand[];
+  [k: string]: unknown;
+}
+
+/** POSIX single-quoting for a path inside the command line Claude Code runs with a shell. */
+export const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+export function settingsPath(home: string = os.homedir()): string {
+  return path.join(home, '.claude', 'settings.json');
+}
+
+/** The command that runs the hook: node and the hook's own entry file (the fast path, no CLI parsing). */
+export function hookCommand(): string {
+  return `${shQuote(process.execPath)} ${shQuote(path.join(__dirname, 'bin.js'))}`;
+}
+
+export interface InstallResult {
+  file: string;
+  action: 'added' | 'updated' | 'unchanged';
+  command: string;
+  backup: string | null;
+}
+
+export function installHook(opts: { home?: string; command?: string } = {}): InstallResult {
+  const file = settingsPath(opts.home);
+  const command = opts.command ?? hookCommand();
+  let settings: Record<string, unknown> = {};
+  let original: string | null = null;
+  if (fs.existsSync(file)) {
+    original = fs.readFileSync(file, 'utf8');
+    if (original.trim()) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(original);
+      } catch (e) {
+        throw new Error(`${file} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`);
+      }
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${file} is not a JSON object; nothing was changed`);
+      settings = parsed as Record<string, unknown>;
+    }
+  }
+  const hooks = (settings.hooks && typeof settings.hooks === 'object' && !Array.isArray(settings.hooks) ? settings.hooks : {}) as Record<string, unknown>;
+  const pre = (Array.isArray(hooks.PreToolUse) ? hooks.PreToolUse : []) as HookMatcher[];
+  const ours: HookCommand = { type: 'command', command, timeout: HOOK_TIMEOUT_SEC };
+  let action = 'added' as InstallResult['action'];
+  let found = false;
+  for (const m of pre) {
+    if (!m || !Array.isArray(m.hooks)) continue;
+    m.hooks = m.hooks.map((h) => {
+      if (h && typeof h.command === 'string' && MARKER.test(h.command) && /hook|bin\.js/.test(h.command)) {
+        found = true;
+        if (h.command === command && h.timeout === HOOK_TIMEOUT_SEC && m.matcher === '*') action = 'unchanged';
+        else action = 'updated';
+        return { ...h, ...ours };
+      }
+      return h;
+    });
+    if (found) {
+      if (m.matcher !== '*') m.matcher = '*';
+      break;
+    }
+  }
+  if (!found) pre.push({ matcher: '*', hooks: [ours] });
+  hooks.PreToolUse = pre;
+  settings.hooks = hooks;
+  if (action === 'unchanged') return { file, action, command, backup: null };
+
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  let backup: string | null = null;
+  if (original !== null) {
+    backup = `${file}.airlock-backup`;
+    fs.writeFileSync(backup, original, { mode: 0o600 });
+  }
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(settings, null, 2) + '\n', { mode: 0o600 });
+  fs.renameSync(tmp, file);
+  return { file, action, command, backup };
+}

@@ -1,0 +1,170 @@
+// Claude Code PreToolUse input → an Airlock request. Pure and dependency-free: the hook
+// runs on every tool call, so this must load in a few milliseconds (no zod: input is
+// checked by hand, and anything unexpected becomes a request that asks).
+//
+// Input (https://docs.anthropic.com/en/docs/claude-code/hooks):
+//   {session_id, transcript_path, cwd, permission_mode, hook_event_name: "PreToolUse",
+//    tool_name, tool_input}
+import type { AskParams } from '../../client';
+import type { CommandClassification } from '../../core/ports';
+
+export interface PreToolUseInput {
+  session_id: string;
+  cwd: string;
+  tool_name: string;
+  tool_input: Record<string, unknown>;
+  hook_event_name: string;
+}
+
+/** Request fields without the task (the hook resolves that separately). */
+export type HookRequest = Omit<AskParams, 'task'>;
+
+const MAX_STRING_ARG = 8 * 1024;
+const MAX_SUMMARY = 2000;
+const MAX_TEXT = 4096;
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+
+/** Validates the hook's stdin. Returns an error text for anything that is not a PreToolUse call. */
+export function parseHookInput(raw: string): PreToolUseInput | { error: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(raw);
+  } catch {
+    return { error: 'stdin is not JSON' };
+  }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'stdin is not a JSON object' };
+  const o = v as Record<string, unknown>;
+  const tool = str(o.tool_name);
+  if (!tool || tool.length > 256) return { error: 'tool_name missing' };
+  const input = o.tool_input;
+  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) return { error: 'tool_input is not an object' };
+  return {
+    session_id: clip(str(o.session_id) ?? '', 256),
+    cwd: clip(str(o.cwd) ?? '', MAX_TEXT),
+    tool_name: tool,
+    tool_input: (input as Record<string, unknown> | undefined) ?? {},
+    hook_event_name: str(o.hook_event_name) ?? 'PreToolUse',
+  };
+}
+
+/**
+ * Tool input as recorded args: long strings (file contents) are cut so the request line
+ * stays far below request.sock's 1 MiB cap; the length is kept so the prompt can say it.
+ */
+export function capArgs(input: Record<string, unknown>, depth = 0): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  let n = 0;
+  for (const [k, v] of Object.entries(input)) {
+    if (++n > 64) break;
+    if (typeof v === 'string') out[k] = v.length > MAX_STRING_ARG ? `${v.slice(0, MAX_STRING_ARG)}…[${v.length - MAX_STRING_ARG} more characters]` : v;
+    else if (Array.isArray(v)) out[k] = v.slice(0, 64).map((x) => (x && typeof x === 'object' && depth < 3 ? capArgs(x as Record<string, unknown>, depth + 1) : typeof x === 'string' ? clip(x, MAX_STRING_ARG) : x));
+    else if (v && typeof v === 'object') out[k] = depth < 3 ? capArgs(v as Record<string, unknown>, depth + 1) : '[object]';
+    else out[k] = v;
+  }
+  return out;
+}
+
+function absolute(p: string, cwd: string): string {
+  if (p.startsWith('/') || !cwd.startsWith('/')) return p;
+  return cwd.replace(/\/+$/, '') + '/' + p;
+}
+
+function hostOf(url: string): string {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]+\]|[^:/?#]+)/i.exec(url);
+  return m ? m[1].toLowerCase() : url;
+}
+
+const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead']);
+const WRITE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
+/** Claude Code's own bookkeeping tools: nothing outside the session changes. */
+const INTERNAL_TOOLS = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'BashOutput', 'KillBash', 'KillShell', 'ListMcpResourcesTool', 'ReadMcpResourceTool', 'SlashCommand', 'Skill']);
+/** MCP tool names that claim to only read (the human can pin the real action in settings). */
+const MCP_READ_NAME = /^(read|get|list|search|find|query|describe|show|view|fetch_?info|stat|head|tail|lookup|count|check|status)(_|$)|^(directory_tree|list)/i;
+const MCP_DELETE_NAME = /^(delete|remove|rm|drop|destroy|purge|erase)(_|$)/i;
+
+/**
+ * Maps one tool call. `classify` is only called for Bash (it loads the shell parser).
+ */
+export function mapToolCall(input: PreToolUseInput, classify: () => (command: string, cwd?: string) => CommandClassification): HookRequest {
+  const ti = input.tool_input;
+  const tool = input.tool_name;
+  const cwd = input.cwd;
+  const base = { source: 'claude-code' as const, tool, cwd: cwd || undefined, args: capArgs(ti) };
+
+  if (READ_TOOLS.has(tool)) {
+    const target = str(ti.file_path) ?? str(ti.notebook_path) ?? str(ti.path) ?? cwd;
+    const pattern = str(ti.pattern);
+    const resource = clip(absolute(target, cwd), MAX_TEXT);
+    return { ...base, action: 'read', resource, summary: clip(`${tool} ${pattern ? `${pattern} in ` : ''}${resource}`, MAX_SUMMARY) };
+  }
+  if (WRITE_TOOLS.has(tool)) {
+    const file = str(ti.file_path) ?? str(ti.notebook_path) ?? '';
+    const resource = clip(absolute(file, cwd), MAX_TEXT);
+    let what = '';
+    if (tool === 'Write') what = ` (${(str(ti.content) ?? '').length} characters)`;
+    else if (tool === 'Edit') what = `: replace ${JSON.stringify(clip(str(ti.old_string) ?? '', 60))} with ${JSON.stringify(clip(str(ti.new_string) ?? '', 60))}${ti.replace_all ? ' everywhere' : ''}`;
+    else if (tool === 'MultiEdit') what = ` (${Array.isArray(ti.edits) ? ti.edits.length : 0} edits)`;
+    else if (tool === 'NotebookEdit') what = ` (${str(ti.edit_mode) ?? 'replace'} cell ${str(ti.cell_id) ?? ''})`;
+    return { ...base, action: 'write', resource, summary: clip(`${tool} ${resource}${what}`, MAX_SUMMARY) };
+  }
+  if (tool === 'Bash') {
+    const command = str(ti.command) ?? '';
+    const c = classify()(command, cwd || undefined);
+    const parts = c.parts.map((p) => `${p.command} → ${p.action}${p.resources.length ? ' ' + p.resources.slice(0, 3).join(', ') : ''}`).join('; ');
+    return {
+      ...base,
+      // The daemon re-classifies args.command itself; this is our honest claim.
+      action: c.action,
+      resource: c.resources[0],
+      resources: c.resources.slice(0, 256),
+      summary: clip(parts || `Bash ${command}`, MAX_SUMMARY),
+      args: capArgs({ ...ti, command: clip(command, 64 * 1024) }),
+    };
+  }
+  if (tool === 'WebFetch') {
+    const url = str(ti.url) ?? '';
+    const host = hostOf(url);
+    return { ...base, action: 'transfer', resource: clip(host, MAX_TEXT), resources: [clip(host, MAX_TEXT)], summary: clip(`WebFetch ${url}`, MAX_SUMMARY) };
+  }
+  if (tool === 'WebSearch') {
+    // The query leaves through Anthropic's API (the search runs server-side).
+    const query = str(ti.query) ?? '';
+    const host = 'api.anthropic.com';
+    return { ...base, action: 'transfer', resource: host, summary: clip(`WebSearch ${JSON.stringify(query)}`, MAX_SUMMARY) };
+  }
+  const mcp = /^mcp__(.+?)__(.+)$/.exec(tool);
+  if (mcp) {
+    const [, server, name] = mcp;
+    const action = MCP_READ_NAME.test(name) ? 'read' : MCP_DELETE_NAME.test(name) ? 'delete' : 'write';
+    const target = str(ti.path) ?? str(ti.file_path) ?? str(ti.url) ?? undefined;
+    return {
+      source: 'mcp',
+      tool: `${server}/${name}`,
+      action,
+      resource: target ? clip(target.includes('://') ? hostOf(target) : absolute(target, cwd), MAX_TEXT) : undefined,
+      summary: clip(`MCP ${server}/${name} ${JSON.stringify(capArgs(ti))}`, MAX_SUMMARY),
+      args: { ...capArgs(ti), via: 'claude-code' },
+      cwd: cwd || undefined,
+    };
+  }
+  if (INTERNAL_TOOLS.has(tool)) return { ...base, action: 'read', summary: clip(`${tool} (Claude Code internal)`, MAX_SUMMARY) };
+  // A tool we do not know: ask.
+  return { ...base, action: 'other', summary: clip(`${tool} ${JSON.stringify(capArgs(ti))}`, MAX_SUMMARY) };
+}
+
+export type HookDecision = 'allow' | 'deny' | 'ask';
+
+/** The JSON Claude Code reads from the hook's stdout. */
+export function hookOutput(decision: HookDecision, reason: string): string {
+  return JSON.stringify({
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: clip(reason, 1000) },
+  });
+}
+
+/** A task name that tells the human which session this is. */
+export function taskNameFor(input: PreToolUseInput): string {
+  const dir = input.cwd.replace(/\/+$/, '').split('/').pop() || input.cwd || '?';
+  return clip(`Claude Code ${dir} (${input.session_id.slice(0, 8) || 'no session'})`, 256);
+}
