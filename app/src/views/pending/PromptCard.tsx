@@ -1,6 +1,6 @@
 // One pending request, laid out as DESIGN.md "What a prompt must show": who, what, why
 // it is risky, and the choices, with the countdown and the input guard.
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
 import type { DecideParams, Prompt } from '../../../../preload/types';
 import { Countdown } from '../../components/Countdown';
 import { ProcessChain } from '../../components/ProcessChain';
@@ -17,7 +17,8 @@ const SHORTCUTS: Record<string, Choice> = { Escape: 'deny', d: 'deny', o: 'once'
 
 function initialPattern(p: Prompt): { tool: string; resource: string } {
   if (p.suggestion) return { tool: p.suggestion.tool, resource: p.suggestion.resource };
-  return { tool: p.tool, resource: p.resource ?? '*' };
+  // Empty resource: the core grants exactly the request's resources (never a silent '*').
+  return { tool: p.tool, resource: p.resource ?? '' };
 }
 
 export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boolean }) {
@@ -34,7 +35,8 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
   async function choose(choice: Choice): Promise<void> {
     if (busy || !guard.ready()) return;
     if (choice === 'task' && !hasTask) return;
-    const grantPattern = { tool: pattern.tool.trim() || prompt.tool, resource: pattern.resource.trim() || '*' };
+    const grantPattern: { tool: string; resource?: string } = { tool: pattern.tool.trim() || prompt.tool };
+    if (pattern.resource.trim()) grantPattern.resource = pattern.resource.trim();
     const params: DecideParams =
       choice === 'deny'
         ? { id: prompt.id, decision: 'deny', scope: 'once' }
@@ -57,7 +59,9 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
   // Keyboard shortcuts go to the active card only (the top one, or the pop-up's own).
   const chooseRef = useRef(choose);
   chooseRef.current = choose;
-  useEffect(() => {
+  // A layout effect: the listener exists from the moment the card is in the DOM, so even
+  // the earliest key is seen (and swallowed by the guard) rather than slipping past.
+  useLayoutEffect(() => {
     if (!keyboard) return;
     const onKey = (e: KeyboardEvent) => {
       if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -178,7 +182,7 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
           </label>
           <label>
             Resource
-            <input data-testid="pattern-resource" value={pattern.resource} onChange={(e) => setPattern({ ...pattern, resource: e.target.value })} spellCheck={false} />
+            <input data-testid="pattern-resource" placeholder="exactly this request's resources" value={pattern.resource} onChange={(e) => setPattern({ ...pattern, resource: e.target.value })} spellCheck={false} />
           </label>
         </div>
       </section>
