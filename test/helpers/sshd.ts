@@ -1,0 +1,87 @@
+// A throw-away OpenSSH server on 127.0.0.1 for the SSH agent tests: its own host key,
+// config and authorized_keys in a temp dir, foreground (-D), logging to stderr (-e).
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { run, startChild } from './ssh';
+import { waitFor } from './daemon';
+
+export interface Sshd {
+  port: number;
+  dir: string;
+  hostKeyPub: string;
+  authorizedKeys: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startSshd(dir: string): Promise<Sshd> {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Debian's sshd refuses to start without its privilege separation directory.
+  if (!fs.existsSync('/run/sshd')) fs.mkdirSync('/run/sshd', { mode: 0o755 });
+  const hostKey = path.join(dir, 'ssh_host_ed25519_key');
+  const r = await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'test-host', '-f', hostKey]);
+  if (r.code !== 0) throw new Error(`ssh-keygen: ${r.stderr}`);
+  const authorizedKeys = path.join(dir, 'authorized_keys');
+  fs.writeFileSync(authorizedKeys, '', { mode: 0o600 });
+  const port = await freePort();
+  const config = path.join(dir, 'sshd_config');
+  fs.writeFileSync(
+    config,
+    [
+      `Port ${port}`,
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKey}`,
+      'PidFile none',
+      `AuthorizedKeysFile ${authorizedKeys}`,
+      'StrictModes no',
+      'UsePAM no',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PubkeyAuthentication yes',
+      'PermitRootLogin prohibit-password',
+      'AllowAgentForwarding yes',
+      'LogLevel VERBOSE',
+      '',
+    ].join('\n'),
+  );
+  const child = startChild('/usr/sbin/sshd', ['-D', '-e', '-f', config]);
+  await waitFor(() => /Server listening on 127\.0\.0\.1/.test(child.output()) || child.proc.exitCode !== null, 'sshd to listen', 10_000);
+  if (child.proc.exitCode !== null) throw new Error(`sshd exited: ${child.output()}`);
+  return {
+    port,
+    dir,
+    hostKeyPub: fs.readFileSync(hostKey + '.pub', 'utf8').trim(),
+    authorizedKeys,
+    output: child.output,
+    stop: child.stop,
+  };
+}
+
+/** ssh(1) options that keep the test away from the user's config and ask nothing on a tty. */
+export function sshArgs(sshd: Sshd, knownHosts: string, extra: string[] = []): string[] {
+  return [
+    '-F', '/dev/null',
+    '-o', `UserKnownHostsFile=${knownHosts}`,
+    '-o', 'GlobalKnownHostsFile=/dev/null',
+    '-o', 'StrictHostKeyChecking=yes',
+    '-o', 'BatchMode=yes',
+    '-o', 'PasswordAuthentication=no',
+    '-o', 'ConnectTimeout=10',
+    '-o', 'IdentityFile=none',
+    ...extra,
+    '-p', String(sshd.port),
+    'root@127.0.0.1',
+  ];
+}
