@@ -34,6 +34,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
   ensurePrivateDir(paths.home);
   ensurePrivateDir(paths.sockets);
   const store = new Store(paths.db);
+  store.startMaintenance();
   const closers: (() => Promise<void> | void)[] = [];
   try {
     const classifier: CommandClassifier | undefined = classifyShell;

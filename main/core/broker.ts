@@ -9,7 +9,7 @@ import { newId } from '../store/ids';
 import { evaluateGrants, exactResourcePattern, nearMissText } from './grants';
 import type { CommandClassifier, KeyScope, RequestContext, TaskSocketService } from './ports';
 import type { CoreRequest } from './request';
-import { assessRisk, rank } from './risk';
+import { assessRisk, rank, remember, type TaskMemory } from './risk';
 import { applyPatch, resolveSettings } from './settings';
 
 export interface BrokerOptions {
@@ -62,6 +62,8 @@ export class Broker implements KeyScope {
   private settingsCache: Settings;
   private grantCache: Grant[] | null = null;
   private readonly pending = new Map<string, Pending>();
+  /** Chain-rule memory per running task (see risk.ts). */
+  private readonly memories = new Map<string, TaskMemory>();
   private readonly listeners = new Set<(n: ApproverNotification) => void>();
   private closed = false;
 
@@ -164,7 +166,7 @@ export class Broker implements KeyScope {
   async ask(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
     if (this.closed) throw new RpcError(RPC.refused, 'Airlock is shutting down; retry when it is back');
     const req = this.normalize(raw, ctx);
-    const risk = assessRisk(req, req.task ? this.store.taskFootprint(req.task) : []);
+    const risk = assessRisk(req, req.task ? this.memoryOf(req.task) : {});
     const now = this.now();
     const verdict = evaluateGrants(this.activeGrants(), req, now);
 
@@ -186,6 +188,16 @@ export class Broker implements KeyScope {
       return this.answer(req, risk, 'allow', 'policy', null, null, `the default policy allows ${req.action}`);
     }
     return this.prompt(req, risk, ctx, verdict.near ? nearMissText(verdict.near, req) : undefined);
+  }
+
+  private memoryOf(task: string): TaskMemory {
+    let m = this.memories.get(task);
+    if (!m) {
+      m = {};
+      for (const e of this.store.taskAllowedEvents(task)) remember(m, e.action, e.resources);
+      this.memories.set(task, m);
+    }
+    return m;
   }
 
   /** Commits the event, then returns the answer (never the other way round). */
@@ -223,6 +235,7 @@ export class Broker implements KeyScope {
       },
       { consumeGrant, createGrant },
     );
+    if (decision === 'allow' && req.task) remember(this.memoryOf(req.task), req.action, req.resources);
     this.emit({ method: 'event.recorded', params: ev });
     return { decision, reason, event: ev.id, ...(grant ? { grant } : {}) };
   }
@@ -499,6 +512,7 @@ export class Broker implements KeyScope {
     if (!this.store.endTask(id, this.now())) return;
     await this.taskSockets?.close(id);
     this.store.setTaskSocket(id, null);
+    this.memories.delete(id);
     this.grantsChanged();
     this.emit({ method: 'tasks.changed', params: {} });
   }

@@ -48,11 +48,23 @@ export function holdsSecrets(resource: string): string | null {
 
 const GIT_COMMIT = /(^|[\s;&|(])git(\s+-[^\s]+(\s+[^\s-][^\s]*)?)*\s+commit\b/;
 
-/** What the task did before, as the chain rules need it (allowed events, oldest first). */
-export interface Footprint {
-  action: string;
-  resources: string[];
-  tool: string;
+/**
+ * What a task did so far that the chain rules care about (allowed requests only).
+ * Kept in memory per task and rebuilt from history after a restart.
+ */
+export interface TaskMemory {
+  /** The first secret the task read. */
+  secretRead?: string;
+  /** The first git hook the task wrote. */
+  hookWrite?: string;
+}
+
+const GIT_HOOK = /(^|\/)\.git\/hooks\//;
+
+/** Updates a task's memory with one allowed request. */
+export function remember(m: TaskMemory, action: string, resources: readonly string[]): void {
+  if (action === 'read' && !m.secretRead) m.secretRead = resources.find((x) => holdsSecrets(x));
+  if ((action === 'write' || action === 'execute') && !m.hookWrite) m.hookWrite = resources.find((x) => GIT_HOOK.test(x));
 }
 
 export function rank(level: RiskLevel): number {
@@ -66,7 +78,7 @@ function commandOf(r: CoreRequest): string | null {
   return null;
 }
 
-export function assessRisk(r: CoreRequest, footprint: readonly Footprint[]): Risk {
+export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
   const reasons: string[] = [];
   let level: RiskLevel = r.action === 'read' || r.action === 'other' ? 'low' : 'medium';
   const raise = (to: RiskLevel, why: string) => {
@@ -93,15 +105,12 @@ export function assessRisk(r: CoreRequest, footprint: readonly Footprint[]): Ris
 
   // Chains across the task: what it did earlier changes what this request means.
   if (r.task) {
-    const secretRead = footprint.find((f) => f.action === 'read' && f.resources.some((x) => holdsSecrets(x)));
-    if (secretRead && r.action === 'transfer') {
-      const which = secretRead.resources.find((x) => holdsSecrets(x))!;
-      raise('critical', `this task read secrets (${which}) and now sends data out`);
+    if (memory.secretRead && r.action === 'transfer') {
+      raise('critical', `this task read secrets (${memory.secretRead}) and now sends data out`);
     }
-    const hookWrite = footprint.find((f) => (f.action === 'write' || f.action === 'execute') && f.resources.some((x) => /(^|\/)\.git\/hooks\//.test(x)));
     const cmd = commandOf(r);
-    if (hookWrite && cmd && GIT_COMMIT.test(cmd)) {
-      raise('critical', `this task wrote a git hook (${hookWrite.resources.find((x) => /\.git\/hooks\//.test(x))}) and now runs git commit, which executes it`);
+    if (memory.hookWrite && cmd && GIT_COMMIT.test(cmd)) {
+      raise('critical', `this task wrote a git hook (${memory.hookWrite}) and now runs git commit, which executes it`);
     }
   }
   return { level, reasons };

@@ -3,6 +3,7 @@
 import Database from 'better-sqlite3';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { AuditResult, Grant, HistoryEvent, HistoryQuery, Task } from '../contract/approver';
 import type { DecidedBy, Outcome, ProcessInfo, Risk, Scope, SshInfo } from '../contract/common';
 import { GENESIS, rowHash, type ChainedColumns } from './chain';
@@ -115,6 +116,9 @@ export function ftsQuery(text: string): string | null {
 export class Store {
   readonly db: Database.Database;
   private head: { id: number; hash: string };
+  /** Events up to this id are in the FTS index. */
+  private ftsUpto = 0;
+  private maintenance: { timer: NodeJS.Timeout; worker: Worker } | null = null;
   private readonly stmts;
 
   constructor(file: string, opts: { readonly?: boolean } = {}) {
@@ -128,6 +132,9 @@ export class Store {
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
       migrate(this.db);
+      // Checkpoints run in a worker (startMaintenance); the main thread never waits for one.
+      // The limit is a safety net should the worker fall behind.
+      this.db.pragma('wal_autocheckpoint = 20000');
     }
     this.db.pragma('busy_timeout = 5000');
     const db = this.db;
@@ -146,6 +153,8 @@ export class Store {
       getEvent: db.prepare('SELECT * FROM events WHERE id = ?'),
     };
     this.head = this.readHead();
+    const fts = this.db.prepare('SELECT max(rowid) AS m FROM events_fts').get() as { m: number | null } | undefined;
+    this.ftsUpto = fts?.m ?? 0;
   }
 
   private readHead(): { id: number; hash: string } {
@@ -153,7 +162,33 @@ export class Store {
     return row ?? { id: 0, hash: GENESIS };
   }
 
+  /** Background upkeep for the daemon: batch search indexing and WAL checkpoints. */
+  startMaintenance(intervalMs = 500): void {
+    if (this.maintenance || this.db.readonly) return;
+    const worker = new Worker(path.join(__dirname, 'checkpoint-worker.js'), { workerData: { file: this.db.name, intervalMs } });
+    worker.unref();
+    const timer = setInterval(() => this.indexPending(), intervalMs);
+    timer.unref();
+    this.maintenance = { timer, worker };
+  }
+
+  /** Adds events not yet in the search index (cheap when there are none). */
+  indexPending(): void {
+    if (this.db.readonly || this.ftsUpto >= this.head.id) return;
+    this.db
+      .prepare(`INSERT INTO events_fts(rowid, summary, resource, tool, reason)
+        SELECT id, summary, coalesce(resource, ''), tool, reason FROM events WHERE id > ? ORDER BY id`)
+      .run(this.ftsUpto);
+    this.ftsUpto = this.head.id;
+  }
+
   close(): void {
+    if (this.maintenance) {
+      clearInterval(this.maintenance.timer);
+      this.maintenance.worker.postMessage('stop');
+      this.maintenance = null;
+    }
+    if (!this.db.readonly) this.indexPending();
     this.db.close();
   }
 
@@ -225,6 +260,7 @@ export class Store {
       add('e.id < ?', before);
     }
     const fts = q.text ? ftsQuery(q.text) : null;
+    if (fts) this.indexPending();
     let sql: string;
     if (fts) {
       sql = `SELECT e.* FROM events_fts f JOIN events e ON e.id = f.rowid WHERE events_fts MATCH ?
@@ -340,14 +376,12 @@ export class Store {
     return (this.db.prepare(sql).all() as TaskRow[]).map(toTask);
   }
 
-  /** What a task read and wrote so far, oldest first, for the chain rules of risk. */
-  taskFootprint(task: string, limit = 5000): { action: string; resources: string[]; tool: string; decision: string }[] {
-    const rows = this.db
-      .prepare(
-        `SELECT action, resources, tool, decision FROM (SELECT * FROM events WHERE task = ? AND decision = 'allow' ORDER BY id DESC LIMIT ?) ORDER BY id`,
-      )
-      .all(task, limit) as { action: string; resources: string; tool: string; decision: string }[];
-    return rows.map((r) => ({ ...r, resources: parseJson<string[]>(r.resources) ?? [] }));
+  /** Every allowed request of a task, oldest first: rebuilds the chain rules' memory after a restart. */
+  *taskAllowedEvents(task: string): Generator<{ action: string; resources: string[] }> {
+    const it = this.db
+      .prepare(`SELECT action, resources FROM events WHERE task = ? AND decision = 'allow' ORDER BY id`)
+      .iterate(task) as IterableIterator<{ action: string; resources: string }>;
+    for (const r of it) yield { action: r.action, resources: parseJson<string[]>(r.resources) ?? [] };
   }
 
   // ---- settings -----------------------------------------------------------------

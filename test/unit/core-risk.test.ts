@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoreRequest } from '../../main/core/request';
-import { assessRisk, type Footprint } from '../../main/core/risk';
+import { assessRisk, remember, type TaskMemory } from '../../main/core/risk';
+
+type Footprint = { action: string; resources: string[]; tool: string };
 
 function req(p: Partial<CoreRequest>): CoreRequest {
   const resources = p.resources ?? [];
@@ -58,7 +60,9 @@ const cases: { name: string; r: Partial<CoreRequest>; footprint?: Footprint[]; l
 
 for (const c of cases) {
   test(`risk: ${c.name}`, () => {
-    const r = assessRisk(req(c.r), c.footprint ?? []);
+    const memory: TaskMemory = {};
+    for (const f of c.footprint ?? []) remember(memory, f.action, f.resources);
+    const r = assessRisk(req(c.r), memory);
     assert.equal(r.level, c.level, JSON.stringify(r));
     if (c.reason) assert.ok(r.reasons.some((x) => c.reason!.test(x)), JSON.stringify(r.reasons));
   });

@@ -31,7 +31,7 @@ test('migration 002 adds FTS over existing events and indexes new ones', () => {
   migrate(db, 1);
   db.prepare(`INSERT INTO events (id, ts, source, tool, action, resources, summary, risk_level, risk_reasons, decision, decided_by, reason, prev_hash, hash)
     VALUES (1, 1, 'api', 'deploy', 'execute', '[]', 'deploy the staging cluster', 'medium', '[]', 'allow', 'human', 'ok', 'x', 'y')`).run();
-  assert.deepEqual(migrate(db), [2]);
+  assert.deepEqual(migrate(db, 2), [2]);
   const hit = db.prepare("SELECT rowid FROM events_fts WHERE events_fts MATCH 'staging'").all();
   assert.equal(hit.length, 1);
   db.prepare(`INSERT INTO events (id, ts, source, tool, action, resources, summary, risk_level, risk_reasons, decision, decided_by, reason, prev_hash, hash)
@@ -124,4 +124,18 @@ test('ftsQuery quotes every word', () => {
   assert.equal(ftsQuery('git push'), '"git" "push"');
   assert.equal(ftsQuery('a"b'), '"a""b"');
   assert.equal(ftsQuery('   '), null);
+});
+
+test('migration 003 drops the per-row FTS trigger; search still sees every event', () => {
+  const db = new Database(':memory:');
+  migrate(db, 2);
+  assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE type='trigger' AND name='events_fts_insert'").get());
+  assert.deepEqual(migrate(db), [3]);
+  assert.equal(db.prepare("SELECT 1 FROM sqlite_master WHERE type='trigger' AND name='events_fts_insert'").get(), undefined);
+  const s = new Store(tmpDb());
+  for (let i = 0; i < 5; i++) s.appendEvent(ev(i, { summary: `event alpha ${i}` }));
+  assert.equal(s.queryHistory({ text: 'alpha' }).events.length, 5, 'unindexed events are indexed before a search');
+  s.appendEvent(ev(5, { summary: 'event beta' }));
+  assert.equal(s.queryHistory({ text: 'beta' }).events.length, 1);
+  s.close();
 });
