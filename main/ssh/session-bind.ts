@@ -43,8 +43,10 @@ export class SessionBinds {
 
   /** Adds a verified bind; refuses what OpenSSH's ssh-agent refuses (process_ext_session_bind). */
   add(b: SessionBind): { ok: boolean; why?: string } {
+    // Stricter than OpenSSH's loop (which accepts a repeated hop before reaching the auth
+    // bind): once a connection was bound for authentication, nothing more is bound to it.
+    if (this.list.some((old) => !old.forwarding)) return { ok: false, why: 'connection already bound for authentication' };
     for (const old of this.list) {
-      if (!old.forwarding) return { ok: false, why: 'connection already bound for authentication' };
       if (old.sessionId.equals(b.sessionId)) {
         // The same hop bound twice is harmless only if it says the same thing.
         return old.hostKey.equals(b.hostKey) && old.forwarding === b.forwarding ? { ok: true } : { ok: false, why: 'session id rebound' };
