@@ -93,3 +93,18 @@ export async function shot(page: Page, name: string): Promise<string> {
 export async function waitArmed(page: Page, promptId: string): Promise<void> {
   await page.waitForSelector(`[data-prompt-id="${promptId}"][data-armed="true"]`, { timeout: 5000 });
 }
+
+/**
+ * Waits until a page-side expression is truthy. Polled from Node with evaluate (CDP),
+ * because page.waitForFunction(string) compiles the string with eval inside the page,
+ * which the renderer's CSP rightly refuses.
+ */
+export async function waitForPage(page: Page, expr: string, timeoutMs = 10_000): Promise<unknown> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await page.evaluate(expr);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${expr}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
