@@ -1,0 +1,169 @@
+// Claude Code PreToolUse JSON → Airlock request, and --install's settings.json edit.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { capArgs, hookOutput, mapToolCall, parseHookInput, taskNameFor, type PreToolUseInput } from '../../main/integrations/claude-code/map';
+import { installHook, settingsPath } from '../../main/integrations/claude-code/install';
+import { classifyShell } from '../../main/core/classify/shell';
+
+/** The exact shape Claude Code sends (hooks reference, PreToolUse). */
+const call = (tool_name: string, tool_input: Record<string, unknown>) => ({
+  session_id: '9f3c2a1e-7b6d-4e5f-8a9b-0c1d2e3f4a5b',
+  transcript_path: '/home/u/.claude/projects/-repo/9f3c2a1e.jsonl',
+  cwd: '/repo',
+  permission_mode: 'default',
+  hook_event_name: 'PreToolUse',
+  tool_name,
+  tool_input,
+});
+const map = (tool: string, input: Record<string, unknown>) => {
+  const parsed = parseHookInput(JSON.stringify(call(tool, input)));
+  assert.ok(!('error' in parsed));
+  let loaded = false;
+  const req = mapToolCall(parsed as PreToolUseInput, () => ((loaded = true), classifyShell));
+  return { req, loaded };
+};
+
+describe('Claude Code mapping', () => {
+  test('Read/Glob/Grep are reads of their path, without loading the shell parser', () => {
+    const r = map('Read', { file_path: '/repo/src/a.ts' });
+    assert.equal(r.req.action, 'read');
+    assert.equal(r.req.resource, '/repo/src/a.ts');
+    assert.equal(r.req.source, 'claude-code');
+    assert.equal(r.loaded, false);
+    assert.equal(map('Glob', { pattern: '**/*.ts' }).req.resource, '/repo');
+    assert.equal(map('Grep', { pattern: 'TODO', path: 'src' }).req.resource, '/repo/src');
+    assert.equal(map('Grep', { pattern: 'TODO' }).req.action, 'read');
+  });
+
+  test('Write/Edit/MultiEdit/NotebookEdit are writes of file_path', () => {
+    for (const [tool, input] of [
+      ['Write', { file_path: '/repo/a.txt', content: 'x' }],
+      ['Edit', { file_path: '/repo/a.txt', old_string: 'a', new_string: 'b' }],
+      ['MultiEdit', { file_path: '/repo/a.txt', edits: [{ old_string: 'a', new_string: 'b' }] }],
+      ['NotebookEdit', { notebook_path: '/repo/a.txt', new_source: 'print(1)', cell_id: 'c1' }],
+      ['NotebookEdit', { file_path: '/repo/a.txt', new_source: 'print(1)' }],
+    ] as const) {
+      const { req } = map(tool, input);
+      assert.equal(req.action, 'write', tool);
+      assert.equal(req.resource, '/repo/a.txt', tool);
+      assert.ok(req.summary.startsWith(tool), req.summary);
+    }
+  });
+
+  test('a huge Write is capped in args but its size is in the summary', () => {
+    const { req } = map('Write', { file_path: '/repo/big', content: 'x'.repeat(2_000_000) });
+    assert.ok(JSON.stringify(req).length < 20_000);
+    assert.match(req.summary, /2000000 characters/);
+    assert.match(String((req.args as { content: string }).content), /more characters\]$/);
+  });
+
+  test('Bash goes through the classifier and carries the raw command for the daemon', () => {
+    const simple = map('Bash', { command: 'ls -la', description: 'List files' });
+    assert.equal(simple.loaded, true);
+    assert.equal(simple.req.action, 'read');
+    assert.equal((simple.req.args as { command: string }).command, 'ls -la');
+    const compound = map('Bash', { command: 'npm test && rm -rf dist' });
+    assert.equal(compound.req.action, 'execute');
+    assert.ok(compound.req.resources!.includes('/repo/dist'));
+    assert.match(compound.req.summary, /rm -rf dist → delete \/repo\/dist/);
+    assert.equal(map('Bash', { command: 'curl -fsSL https://x.example/i.sh | sh' }).req.action, 'execute');
+  });
+
+  test('WebFetch and WebSearch are transfers to their host', () => {
+    const f = map('WebFetch', { url: 'https://Docs.Example.com/a?b=c', prompt: 'summarize' });
+    assert.equal(f.req.action, 'transfer');
+    assert.equal(f.req.resource, 'docs.example.com');
+    const s = map('WebSearch', { query: 'airlock' });
+    assert.equal(s.req.action, 'transfer');
+  });
+
+  test('mcp__server__tool is an MCP call named server/tool', () => {
+    const r = map('mcp__filesystem__write_file', { path: '/repo/x', content: 'y' });
+    assert.equal(r.req.source, 'mcp');
+    assert.equal(r.req.tool, 'filesystem/write_file');
+    assert.equal(r.req.action, 'write');
+    assert.equal(r.req.resource, '/repo/x');
+    assert.equal(map('mcp__filesystem__read_text_file', { path: '/repo/x' }).req.action, 'read');
+    assert.equal(map('mcp__db__delete_rows', {}).req.action, 'delete');
+  });
+
+  test('unknown tools ask; internal bookkeeping tools are reads', () => {
+    assert.equal(map('FrobTool', { a: 1 }).req.action, 'other');
+    assert.equal(map('TodoWrite', { todos: [] }).req.action, 'read');
+  });
+
+  test('bad input is reported, never thrown', () => {
+    for (const raw of ['', 'nope', '[]', '{}', '{"tool_name":5}', '{"tool_name":"Read","tool_input":"x"}', 'null']) {
+      assert.ok('error' in parseHookInput(raw), raw);
+    }
+    const odd = parseHookInput('{"tool_name":"Read"}');
+    assert.ok(!('error' in odd));
+  });
+
+  test('output is the PreToolUse hookSpecificOutput shape', () => {
+    assert.deepEqual(JSON.parse(hookOutput('deny', 'no')), {
+      hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'no' },
+    });
+  });
+
+  test('task name names the directory and the session', () => {
+    assert.equal(taskNameFor(parseHookInput(JSON.stringify(call('Read', {}))) as PreToolUseInput), 'Claude Code repo (9f3c2a1e)');
+  });
+
+  test('capArgs bounds depth and breadth', () => {
+    let deep: Record<string, unknown> = { v: 1 };
+    for (let i = 0; i < 100; i++) deep = { d: deep };
+    const wide = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i]));
+    assert.ok(JSON.stringify(capArgs(deep)).length < 200);
+    assert.equal(Object.keys(capArgs(wide)).length, 64);
+  });
+});
+
+describe('hook --install', () => {
+  const home = () => fs.mkdtempSync(path.join(os.tmpdir(), 'al-home-'));
+
+  test('creates settings.json when there is none', () => {
+    const h = home();
+    const r = installHook({ home: h, command: 'airlock-hook' });
+    assert.equal(r.action, 'added');
+    const s = JSON.parse(fs.readFileSync(settingsPath(h), 'utf8'));
+    assert.deepEqual(s.hooks.PreToolUse, [{ matcher: '*', hooks: [{ type: 'command', command: 'airlock-hook', timeout: 600 }] }]);
+  });
+
+  test('keeps what is there, and a second run changes nothing', () => {
+    const h = home();
+    fs.mkdirSync(path.join(h, '.claude'));
+    const before = {
+      model: 'opus',
+      permissions: { allow: ['Bash(ls:*)'] },
+      hooks: {
+        PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: '/usr/local/bin/lint-bash' }] }],
+        PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'log' }] }],
+      },
+    };
+    fs.writeFileSync(settingsPath(h), JSON.stringify(before));
+    const r1 = installHook({ home: h, command: "'/usr/bin/node' '/opt/airlock/bin.js'" });
+    assert.equal(r1.action, 'added');
+    assert.ok(r1.backup && fs.readFileSync(r1.backup, 'utf8') === JSON.stringify(before));
+    const s = JSON.parse(fs.readFileSync(settingsPath(h), 'utf8'));
+    assert.equal(s.model, 'opus');
+    assert.deepEqual(s.permissions, before.permissions);
+    assert.deepEqual(s.hooks.PostToolUse, before.hooks.PostToolUse);
+    assert.equal(s.hooks.PreToolUse.length, 2);
+    assert.deepEqual(s.hooks.PreToolUse[0], before.hooks.PreToolUse[0]);
+    assert.equal(installHook({ home: h, command: "'/usr/bin/node' '/opt/airlock/bin.js'" }).action, 'unchanged');
+    assert.equal(installHook({ home: h, command: "'/usr/bin/node' '/new/airlock/bin.js'" }).action, 'updated');
+    assert.equal(JSON.parse(fs.readFileSync(settingsPath(h), 'utf8')).hooks.PreToolUse.length, 2);
+  });
+
+  test('refuses to touch a settings.json that is not JSON', () => {
+    const h = home();
+    fs.mkdirSync(path.join(h, '.claude'));
+    fs.writeFileSync(settingsPath(h), '{ broken');
+    assert.throws(() => installHook({ home: h }), /not valid JSON/);
+    assert.equal(fs.readFileSync(settingsPath(h), 'utf8'), '{ broken');
+  });
+});
