@@ -52,7 +52,7 @@ export function installHook(opts: { home?: string; command?: string } = {}): Ins
       try {
         parsed = JSON.parse(original);
       } catch (e) {
-        throw new Error(`${file} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`);
+        throw new Error(`${file} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`, { cause: e });
       }
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${file} is not a JSON object; nothing was changed`);
       settings = parsed as Record<string, unknown>;
