@@ -122,6 +122,15 @@ export function agentKeyFromWire(w: WirePrivateKey): AgentKey {
     throw new WireError('key material rejected by crypto');
   }
   const agentKey = agentKeyOf(key);
+  // Crypto derives the public half from the private one and may ignore the one sent; the
+  // key we list must be the key the client claimed.
+  const claimed =
+    w.kind === 'ed25519'
+      ? new Writer().string('ssh-ed25519').string(w.publicKey).toBuffer()
+      : w.kind === 'ecdsa'
+        ? new Writer().string(`ecdsa-sha2-${w.curve}`).string(w.curve).string(w.point).toBuffer()
+        : new Writer().string('ssh-rsa').mpint(w.e).mpint(w.n).toBuffer();
+  if (!claimed.equals(agentKey.publicBlob)) throw new WireError('private key does not match its public key');
   // A key whose private half does not match its public half would sign garbage.
   const probe = Buffer.from('airlock key self-test');
   if (!verifySignature(agentKey.publicBlob, signWith(agentKey, probe, SIGN_FLAGS.RSA_SHA2_256), probe)) {
