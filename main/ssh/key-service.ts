@@ -2,6 +2,7 @@
 // ApproverService keys.* and `airlock keys` call. Returns public facts only.
 import * as path from 'node:path';
 import type { Key } from '../contract/approver';
+import { RPC, RpcError } from '../contract/rpc';
 import type { KeyService } from '../core/ports';
 import { GENERATE_TYPES, type GenerateType, KeyImportError, expandHome, generateKey, parsePrivateKey, readKeyFile } from './key-import';
 import { fingerprintOf, openSshPublicLine } from './key-material';
@@ -68,23 +69,37 @@ export class AgentKeyService implements KeyService {
   }
 
   async import(p: { path?: string; pem?: string; passphrase?: string; name?: string }): Promise<Key> {
-    if ((p.path === undefined) === (p.pem === undefined)) throw new KeyImportError('give exactly one of path or pem');
-    const text = p.path !== undefined ? readKeyFile(p.path) : p.pem!;
-    const { key, comment } = parsePrivateKey(text, p.passphrase);
-    const name = p.name || comment || (p.path ? path.basename(expandHome(p.path)) : key.fingerprint);
-    return toKey(this.store.addPersistent(key, name, comment || name));
+    return asParamsError(() => {
+      if ((p.path === undefined) === (p.pem === undefined)) throw new KeyImportError('give exactly one of path or pem');
+      const text = p.path !== undefined ? readKeyFile(p.path) : p.pem!;
+      const { key, comment } = parsePrivateKey(text, p.passphrase);
+      const name = p.name || comment || (p.path ? path.basename(expandHome(p.path)) : key.fingerprint);
+      return toKey(this.store.addPersistent(key, name, comment || name));
+    });
   }
 
   async generate(p: { type: string; name: string }): Promise<Key> {
     if (!(GENERATE_TYPES as readonly string[]).includes(p.type)) {
-      throw new KeyImportError(`type must be one of ${GENERATE_TYPES.join(', ')}`);
+      throw new RpcError(RPC.invalidParams, `invalid params: type: must be one of ${GENERATE_TYPES.join(', ')}`);
     }
     const key = await generateKey(p.type as GenerateType);
-    return toKey(this.store.addPersistent(key, p.name, p.name));
+    return asParamsError(() => toKey(this.store.addPersistent(key, p.name, p.name)));
   }
 
   async remove(fingerprint: string): Promise<void> {
     if (this.store.remove(fingerprint)) return;
-    throw new KeyImportError(`no key ${fingerprint} in Airlock (keys of an upstream agent are removed there)`);
+    throw new RpcError(RPC.notFound, `no key ${fingerprint} in Airlock (keys of an upstream agent are removed there)`);
+  }
+}
+
+/** A bad key file or passphrase is the caller's mistake (-32602), not an internal error. */
+function asParamsError<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof KeyImportError || (e instanceof Error && /already stored/.test(e.message))) {
+      throw new RpcError(RPC.invalidParams, `invalid params: ${e.message}`);
+    }
+    throw e;
   }
 }

@@ -1,0 +1,92 @@
+// keys.* through the real daemon and the `airlock keys` CLI: import (encrypted too),
+// generate, list, remove; keys survive a restart sealed at rest; private key material never
+// reaches the database, history or the daemon's output.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Key, Prompt } from '../../main/contract/approver';
+import { parsePrivateKey } from '../../main/ssh/key-import';
+import { CLI, startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
+import { makeKey, run } from '../helpers/ssh';
+
+let d: Daemon;
+let home: string;
+before(async () => {
+  home = tempHome('alkd-');
+  d = await startDaemon({ home });
+});
+after(async () => {
+  await d?.stop();
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+const airlock = (args: string[], input?: string) => run(process.execPath, [CLI, ...args], { env: d.env, input, timeoutMs: 30_000 });
+
+test('airlock keys import/generate/list/remove, persistence across restart, nothing private leaks', async () => {
+  const fixtures = fs.mkdtempSync(path.join(home, 'fx-'));
+  const enc = await makeKey(fixtures, 'enc', ['-t', 'ed25519'], 'open sesame');
+  const secretD = parsePrivateKey(fs.readFileSync(enc, 'utf8'), 'open sesame').key.privateKey.export({ format: 'jwk' }).d!;
+
+  let r = await airlock(['keys', 'import', enc, '--name', 'laptop']);
+  assert.notEqual(r.code, 0, 'encrypted key without passphrase is refused');
+  assert.match(r.stderr, /encrypted: give its passphrase/);
+  r = await airlock(['keys', 'import', enc, '--name', 'laptop', '--passphrase-stdin'], 'wrong\n');
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /wrong passphrase/);
+  r = await airlock(['keys', 'import', enc, '--name', 'laptop', '--passphrase-stdin'], 'open sesame\n');
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /imported laptop SHA256:/);
+
+  r = await airlock(['keys', 'generate', 'ci', '--type', 'ecdsa-p256']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^ecdsa-sha2-nistp256 AAAA\S+ ci\n$/);
+
+  r = await airlock(['keys', 'list', '--json']);
+  const keys = JSON.parse(r.stdout) as Key[];
+  assert.deepEqual(keys.map((k) => k.name).sort(), ['ci', 'laptop']);
+  assert.ok(keys.every((k) => k.origin === 'airlock'));
+
+  // A signature, so history has an ssh event too.
+  const env = { ...d.env, SSH_AUTH_SOCK: d.agentSock };
+  fs.rmSync(enc);
+  const msg = path.join(fixtures, 'm');
+  fs.writeFileSync(msg, 'm');
+  const signing = run('ssh-keygen', ['-Y', 'sign', '-f', enc + '.pub', '-n', 'file', msg], { env });
+  const ui = await d.ui();
+  let prompt: Prompt | undefined;
+  await waitFor(async () => {
+    prompt = (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts[0];
+    return prompt !== undefined;
+  }, 'the signing prompt');
+  assert.match(prompt!.summary, /^sign, namespace file, with key 'laptop'/);
+  await ui.call('pending.decide', { id: prompt!.id, decision: 'allow', scope: 'once' });
+  assert.equal((await signing).code, 0);
+  ui.close();
+
+  // Restart: the keys come back from the sealed store and still sign.
+  await d.stop();
+  d = await d.restart();
+  r = await run('ssh-add', ['-L'], { env: { ...d.env, SSH_AUTH_SOCK: d.agentSock } });
+  assert.equal(r.stdout.trim().split('\n').length, 2, r.stdout + r.stderr);
+
+  r = await airlock(['keys', 'remove', keys.find((k) => k.name === 'ci')!.fingerprint]);
+  assert.equal(r.code, 0, r.stderr);
+  r = await airlock(['keys', 'remove', 'SHA256:nope']);
+  assert.notEqual(r.code, 0);
+  r = await airlock(['keys', 'list', '--json']);
+  assert.deepEqual((JSON.parse(r.stdout) as Key[]).map((k) => k.name), ['laptop']);
+
+  // Nothing private anywhere but the sealed key files.
+  await d.stop();
+  const haystack = [
+    ...['airlock.db', 'airlock.db-wal'].filter((f) => fs.existsSync(path.join(home, f))).map((f) => fs.readFileSync(path.join(home, f)).toString('latin1')),
+    d.output(),
+  ].join('\n');
+  assert.ok(!haystack.includes(secretD), 'the private key is not in the database, history or logs');
+  assert.ok(!haystack.includes(Buffer.from(secretD, 'base64url').toString('latin1')), 'not even as raw bytes');
+  for (const f of fs.readdirSync(path.join(home, 'keys'))) {
+    assert.ok(!fs.readFileSync(path.join(home, 'keys', f), 'utf8').includes(secretD), `${f} holds it only sealed`);
+  }
+  d = await d.restart();
+});
