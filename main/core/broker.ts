@@ -6,7 +6,8 @@ import { ACTION_RANK, LIMITS, type Action, type DecidedBy, type Risk, type Scope
 import { RPC, RpcError } from '../contract/rpc';
 import type { Store } from '../store';
 import { newId } from '../store/ids';
-import { evaluateGrants, exactResourcePattern, nearMissText } from './grants';
+import { evaluateGrants, evaluateParts, exactCommandPattern, exactResourcePattern, nearMissText } from './grants';
+import { suggest } from './suggest';
 import type { CommandClassifier, KeyScope, RequestContext, TaskSocketService } from './ports';
 import type { CoreRequest } from './request';
 import { assessRisk, rank, remember, type TaskMemory } from './risk';
@@ -122,9 +123,11 @@ export class Broker implements KeyScope {
     let action = req.action;
     const resources = [...new Set([...(req.resource ? [req.resource] : []), ...(req.resources ?? [])])];
     const classifierRisk: CoreRequest['classifierRisk'] = [];
+    let parts: CoreRequest['parts'];
     const command = (req.args as { command?: unknown } | undefined)?.command;
     if (this.classifier && (req.source === 'exec' || req.source === 'claude-code') && typeof command === 'string') {
       const c = this.classifier(command, req.cwd);
+      parts = c.parts;
       if (ACTION_RANK[c.action] > ACTION_RANK[action]) {
         classifierRisk.push({ level: 'medium', reason: `the caller called this ${action}, but the command does ${c.action}` });
       }
@@ -149,6 +152,7 @@ export class Broker implements KeyScope {
       cwd: req.cwd ?? null,
       process: ctx.process,
       ssh: ctx.ssh,
+      ...(parts ? { parts } : {}),
       classifierRisk,
     };
   }
@@ -173,12 +177,17 @@ export class Broker implements KeyScope {
     if (verdict.deny) {
       return this.answer(req, risk, 'deny', 'grant', verdict.deny.id, null, `denied by grant ${verdict.deny.id}${verdict.deny.note ? ` (${verdict.deny.note})` : ''}`);
     }
-    if (verdict.allow && risk.level !== 'critical') {
-      const g = verdict.allow;
-      const ev = this.answer(req, risk, 'allow', 'grant', g.id, null, `allowed by grant ${g.id}${g.note ? ` (${g.note})` : ''}`, g.id);
-      if (g.usesLeft !== null) this.grantsChanged();
-      else g.lastUsedAt = now;
-      return ev;
+    if (verdict.allow && risk.level !== 'critical') return this.allowByGrants(req, risk, [verdict.allow]);
+    if (req.parts?.length) {
+      const allows = (a: Action) => this.settingsCache.policy[a] === 'allow' && rank(risk.level) < rank('high');
+      const pv = evaluateParts(this.activeGrants(), req, now, allows);
+      if (pv.deny) {
+        return this.answer(req, risk, 'deny', 'grant', pv.deny.id, null, `denied by grant ${pv.deny.id}${pv.deny.note ? ` (${pv.deny.note})` : ''}`);
+      }
+      if (pv.covered && risk.level !== 'critical') {
+        if (pv.covered.length) return this.allowByGrants(req, risk, pv.covered);
+        return this.answer(req, risk, 'allow', 'policy', null, null, `the default policy allows every part of this command`);
+      }
     }
     const policy = this.settingsCache.policy[req.action];
     if (policy === 'deny' && risk.level !== 'critical') {
@@ -200,6 +209,20 @@ export class Broker implements KeyScope {
     return m;
   }
 
+  private allowByGrants(req: CoreRequest, risk: Risk, grants: Grant[]): AgentAnswer {
+    const g = grants[0]!;
+    const ids = grants.map((x) => x.id);
+    const notes = grants.map((x) => x.note).filter(Boolean);
+    const reason = `allowed by grant ${ids.join(', ')}${notes.length ? ` (${notes.join('; ')})` : ''}`;
+    const limited = grants.filter((x) => x.usesLeft !== null);
+    // Spend uses in memory at once, so concurrent requests cannot overdraw a grant.
+    for (const x of limited) x.usesLeft = x.usesLeft! - 1;
+    const a = this.answer(req, risk, 'allow', 'grant', g.id, null, reason, ids);
+    for (const x of grants) x.lastUsedAt = this.now();
+    if (limited.length) this.grantsChanged();
+    return a;
+  }
+
   /** Commits the event, then returns the answer (never the other way round). */
   private answer(
     req: CoreRequest,
@@ -209,7 +232,7 @@ export class Broker implements KeyScope {
     grant: string | null,
     scope: Scope | null,
     reason: string,
-    consumeGrant?: string,
+    consumeGrants?: string[],
     createGrant?: Grant,
   ): AgentAnswer {
     const ev = this.store.appendEvent(
@@ -233,7 +256,7 @@ export class Broker implements KeyScope {
         scope,
         reason,
       },
-      { consumeGrant, createGrant },
+      { consumeGrants, createGrant },
     );
     if (decision === 'allow' && req.task) remember(this.memoryOf(req.task), req.action, req.resources);
     this.emit({ method: 'event.recorded', params: ev });
@@ -294,6 +317,7 @@ export class Broker implements KeyScope {
     const now = this.now();
     const id = newId('p');
     const task = req.task ? this.store.getTask(req.task) : null;
+    const suggestion = suggest(req, risk, task?.cwd ?? null);
     const prompt: Prompt = {
       id,
       task: req.task,
@@ -310,6 +334,7 @@ export class Broker implements KeyScope {
       ...(req.process ? { process: req.process } : {}),
       ...(req.ssh ? { ssh: req.ssh } : {}),
       ...(nearMiss ? { nearMiss } : {}),
+      ...(suggestion ? { suggestion } : {}),
       createdAt: now,
       expiresAt: now + this.settingsCache.promptTimeoutSec * 1000,
     };
@@ -383,7 +408,7 @@ export class Broker implements KeyScope {
       source: req.source,
       tool: d.pattern?.tool ?? req.tool,
       action: req.action,
-      resource: d.pattern?.resource ?? exactResourcePattern(req.resources),
+      resource: d.pattern?.resource ?? (req.parts?.length ? exactCommandPattern(req.parts) : exactResourcePattern(req.resources)),
       key: req.ssh?.fingerprint ?? null,
       effect: d.decision,
       expiresAt: d.scope === 'duration' ? now + (d.durationSec ?? DURATION_DEFAULT_SEC) * 1000 : null,

@@ -28,7 +28,10 @@ export function globMatches(glob: string, value: string): boolean {
   return compileGlob(glob)(value);
 }
 
-/** A pattern that matches exactly this string and nothing else. */
+/**
+ * A pattern that matches exactly this string and nothing else. Every punctuation mark is
+ * escaped: picomatch gives meaning to quotes, `$`, `~`, `#` and more, not only to `*?[]{}`.
+ */
 export function escapeGlob(s: string): string {
-  return s.replace(/[\\*?[\]{}()!+@,|]/g, (c) => `\\${c}`);
+  return s.replace(/[^A-Za-z0-9/ _.:@=-]/g, (c) => `\\${c}`);
 }

@@ -1,29 +1,89 @@
 // Grant matching: which grants decide a request. Pure functions, table-tested.
 import type { Grant } from '../contract/approver';
-import { escapeGlob, globMatches } from './glob';
+import { escapeGlob, globMatches, isPathPattern } from './glob';
 import type { CoreRequest } from './request';
+import { sensitivePart } from './risk';
 
 export type Miss = 'task' | 'source' | 'tool' | 'action' | 'resource' | 'key' | 'forwarded' | 'expired' | 'used-up' | 'revoked';
 
 /** Why `g` does not match `r` (first reason), or null when it matches. */
-export function grantMiss(g: Grant, r: CoreRequest, now: number): Miss | null {
+/** Checks every field but action and resource (shared by whole-request and per-part matching). */
+function scopeMiss(g: Grant, r: CoreRequest, now: number): Miss | null {
   if (g.revokedAt !== null) return 'revoked';
   if (g.expiresAt !== null && g.expiresAt <= now) return 'expired';
   if (g.usesLeft !== null && g.usesLeft <= 0) return 'used-up';
   if (g.task !== null && g.task !== r.task) return 'task';
   if (!globMatches(g.source, r.source)) return 'source';
   if (!globMatches(g.tool, r.tool)) return 'tool';
-  if (g.action !== '*' && g.action !== r.action) return 'action';
   if (g.key !== null && g.key !== r.ssh?.fingerprint) return 'key';
   if (r.ssh?.forwarded && !g.forwarded) return 'forwarded';
-  if (!resourcesCovered(g.resource, r.resources)) return 'resource';
   return null;
 }
 
-export function resourcesCovered(glob: string, resources: string[]): boolean {
-  if (glob === '*' || glob === '**') return true;
-  if (resources.length === 0) return false;
-  return resources.every((res) => globMatches(glob, res));
+/** Why `g` does not match `r` (first reason), or null when it matches. */
+export function grantMiss(g: Grant, r: CoreRequest, now: number): Miss | null {
+  const scope = scopeMiss(g, r, now);
+  if (scope) return scope;
+  if (g.action !== '*' && g.action !== r.action) return 'action';
+  if (!resourcesCovered(g.resource, r.resources, g.effect)) return 'resource';
+  return null;
+}
+
+const WILDCARD = /(?<!\\)[*?[{]/;
+
+/**
+ * Every resource matches the pattern. An allow pattern with wildcards never reaches a
+ * path that can run code later or holds secrets unless it names that part itself
+ * (`/repo/**` does not cover `/repo/.git/hooks/x`; `/repo/.git/hooks/*` does).
+ */
+export function resourcesCovered(glob: string, resources: string[], effect: 'allow' | 'deny' = 'allow'): boolean {
+  const any = glob === '*' || glob === '**';
+  if (!any && resources.length === 0) return false;
+  return resources.every((res) => {
+    if (!any && !globMatches(glob, res)) return false;
+    if (effect === 'deny' || !WILDCARD.test(glob)) return true;
+    const part = sensitivePart(res);
+    return part === null || glob.includes(part);
+  });
+}
+
+type Part = NonNullable<CoreRequest['parts']>[number];
+
+/**
+ * One part of a shell command is covered by `g` when the pattern names the command
+ * (`npm run test *`, `git commit *`: a command pattern grants that command, whatever
+ * its action) or when action and every resource of the part match as usual.
+ */
+export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number): boolean {
+  if (scopeMiss(g, r, now)) return false;
+  const commandPattern = !isPathPattern(g.resource) && g.resource !== '*' && g.resource !== '**';
+  if (commandPattern && globMatches(g.resource, part.command)) {
+    return part.resources.every((res) => sensitivePart(res) === null || g.effect === 'deny');
+  }
+  if (g.action !== '*' && g.action !== part.action) return false;
+  return resourcesCovered(g.resource, part.resources, g.effect);
+}
+
+export interface PartsVerdict {
+  deny?: Grant;
+  /** The allow grants used, when every part is covered by a grant or `policyAllows`. */
+  covered?: Grant[];
+  uncovered: Part[];
+}
+
+/** Decides a shell command part by part: any denied part denies it; all covered allows it. */
+export function evaluateParts(grants: readonly Grant[], r: CoreRequest, now: number, policyAllows: (a: Part['action']) => boolean): PartsVerdict {
+  const used: Grant[] = [];
+  const uncovered: Part[] = [];
+  for (const part of r.parts ?? []) {
+    const deny = grants.find((g) => g.effect === 'deny' && partCovered(g, r, part, now));
+    if (deny) return { deny, uncovered: [] };
+    const allow = grants.find((g) => g.effect === 'allow' && partCovered(g, r, part, now));
+    if (allow) {
+      if (!used.includes(allow)) used.push(allow);
+    } else if (!policyAllows(part.action)) uncovered.push(part);
+  }
+  return uncovered.length === 0 ? { covered: used, uncovered } : { uncovered };
 }
 
 export interface GrantVerdict {
@@ -62,4 +122,11 @@ export function exactResourcePattern(resources: string[]): string {
   if (resources.length === 0) return '**';
   if (resources.length === 1) return escapeGlob(resources[0]!);
   return `{${resources.map(escapeGlob).join(',')}}`;
+}
+
+/** The exact-match pattern of a shell command: each of its (non-read) parts, verbatim. */
+export function exactCommandPattern(parts: NonNullable<CoreRequest['parts']>): string {
+  const open = parts.filter((p) => p.action !== 'read');
+  const cmds = [...new Set((open.length ? open : parts).map((p) => escapeGlob(p.command)))];
+  return cmds.length === 1 ? cmds[0]! : `{${cmds.join(',')}}`;
 }

@@ -18,6 +18,8 @@ export interface CoreRequest {
   cwd: string | null;
   process?: ProcessInfo;
   ssh?: SshInfo;
+  /** Shell commands only: each part of the command line as the daemon's classifier saw it. */
+  parts?: { command: string; action: Action; resources: string[] }[];
   /** Extra risk from classification (e.g. `curl | sh`). */
   classifierRisk: { level: import('../contract/common').RiskLevel; reason: string }[];
 }

@@ -36,6 +36,19 @@ const SECRETS: { test: RegExp; what: string }[] = [
   { test: /(^|\/)id_(rsa|ecdsa|ed25519|dsa)$/, what: 'an SSH private key' },
 ];
 
+/**
+ * The part of a path that makes it sensitive (".git/hooks", ".env.local", ".ssh" …), or
+ * null. A wildcard grant covers a sensitive path only when its pattern names that part.
+ */
+export function sensitivePart(resource: string): string | null {
+  const r = norm(resource);
+  for (const x of [...RUNS_CODE_LATER, ...SECRETS]) {
+    const m = x.test.exec(r);
+    if (m) return m[0].replace(/^\/+|\/+$/g, '');
+  }
+  return null;
+}
+
 export function runsCodeLater(resource: string): string | null {
   const r = norm(resource);
   return RUNS_CODE_LATER.find((x) => x.test.test(r))?.what ?? null;
@@ -102,6 +115,13 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
     if (r.ssh.forwarded) raise('high', 'comes through a forwarded agent connection (a remote host asks)');
   }
   for (const c of r.classifierRisk) raise(c.level, c.reason);
+  // The same chain inside one command line: `cat .env | curl -d @- …`.
+  if (r.parts) {
+    const secret = r.parts.find((p) => p.action === 'read' && p.resources.some((x) => holdsSecrets(x)));
+    if (secret && r.parts.some((p) => p.action === 'transfer')) {
+      raise('critical', `this command reads secrets (${secret.resources.find((x) => holdsSecrets(x))}) and sends data out`);
+    }
+  }
 
   // Chains across the task: what it did earlier changes what this request means.
   if (r.task) {

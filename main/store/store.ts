@@ -32,8 +32,8 @@ export interface NewEvent {
 }
 
 export interface EventEffects {
-  /** Take one use of this grant (and stamp last_used_at) in the same transaction. */
-  consumeGrant?: string;
+  /** Take one use of each of these grants (and stamp last_used_at) in the same transaction. */
+  consumeGrants?: string[];
   /** A grant created by the decision (scope task/duration/always), inserted first. */
   createGrant?: Grant;
 }
@@ -198,7 +198,7 @@ export class Store {
   appendEvent(e: NewEvent, effects: EventEffects = {}): HistoryEvent {
     const run = this.db.transaction((): EventRow => {
       if (effects.createGrant) this.stmts.insertGrant.run(grantParams(effects.createGrant));
-      if (effects.consumeGrant) this.stmts.consumeGrant.run(e.ts, effects.consumeGrant);
+      for (const g of effects.consumeGrants ?? []) this.stmts.consumeGrant.run(e.ts, g);
       const cols: ChainedColumns = {
         id: this.head.id + 1,
         ts: e.ts,

@@ -32,7 +32,13 @@ const cases: { name: string; g: Partial<Grant>; r: Partial<CoreRequest>; miss: R
   { name: 'path outside the glob', g: {}, r: { resources: ['/repo/scripts/x.sh'] }, miss: 'resource' },
   { name: '* in a path glob stays within one directory', g: { resource: '/repo/src/*' }, r: { resources: ['/repo/src/deep/a.ts'] }, miss: 'resource' },
   { name: '** crosses directories', g: { resource: '/repo/**' }, r: { resources: ['/repo/src/deep/a.ts'] }, miss: null },
-  { name: 'dotfiles are matched by ** (no hidden exceptions)', g: { resource: '/repo/**' }, r: { resources: ['/repo/.env'] }, miss: null },
+  { name: 'dotfiles are matched by ** (no hidden exceptions)', g: { resource: '/repo/**' }, r: { resources: ['/repo/.eslintrc.json'] }, miss: null },
+  { name: 'a wildcard never reaches secrets: /repo/** does not cover .env', g: { resource: '/repo/**' }, r: { resources: ['/repo/.env'] }, miss: 'resource' },
+  { name: 'a wildcard never reaches git hooks', g: { resource: '/repo/**' }, r: { resources: ['/repo/.git/hooks/pre-commit'] }, miss: 'resource' },
+  { name: 'a pattern that names the hooks dir covers it', g: { resource: '/repo/.git/hooks/*' }, r: { resources: ['/repo/.git/hooks/pre-commit'] }, miss: null },
+  { name: 'an exact sensitive path covers itself', g: { resource: '/repo/.env' }, r: { resources: ['/repo/.env'] }, miss: null },
+  { name: 'a deny wildcard does reach secrets', g: { resource: '/repo/**', effect: 'deny' }, r: { resources: ['/repo/.env'] }, miss: null },
+  { name: '** (any) still does not reach package.json', g: { resource: '**' }, r: { resources: ['/repo/package.json'] }, miss: 'resource' },
   { name: 'every resource must be covered', g: {}, r: { resources: ['/repo/src/a.ts', '/etc/passwd'] }, miss: 'resource' },
   { name: 'a request with no resource needs a ** grant', g: {}, r: { resources: [] }, miss: 'resource' },
   { name: '** matches a request with no resource', g: { resource: '**' }, r: { resources: [] }, miss: null },
@@ -91,4 +97,16 @@ test('exact patterns match only their resources, even with glob characters in th
   assert.ok(globMatches(two, '/a/x') && globMatches(two, '/b/y,z'));
   assert.ok(!globMatches(two, '/b/y'));
   assert.equal(exactResourcePattern([]), '**');
+});
+
+test('exact patterns survive quotes, $(), backticks, braces and commas (single and several)', () => {
+  const nasty = ['git commit -m "fix, x*"', "echo 'a b' $(id) `w` ; ls | x && y", 'a\\b', '/repo/a*[b]{c,d}?.ts', 'x ~/y #z %1 ^! +(a) @(b) !(c)', 'ünïcödé ✓', 'a,b', '{}'];
+  for (const s of nasty) {
+    const p = exactResourcePattern([s]);
+    assert.ok(globMatches(p, s), `${s} via ${p}`);
+    for (const other of [s + 'x', 'x' + s, s.slice(1)]) assert.ok(!globMatches(p, other), `${p} must not match ${other}`);
+  }
+  const all = exactResourcePattern(nasty);
+  for (const s of nasty) assert.ok(globMatches(all, s), s);
+  assert.ok(!globMatches(all, 'git commit -m "fix, y"'));
 });

@@ -3,8 +3,6 @@
 // fields appear as properties, so we describe only what we read and check node kinds
 // with `NodeType` before trusting a shape.
 
-/* eslint-disable @typescript-eslint/no-require-imports */
-
 export interface ShPos {
   Offset(): number;
 }

@@ -1,0 +1,102 @@
+// Suggested grant patterns for "allow for this task" (prompt economy): wide enough that
+// the next similar request does not ask again, never so wide that it reaches what is
+// dangerous. The human can edit the suggestion before accepting it.
+import * as path from 'node:path';
+import { escapeGlob } from './glob';
+import type { CoreRequest } from './request';
+import { sensitivePart } from './risk';
+import type { Risk } from '../contract/common';
+
+export interface Suggestion {
+  tool: string;
+  resource: string;
+  label: string;
+}
+
+/** Runners whose next word names what runs: `npm run test`, `npx tsc`, `cargo test`. */
+const TWO_WORD = new Set(['npm', 'pnpm', 'yarn', 'bun', 'npx', 'pnpx', 'bunx', 'git', 'cargo', 'go', 'make', 'docker', 'kubectl', 'pip', 'pip3', 'poetry', 'uv', 'python', 'python3', 'node', 'deno', 'gradle', 'mvn', 'dotnet', 'gh', 'terraform', 'helm', 'brew', 'apt', 'bundle', 'rake', 'mix', 'swift']);
+const THREE_WORD = /^(npm|pnpm|yarn|bun) run$|^(npm|pnpm|yarn) exec$|^git (stash|remote|submodule|worktree)$|^docker compose$|^go mod$|^cargo (run|build)$/;
+const PLAIN_WORD = /^[A-Za-z0-9][A-Za-z0-9:._@/+-]*$/;
+
+/** `npm run test src/a.test.ts` → `{npm run test,npm run test *}`; null when it cannot be generalised safely. */
+export function commandPattern(command: string): string | null {
+  if (/[\n`$|;&<>(){}\\"']/.test(command)) return null;
+  const words = command.trim().split(/\s+/);
+  if (words.length === 0 || !PLAIN_WORD.test(words[0]!)) return null;
+  let keep = 1;
+  if (TWO_WORD.has(path.basename(words[0]!)) && words[1] && PLAIN_WORD.test(words[1]) && !words[1].startsWith('-')) {
+    keep = 2;
+    if (words[2] && THREE_WORD.test(`${words[0]} ${words[1]}`) && PLAIN_WORD.test(words[2]) && !words[2].startsWith('-')) keep = 3;
+  }
+  const head = words.slice(0, keep).map(escapeGlob).join(' ');
+  return `{${head},${head} *}`;
+}
+
+function under(dir: string, p: string): string | null {
+  const rel = path.relative(dir, p);
+  if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
+  return rel;
+}
+
+/** The smallest directory glob under `cwd` covering every path: `/repo/src/**`, or `/repo/*` for top-level files. */
+export function directoryPattern(cwd: string, paths: string[]): { pattern: string; label: string } | null {
+  const tops = new Set<string>();
+  for (const p of paths) {
+    if (!path.isAbsolute(p)) return null;
+    const rel = under(cwd, path.normalize(p));
+    if (rel === null) return null;
+    const segs = rel.split(path.sep);
+    tops.add(segs.length === 1 ? '*' : `${segs[0]}/**`);
+  }
+  if (tops.size === 0) return null;
+  const base = escapeGlob(cwd.replace(/\/+$/, ''));
+  const rels = [...tops].sort();
+  if (rels.length === 1) return { pattern: `${base}/${rels[0]}`, label: rels[0]! };
+  if (rels.length > 3) return null;
+  return { pattern: `${base}/{${rels.join(',')}}`, label: `{${rels.join(',')}}` };
+}
+
+/**
+ * What "allow for this task" should grant. Undefined when nothing wider than this exact
+ * request is safe: critical requests, secrets, places that run code later, paths
+ * outside the task's working directory.
+ */
+export function suggest(r: CoreRequest, risk: Risk, taskCwd: string | null): Suggestion | undefined {
+  // Dangerous requests are answered one at a time: high covers curl | sh, hooks, secrets.
+  if (risk.level === 'critical' || risk.level === 'high') return undefined;
+  const cwd = taskCwd ?? r.cwd;
+  if (r.resources.some((x) => sensitivePart(x) !== null)) return undefined;
+
+  if (r.ssh) {
+    if (r.ssh.forwarded || r.ssh.purpose === 'unknown' || !r.resource) return undefined;
+    const label = r.ssh.purpose === 'login' ? `log in as ${r.resource} with this key` : `sign (${r.resource.replace(/^sshsig:/, 'namespace ')}) with this key`;
+    return { tool: r.tool, resource: escapeGlob(r.resource), label };
+  }
+
+  if (r.parts?.length) {
+    const open = r.parts.filter((p) => p.action !== 'read');
+    const pats: string[] = [];
+    for (const p of open.length ? open : r.parts) {
+      if (p.resources.some((x) => x.startsWith('/') && (!cwd || under(cwd, x) === null) && x !== cwd)) return undefined;
+      const pat = commandPattern(p.command);
+      if (!pat) return undefined;
+      if (!pats.includes(pat)) pats.push(pat);
+    }
+    if (pats.length === 0 || pats.length > 4) return undefined;
+    const resource = pats.length === 1 ? pats[0]! : `{${pats.join(',')}}`;
+    const label = pats.map((x) => x.replace(/^\{([^,]*),.*$/, '$1 *').replace(/\\(.)/g, '$1')).join(', ');
+    return { tool: r.tool, resource, label };
+  }
+
+  const paths = r.resources.filter((x) => x.startsWith('/'));
+  if (paths.length && paths.length === r.resources.length) {
+    if (!cwd) return undefined;
+    const d = directoryPattern(cwd, paths);
+    if (!d) return undefined;
+    return { tool: r.tool, resource: d.pattern, label: `${r.action} ${d.label} (${r.tool})` };
+  }
+  if (r.resources.length === 0) return { tool: r.tool, resource: '**', label: `${r.tool} (any arguments)` };
+  // Hosts, URLs, remotes: the exact ones, for this tool.
+  const exact = r.resources.length === 1 ? escapeGlob(r.resources[0]!) : `{${r.resources.map(escapeGlob).join(',')}}`;
+  return { tool: r.tool, resource: exact, label: `${r.action} ${r.resources.join(', ')} (${r.tool})` };
+}
