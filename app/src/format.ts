@@ -30,7 +30,9 @@ export function formatTime(ms: number): string {
   const sameDay = d.toDateString() === today.toDateString();
   const time = d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false });
   if (sameDay) return time;
-  return `${d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: '2-digit' })} ${time}`;
+  const sameYear = d.getFullYear() === today.getFullYear();
+  const date = d.toLocaleDateString(undefined, sameYear ? { month: 'short', day: '2-digit' } : { year: 'numeric', month: 'short', day: '2-digit' });
+  return `${date} ${sameYear ? time.slice(0, 5) : ''}`.trim();
 }
 
 export function formatRelative(ms: number | null, now = Date.now()): string {

@@ -40,7 +40,7 @@ export function GrantsView() {
   return (
     <div className="grants-view">
       <div className="toolbar">
-        <label className="small">
+        <label className="inline small">
           <input type="checkbox" checked={showInactive} onChange={(e) => setShowInactive(e.target.checked)} /> show revoked and expired
         </label>
         <button className="btn primary small" onClick={() => setCreating(true)} data-testid="grant-new">

@@ -92,9 +92,9 @@ export function TasksView() {
       <div className="split-right">
         {current ? (
           <>
-            <h3>
+            <h2 className="task-title">
               {current.name} <span className="mono small muted">{current.id}</span>
-            </h3>
+            </h2>
             {current.sshAuthSock && <p className="small mono">SSH_AUTH_SOCK={current.sshAuthSock}</p>}
             <Timeline task={current} />
           </>
