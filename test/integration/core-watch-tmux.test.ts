@@ -40,6 +40,7 @@ test('a prompt appears live with its countdown; "t" allows it for the task', asy
   assert.match(s, /denies in (5\d|60)s/);
   assert.match(s, /task: tmux task/);
   assert.match(s, /who: .*node/);
+  assert.match(s, /\[t\] allows for this task: write src\/\*\* \(fs\.write\)/);
   const first = Number(/denies in (\d+)s/.exec(s)![1]);
   await waitFor(() => Number(/denies in (\d+)s/.exec(screen())?.[1] ?? first) < first, 'the countdown to tick', 3000);
   tmux('send-keys', '-t', SESSION, 't');
@@ -50,6 +51,26 @@ test('a prompt appears live with its countdown; "t" allows it for the task', asy
   const again = await agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/w.ts', summary: 'again', task });
   assert.equal(again.decision, 'allow');
   assert.ok(again.grant);
+  // The suggested pattern (src/**) covers the next file in src/ too: no prompt.
+  const sibling = await agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/deep/other.ts', summary: 'sibling', task });
+  assert.equal(sibling.decision, 'allow');
+  assert.equal(sibling.grant, again.grant);
+});
+
+test('"e" edits the pattern before allowing for the task', async () => {
+  const { task } = await agent.call<{ task: string }>('task.start', { name: 'edit task', cwd: '/repo' });
+  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/lib/a.ts', summary: 'write lib/a.ts (edit me)', task });
+  await waitFor(() => /edit me/.test(screen()), 'the prompt on screen');
+  await new Promise((r) => setTimeout(r, 600));
+  tmux('send-keys', '-t', SESSION, 'e');
+  await waitFor(() => /pattern for this task .*: \/repo\/lib\/\*\*/.test(screen()), 'the editor prefilled with the suggestion');
+  for (let i = 0; i < 12; i++) tmux('send-keys', '-t', SESSION, 'BSpace');
+  tmux('send-keys', '-t', SESSION, '-l', '/repo/lib/a.ts');
+  tmux('send-keys', '-t', SESSION, 'Enter');
+  const a = await pending;
+  assert.equal(a.decision, 'allow');
+  const { grants } = await (await d.ui()).call<{ grants: { id: string; resource: string }[] }>('grants.list', { task });
+  assert.deepEqual(grants.map((g) => g.resource), ['/repo/lib/a.ts']);
 });
 
 test('a key pressed in the first half second is ignored (input guard); "d" then denies', async () => {

@@ -5,10 +5,12 @@ import type { Prompt } from '../../contract/approver';
 import { describeTree } from '../../os/peer';
 import { connectUi } from '../util';
 
-const KEYS: Record<string, { decision: 'allow' | 'deny'; scope: 'once' | 'task' | 'duration' | 'always'; label: string; durationSec?: number }> = {
+type Choice = { decision: 'allow' | 'deny'; scope: 'once' | 'task' | 'duration' | 'always'; label: string; durationSec?: number; suggested?: boolean };
+const KEYS: Record<string, Choice> = {
   d: { decision: 'deny', scope: 'once', label: 'denied' },
   o: { decision: 'allow', scope: 'once', label: 'allowed once' },
-  t: { decision: 'allow', scope: 'task', label: 'allowed for this task' },
+  t: { decision: 'allow', scope: 'task', label: 'allowed for this task', suggested: true },
+  T: { decision: 'allow', scope: 'task', label: 'allowed for this task (exactly this)' },
   m: { decision: 'allow', scope: 'duration', durationSec: 15 * 60, label: 'allowed for 15 minutes' },
   a: { decision: 'allow', scope: 'always', label: 'allowed always' },
 };
@@ -18,13 +20,15 @@ const GUARD_MS = 500;
 export function registerWatch(program: Command): void {
   program
     .command('watch')
-    .description('answer prompts in this terminal: [d]eny [o]nce [t]ask 15 [m]inutes [a]lways, ↑/↓ or j/k to pick, q to quit')
+    .description('answer prompts in this terminal: [d]eny [o]nce [t]ask (suggested pattern) [T]ask exactly [e]dit pattern, 15 [m]inutes [a]lways, ↑/↓ or j/k to pick, q to quit')
     .action(async () => {
       const c = await connectUi();
       const prompts = new Map<string, Prompt>();
       const shownAt = new Map<string, number>();
       let selected = 0;
       let status = 'waiting for requests…';
+      /** While editing a pattern for "allow for this task": the text typed so far. */
+      let editing: { id: string; text: string } | null = null;
       const tty = process.stdout.isTTY;
 
       const list = () => [...prompts.values()].sort((a, b) => a.createdAt - b.createdAt);
@@ -32,7 +36,7 @@ export function registerWatch(program: Command): void {
         const ps = list();
         if (selected >= ps.length) selected = Math.max(0, ps.length - 1);
         const out: string[] = [];
-        out.push(`Airlock — ${ps.length} pending   [d]eny [o]nce [t]ask [m] 15 min [a]lways   ↑↓ pick   q quit`);
+        out.push(`Airlock — ${ps.length} pending   [d]eny [o]nce [t]ask [T]ask exactly [e]dit pattern [m] 15 min [a]lways   ↑↓ pick   q quit`);
         out.push('');
         ps.forEach((p, i) => {
           const left = Math.max(0, Math.ceil((p.expiresAt - Date.now()) / 1000));
@@ -47,10 +51,13 @@ export function registerWatch(program: Command): void {
           out.push(`    task: ${p.taskName ?? p.task ?? 'none'}${p.process ? ` · who: ${describeTree(p.process)} (pid ${p.process.pid})` : ''}`);
           if (p.risk.reasons.length) out.push(`    why: ${p.risk.reasons.join('; ')}`);
           if (p.nearMiss) out.push(`    asked because: ${p.nearMiss}`);
+          if (p.suggestion) out.push(`    [t] allows for this task: ${p.suggestion.label}   (pattern ${p.suggestion.resource})`);
+          else if (p.task) out.push('    [t] allows exactly this request for this task (no wider pattern is safe)');
           out.push('');
         });
         if (ps.length === 0) out.push('  no pending prompts');
         out.push('');
+        if (editing) out.push(`pattern for this task (Enter accepts, Esc cancels): ${editing.text}█`);
         out.push(status);
         if (tty) process.stdout.write('\x1b[2J\x1b[H' + out.join('\n') + '\n');
         else process.stdout.write(out.join('\n') + '\n');
@@ -96,7 +103,8 @@ export function registerWatch(program: Command): void {
           return render();
         }
         try {
-          await c.call('pending.decide', { id: p.id, decision: choice.decision, scope: choice.scope, ...(choice.durationSec ? { durationSec: choice.durationSec } : {}) });
+          const pattern = choice.suggested && p.suggestion ? { pattern: { tool: p.suggestion.tool, resource: p.suggestion.resource } } : {};
+          await c.call('pending.decide', { id: p.id, decision: choice.decision, scope: choice.scope, ...(choice.durationSec ? { durationSec: choice.durationSec } : {}), ...pattern });
           prompts.delete(p.id);
           status = `${choice.label}: ${p.summary}`;
         } catch (e) {
@@ -107,7 +115,43 @@ export function registerWatch(program: Command): void {
 
       if (process.stdin.isTTY) process.stdin.setRawMode(true);
       process.stdin.setEncoding('utf8');
+      const finishEdit = async (accept: boolean) => {
+        const e = editing;
+        editing = null;
+        const p = e ? prompts.get(e.id) : undefined;
+        if (!accept || !e || !p) {
+          status = 'edit cancelled';
+          return render();
+        }
+        try {
+          await c.call('pending.decide', { id: p.id, decision: 'allow', scope: 'task', pattern: { tool: p.suggestion?.tool ?? p.tool, resource: e.text } });
+          prompts.delete(p.id);
+          status = `allowed for this task with pattern ${e.text}: ${p.summary}`;
+        } catch (err) {
+          status = `error: ${(err as Error).message}`;
+        }
+        render();
+      };
+
       process.stdin.on('data', (s: string) => {
+        if (editing) {
+          if (s === '\r' || s === '\n') return void finishEdit(true);
+          if (s === '\u001b' || s === '\u0003') return void finishEdit(false);
+          if (s === '\u007f' || s === '\b') editing.text = editing.text.slice(0, -1);
+          else if (!/[\u0000-\u001f]/.test(s)) editing.text += s;
+          return render();
+        }
+        if (s === 'e') {
+          const p = list()[selected];
+          if (!p) return;
+          if (!p.task) {
+            status = 'this request belongs to no task: use [o]nce, [m]inutes or [a]lways';
+            return render();
+          }
+          if (Date.now() - (shownAt.get(p.id) ?? 0) < GUARD_MS) return;
+          editing = { id: p.id, text: p.suggestion?.resource ?? p.resources[0] ?? '**' };
+          return render();
+        }
         if (s === 'q' || s === '\u0003') {
           clearInterval(ticker);
           c.close();
