@@ -1,0 +1,168 @@
+// Issue 3: granted signatures through Airlock's agent beside OpenSSH's ssh-agent holding the
+// same keys, with the same client, in one run: ed25519 and rsa-3072, a fresh connection per
+// request and one persistent connection; ssh-keygen -Y sign wall time; 16 concurrent clients.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { RawAgentClient, makeKey, run, startChild } from '../helpers/ssh';
+import { startDaemon, tempHome, waitFor } from '../helpers/daemon';
+import { MSG } from '../../main/ssh/protocol';
+import { Writer } from '../../main/ssh/wire';
+import { fmt, mdTable, nowMs, ratio, summarize, type BenchResult } from './stats';
+
+const N = Number(process.env.BENCH_SSH_N ?? 2000);
+const KEYGEN_RUNS = Number(process.env.BENCH_SSH_KEYGEN ?? 20);
+const CONCURRENT = 16;
+
+/** What git signs: an SSHSIG blob (namespace "bench"). */
+const DATA = Buffer.concat([Buffer.from('SSHSIG'), new Writer().string('bench').string('').string('sha512').string(Buffer.alloc(64, 7)).toBuffer()]);
+const signReq = (blob: Buffer, flags: number) => new Writer().byte(MSG.SIGN_REQUEST).string(blob).string(DATA).uint32(flags).toBuffer();
+
+async function signOnce(c: RawAgentClient, body: Buffer): Promise<void> {
+  const r = await c.request(body, 10_000);
+  if (r[0] !== MSG.SIGN_RESPONSE) throw new Error(`agent refused to sign (reply ${r[0]})`);
+}
+
+async function persistent(sock: string, body: Buffer, n: number): Promise<number[]> {
+  const c = await RawAgentClient.connect(sock);
+  const out: number[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const t0 = nowMs();
+      await signOnce(c, body);
+      out.push(nowMs() - t0);
+    }
+  } finally {
+    c.close();
+  }
+  return out;
+}
+
+async function fresh(sock: string, body: Buffer, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = nowMs();
+    const c = await RawAgentClient.connect(sock);
+    await signOnce(c, body);
+    c.close();
+    out.push(nowMs() - t0);
+  }
+  return out;
+}
+
+async function concurrentRate(sock: string, body: Buffer, total: number): Promise<number> {
+  const per = Math.ceil(total / CONCURRENT);
+  const t0 = nowMs();
+  await Promise.all(Array.from({ length: CONCURRENT }, () => persistent(sock, body, per)));
+  return (per * CONCURRENT) / ((nowMs() - t0) / 1000);
+}
+
+async function keygenWall(sock: string, pub: string, msg: string, n: number): Promise<number[]> {
+  const out: number[] = [];
+  const env = { ...process.env, SSH_AUTH_SOCK: sock };
+  for (let i = 0; i < n; i++) {
+    fs.rmSync(msg + '.sig', { force: true });
+    const t0 = nowMs();
+    const r = await run('ssh-keygen', ['-Y', 'sign', '-f', pub, '-n', 'file', msg], { env });
+    out.push(nowMs() - t0);
+    if (r.code !== 0) throw new Error(`ssh-keygen -Y sign failed: ${r.stderr}`);
+  }
+  return out;
+}
+
+/** Runs a and b in alternating blocks so both see the same machine state. */
+async function interleaved(fa: (n: number) => Promise<number[]>, fb: (n: number) => Promise<number[]>, n: number, blocks = 10) {
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < blocks; i++) {
+    b.push(...(await fb(Math.ceil(n / blocks))));
+    a.push(...(await fa(Math.ceil(n / blocks))));
+  }
+  return { airlock: summarize(a), openssh: summarize(b) };
+}
+
+export async function run_(): Promise<BenchResult> {
+  const dir = tempHome('al-sshb-');
+  const upSock = path.join(dir, 'openssh.sock');
+  const sshAgent = startChild('ssh-agent', ['-D', '-a', upSock]);
+  const d = await startDaemon();
+  try {
+    await waitFor(() => fs.existsSync(upSock), 'ssh-agent');
+    const keys = [
+      { label: 'ed25519', file: await makeKey(dir, 'ed25519', ['-t', 'ed25519']), flags: 0 },
+      { label: 'rsa-3072', file: await makeKey(dir, 'rsa3072', ['-t', 'rsa', '-b', '3072']), flags: 4 },
+    ];
+    const ui = await d.ui();
+    for (const k of keys) {
+      const r = await run('ssh-add', [k.file], { env: { ...process.env, SSH_AUTH_SOCK: upSock } });
+      if (r.code !== 0) throw new Error(`ssh-add: ${r.stderr}`);
+      await ui.call('keys.import', { path: k.file, name: k.label });
+      fs.rmSync(k.file); // both agents, never the file
+    }
+    await ui.call('grants.create', { source: 'ssh', tool: 'ssh-sign', action: 'sign', effect: 'allow', note: 'bench' });
+    ui.close();
+
+    const rows: string[][] = [];
+    const figures: Record<string, number> = {};
+    for (const k of keys) {
+      const blob = Buffer.from(fs.readFileSync(k.file + '.pub', 'utf8').split(' ')[1]!, 'base64');
+      const body = signReq(blob, k.flags);
+      await persistent(d.agentSock, body, 100); // warm-up
+      await persistent(upSock, body, 100);
+      for (const mode of ['persistent', 'fresh'] as const) {
+        const f = mode === 'persistent' ? persistent : fresh;
+        const r = await interleaved((n) => f(d.agentSock, body, n), (n) => f(upSock, body, n), N);
+        rows.push([`${k.label}, ${mode} connection`, fmt(r.airlock.p50), fmt(r.openssh.p50), ratio(r.airlock.p50, r.openssh.p50), fmt(r.airlock.p99), fmt(r.openssh.p99), ratio(r.airlock.p99, r.openssh.p99)]);
+        figures[`${k.label}.${mode}.p50Ratio`] = r.airlock.p50 / r.openssh.p50;
+        figures[`${k.label}.${mode}.p99Ratio`] = r.airlock.p99 / r.openssh.p99;
+      }
+    }
+
+    const ed = keys[0]!;
+    const msg = path.join(dir, 'msg.txt');
+    fs.writeFileSync(msg, 'benchmark message\n');
+    const kg = await interleaved((n) => keygenWall(d.agentSock, ed.file + '.pub', msg, n), (n) => keygenWall(upSock, ed.file + '.pub', msg, n), KEYGEN_RUNS, 5);
+    figures['keygen.p50Ratio'] = kg.airlock.p50 / kg.openssh.p50;
+
+    const edBody = signReq(Buffer.from(fs.readFileSync(ed.file + '.pub', 'utf8').split(' ')[1]!, 'base64'), 0);
+    const rateOpenssh = await concurrentRate(upSock, edBody, N);
+    const rateAirlock = await concurrentRate(d.agentSock, edBody, N);
+    figures['concurrent16.airlockPerSec'] = rateAirlock;
+    figures['concurrent16.opensshPerSec'] = rateOpenssh;
+
+    return {
+      title: "SSH signatures: Airlock's agent (granted) vs OpenSSH's ssh-agent, same keys, same client",
+      figures,
+      markdown: [
+        `${N} signatures per row (SSHSIG data), interleaved in blocks with the baseline. Each Airlock signature is a grant match, a`,
+        'hash-chained history insert committed before the reply, and the signature; the peer process tree is read once per connection.',
+        '',
+        mdTable(['', 'Airlock p50', 'ssh-agent p50', 'ratio', 'Airlock p99', 'ssh-agent p99', 'ratio'], rows),
+        '',
+        mdTable(
+          ['', 'Airlock', 'ssh-agent', 'ratio'],
+          [
+            [`ssh-keygen -Y sign wall time (ed25519, p50 of ${KEYGEN_RUNS})`, fmt(kg.airlock.p50), fmt(kg.openssh.p50), ratio(kg.airlock.p50, kg.openssh.p50)],
+            [`${CONCURRENT} concurrent clients, ed25519 signatures/s`, rateAirlock.toFixed(0), rateOpenssh.toFixed(0), ratio(rateAirlock, rateOpenssh)],
+          ],
+        ),
+        '',
+        'Aim (issue 3): p50 within 1.2× and p99 within 1.5× of ssh-agent; ssh-keygen -Y sign within 1.1×; 16 concurrent clients at least as fast.',
+      ].join('\n'),
+    };
+  } finally {
+    await d.stop();
+    await sshAgent.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+export { run_ as run };
+
+if (require.main === module) {
+  run_().then(
+    (r) => process.stdout.write(`${r.markdown}\n${JSON.stringify(r.figures, null, 2)}\n`),
+    (e) => {
+      process.stderr.write(`${(e as Error).stack}\n`);
+      process.exit(1);
+    },
+  );
+}
