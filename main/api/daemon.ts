@@ -38,7 +38,6 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
   const closers: (() => Promise<void> | void)[] = [];
   try {
     const classifier: CommandClassifier | undefined = classifyShell;
-    let keyService: KeyService | undefined;
     const broker = new Broker({ store, classifier });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
     const ssh = await startSshAgent({
@@ -51,7 +50,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       log: (m) => log(`ssh: ${m}`),
     });
     closers.push(() => ssh.close());
-    keyService = ssh.keyService;
+    const keyService: KeyService | undefined = ssh.keyService;
     broker.taskSockets = ssh.taskSockets;
     log(`agent.sock   ${ssh.socketPath}`);
     // --- end of SSH agent wiring ------------------------------------------------------

@@ -35,17 +35,12 @@ export class AgentKeyService implements KeyService {
     const ours = this.store.entries().map(toKey);
     const seen = new Set(ours.map((k) => k.fingerprint));
     if (this.upstream) {
-      let ups: { blob: Buffer; comment: string }[] = [];
-      try {
-        ups = await this.upstream.list();
-      } catch {
-        ups = [];
-      }
+      const ups = await this.upstream.list().catch(() => []);
       for (const u of ups) {
         const fp = fingerprintOf(u.blob);
         if (seen.has(fp)) continue;
         seen.add(fp);
-        let type = 'unknown';
+        let type: string;
         try {
           type = new Reader(u.blob).text(64);
         } catch {

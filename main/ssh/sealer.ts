@@ -87,7 +87,7 @@ export function passphraseSealer(keysDir: string, passphrase: string): Sealer {
   }
   const sealer = aesGcmSealer('passphrase', crypto.scryptSync(passphrase, salt, 32, SCRYPT));
   if (check) {
-    let ok = false;
+    let ok: boolean;
     try {
       ok = sealer.open(check).equals(CHECK);
     } catch {
