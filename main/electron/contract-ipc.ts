@@ -11,7 +11,7 @@ import { isAppUrl } from './app-protocol';
 export function isTrustedSender(event: IpcMainInvokeEvent): boolean {
   const frame = event.senderFrame;
   // Only the top frame of our own pages: no iframes (CSP forbids them anyway), no other origins.
-  return frame !== null && frame === event.sender.mainFrame && isAppUrl(frame.url);
+  return frame !== null && frame.parent === null && isAppUrl(frame.url);
 }
 
 export function serveContractOverIpc(dispatch: Dispatch, after?: (method: string, result: unknown) => void): () => void {

@@ -46,7 +46,12 @@ export function hardenApp(): void {
   ses.setPermissionRequestHandler((_wc, permission, callback) => callback(permission === 'clipboard-sanitized-write'));
   ses.setPermissionCheckHandler((_wc, permission) => permission === 'clipboard-sanitized-write');
   // The renderer talks to the core over IPC only: any network request is a bug or an attack.
-  ses.webRequest.onBeforeRequest({ urls: ['http://*/*', 'https://*/*', 'ws://*/*', 'wss://*/*', 'file://*/*'] }, (_details, callback) =>
-    callback({ cancel: true }),
-  );
+  // (Defence in depth: the CSP's connect-src already forbids it.)
+  const cancel = (_details: unknown, callback: (r: { cancel: boolean }) => void) => callback({ cancel: true });
+  try {
+    ses.webRequest.onBeforeRequest({ urls: ['http://*/*', 'https://*/*', 'ws://*/*', 'wss://*/*', 'file:///*'] }, cancel);
+  } catch {
+    // An Electron whose URL patterns lack ws/file: block what every version accepts.
+    ses.webRequest.onBeforeRequest({ urls: ['http://*/*', 'https://*/*'] }, cancel);
+  }
 }
