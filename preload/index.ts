@@ -2,8 +2,9 @@
 // the ApproverService contract plus onNotification — and nothing else. No raw ipcRenderer,
 // no IPC event objects ever reach the page.
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { approverMethods, type ApproverMethod, type ApproverNotification } from '../main/contract/approver';
+import type { ApproverMethod, ApproverNotification } from '../main/contract/approver';
 import { INVOKE_CHANNEL, NOTIFY_CHANNEL, type IpcReply } from './ipc-protocol';
+import { APPROVER_METHOD_NAMES } from './method-names';
 import type { AirlockBridge } from './types';
 
 export type * from './types';
@@ -28,7 +29,7 @@ async function invoke(method: ApproverMethod, params: unknown): Promise<unknown>
 function buildBridge(): AirlockBridge {
   const bridge: Record<string, unknown> = {};
   // Generated from the contract's method names: adding a method to the table adds it here.
-  for (const method of Object.keys(approverMethods) as ApproverMethod[]) {
+  for (const method of APPROVER_METHOD_NAMES) {
     bridge[method] = (params: unknown) => invoke(method, params);
   }
   bridge.onNotification = (cb: (n: ApproverNotification) => void): (() => void) => {

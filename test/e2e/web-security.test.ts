@@ -62,6 +62,32 @@ test('web mode: token, Host, Origin and CSP', { timeout: 60_000 }, async (t) => 
     assert.equal(await wsStatus(d, `?token=${encodeURIComponent(d.token)}`), 101);
   });
 
+  await t.test('over the socket: the contract only, params validated by its schemas', async () => {
+    const ws = new WebSocket(`ws://127.0.0.1:${d.port}/ws?token=${encodeURIComponent(d.token)}`, { headers: { Origin: d.origin } });
+    const replies = new Map<number, { result?: unknown; error?: { code: number; message: string } }>();
+    ws.on('message', (m) => {
+      const msg = JSON.parse(String(m)) as { id?: number; result?: unknown; error?: { code: number; message: string } };
+      if (typeof msg.id === 'number') replies.set(msg.id, msg);
+    });
+    await new Promise<void>((r, j) => {
+      ws.once('open', () => r());
+      ws.once('error', j);
+    });
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'request', params: { source: 'api', tool: 'x', action: 'write', summary: 'agent-side method on the human side' } }));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'pending.decide', params: { id: 'p_x', decision: 'maybe', scope: 'once' } }));
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'grants.list', params: { bogus: 1 } }));
+    ws.send('{not json');
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'settings.get', params: {} }));
+    const deadline = Date.now() + 5000;
+    while (replies.size < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    ws.close();
+    assert.equal(replies.get(1)?.error?.code, -32601, 'unknown method');
+    assert.equal(replies.get(2)?.error?.code, -32602);
+    assert.match(replies.get(2)?.error?.message ?? '', /decision/, 'the message names the field');
+    assert.equal(replies.get(3)?.error?.code, -32602, 'unknown keys are refused (strict schemas)');
+    assert.ok(replies.get(4)?.result, 'the connection survives bad messages');
+  });
+
   await t.test('a foreign Origin is refused even with the token', async () => {
     assert.equal(await wsStatus(d, `?token=${d.token}`, { Origin: 'http://evil.example' }), 403);
     assert.equal(await wsStatus(d, `?token=${d.token}`, { Origin: `http://127.0.0.1:${d.port + 1}` }), 403);
