@@ -27,7 +27,7 @@ import {
 import { SESSION_BIND, SessionBinds, parseSessionBind } from './session-bind';
 import { parseSignedData } from './signed-data';
 import { knownHostsCandidates, sshDestinationOf } from './ssh-argv';
-import type { Upstream, UpstreamIdentity } from './upstream';
+import type { UpstreamIdentity, UpstreamSlot } from './upstream';
 import { Reader, Writer } from './wire';
 
 export interface AgentCoreDeps {
@@ -36,7 +36,7 @@ export interface AgentCoreDeps {
   asker: Asker;
   keyScope: KeyScope;
   knownHosts: KnownHosts;
-  upstream: Upstream | null;
+  upstream: UpstreamSlot;
   /** Operational messages only; never key material. */
   log: (msg: string) => void;
   /** Tells the broker a requester went away, so its open prompt is withdrawn. */
@@ -64,9 +64,10 @@ export class AgentCore {
   constructor(readonly deps: AgentCoreDeps) {}
 
   private async upstreamKeys(): Promise<UpstreamIdentity[]> {
-    if (!this.deps.upstream) return [];
+    const up = this.deps.upstream.current;
+    if (!up) return [];
     try {
-      return await this.deps.upstream.list();
+      return await up.list();
     } catch (e) {
       this.deps.log(`upstream agent: ${(e as Error).message}`);
       return [];
@@ -161,17 +162,21 @@ export class AgentCore {
 
     const signed = parseSignedData(data, keyBlob);
     const last = c.binds.last;
+    // Where the signature is used. For a file signature: the hop the request came from. For a
+    // login: only a bind of that very session (a forwarded hop's host is not the destination),
+    // else the host key a publickey-hostbound request names (which the server itself checks).
     let hostKey: Buffer | null = last?.hostKey ?? null;
+    let hostKeySource: 'session-bind' | 'hostbound-request' | null = last ? 'session-bind' : null;
     if (signed.purpose === 'login') {
       // OpenSSH's rule: a login must be for the session this connection was last bound to.
       if (last && !last.forwarding && !last.sessionId.equals(signed.sessionId)) {
         this.deps.log(`refused a login signature whose session id does not match the bound session (${c.id})`);
         return FAILURE_FRAME;
       }
-      if (signed.hostKey) {
-        if (last && !last.forwarding && !last.hostKey.equals(signed.hostKey)) return FAILURE_FRAME;
-        hostKey = signed.hostKey;
-      }
+      const bound = c.binds.list.find((b) => !b.forwarding && b.sessionId.equals(signed.sessionId));
+      if (bound && signed.hostKey && !bound.hostKey.equals(signed.hostKey)) return FAILURE_FRAME;
+      hostKey = bound?.hostKey ?? signed.hostKey;
+      hostKeySource = bound ? 'session-bind' : signed.hostKey ? 'hostbound-request' : null;
     }
     c.process ??= safeProcessInfo(c.cred);
     const argvDestination = sshDestinationOf(c.process);
@@ -185,6 +190,7 @@ export class AgentCore {
       forwarded: c.binds.forwarded,
       argvDestination,
     });
+    if (hostKeySource) (request.args as Record<string, unknown>).hostKeySource = hostKeySource;
     request.summary = request.summary.slice(0, MAX_SUMMARY);
 
     let answer;
@@ -214,8 +220,10 @@ export class AgentCore {
         return FAILURE_FRAME;
       }
     }
+    const up = this.deps.upstream.current;
+    if (!up) return FAILURE_FRAME;
     try {
-      const sig = await this.deps.upstream!.sign(keyBlob, data, flags, c.binds.list);
+      const sig = await up.sign(keyBlob, data, flags, c.binds.list);
       return sig ? signResponse(sig) : FAILURE_FRAME;
     } catch (e) {
       this.deps.log(`upstream agent: ${(e as Error).message}`);

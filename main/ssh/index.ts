@@ -9,7 +9,7 @@ import { KeyStore } from './key-store';
 import { KnownHosts, defaultKnownHostsFiles } from './known-hosts';
 import { type Sealer, masterKeyFileSealer, passphraseSealer } from './sealer';
 import { TaskSockets } from './task-sockets';
-import { Upstream } from './upstream';
+import { UpstreamSlot } from './upstream';
 
 export type { Sealer } from './sealer';
 
@@ -41,6 +41,8 @@ export interface SshAgent {
   socketPath: string;
   /** Keys that could not be opened at start-up (sealed another way, damaged). */
   warnings: string[];
+  /** Front another agent from now on (null: none), e.g. when the upstreamAgent setting changes. */
+  setUpstream(path: string | null): void;
   close(): Promise<void>;
 }
 
@@ -49,7 +51,7 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
   const sealer = opts.sealer ?? (opts.passphrase ? passphraseSealer(opts.paths.keysDir, opts.passphrase) : masterKeyFileSealer(opts.paths.keysDir));
   const store = new KeyStore(opts.paths.keysDir, sealer, opts.onKeysChanged);
   store.load();
-  const upstream = opts.upstream ? new Upstream(opts.upstream) : null;
+  const upstream = new UpstreamSlot(opts.upstream);
   const core = new AgentCore({
     store,
     lock: new AgentLock(),
@@ -69,6 +71,7 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
     taskSockets: tasks,
     socketPath: opts.paths.agentSock,
     warnings: [...store.loadWarnings],
+    setUpstream: (p) => upstream.set(p),
     async close() {
       await tasks.closeAll();
       await main.close();

@@ -7,7 +7,7 @@ import type { KeyService } from '../core/ports';
 import { GENERATE_TYPES, type GenerateType, KeyImportError, expandHome, generateKey, parsePrivateKey, readKeyFile } from './key-import';
 import { fingerprintOf, openSshPublicLine } from './key-material';
 import type { KeyEntry, KeyStore } from './key-store';
-import type { Upstream } from './upstream';
+import type { UpstreamSlot } from './upstream';
 import { Reader } from './wire';
 
 function toKey(e: KeyEntry): Key {
@@ -28,14 +28,15 @@ function toKey(e: KeyEntry): Key {
 export class AgentKeyService implements KeyService {
   constructor(
     private readonly store: KeyStore,
-    private readonly upstream: Upstream | null,
+    private readonly upstream: UpstreamSlot,
   ) {}
 
   async list(): Promise<Key[]> {
     const ours = this.store.entries().map(toKey);
     const seen = new Set(ours.map((k) => k.fingerprint));
-    if (this.upstream) {
-      const ups = await this.upstream.list().catch(() => []);
+    const up = this.upstream.current;
+    if (up) {
+      const ups = await up.list().catch(() => []);
       for (const u of ups) {
         const fp = fingerprintOf(u.blob);
         if (seen.has(fp)) continue;

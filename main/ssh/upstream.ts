@@ -141,3 +141,14 @@ export class Upstream {
     });
   }
 }
+
+/** The upstream in use; swapped when the `upstreamAgent` setting changes at run time. */
+export class UpstreamSlot {
+  current: Upstream | null;
+  constructor(path: string | null | undefined) {
+    this.current = path ? new Upstream(path) : null;
+  }
+  set(path: string | null): void {
+    this.current = path ? new Upstream(path) : null;
+  }
+}
