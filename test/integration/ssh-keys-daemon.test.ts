@@ -90,3 +90,62 @@ test('airlock keys import/generate/list/remove, persistence across restart, noth
   }
   d = await d.restart();
 });
+
+test('git commit -S through the daemon: the prompt says "sign, namespace git"; git verify-commit accepts it', async () => {
+  const fixtures = fs.mkdtempSync(path.join(home, 'git-'));
+  const ui = await d.ui();
+  const { key } = await ui.call<{ key: Key }>('keys.generate', { type: 'ed25519', name: 'commits' });
+  const pub = path.join(fixtures, 'commits.pub');
+  fs.writeFileSync(pub, key.publicKey + '\n');
+  const allowed = path.join(fixtures, 'allowed');
+  fs.writeFileSync(allowed, `t@example.com ${key.publicKey}\n`);
+  const repo = path.join(fixtures, 'repo');
+  fs.mkdirSync(repo);
+  const env = { ...d.env, SSH_AUTH_SOCK: d.agentSock, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' };
+  const git = (args: string[]) =>
+    run('git', ['-c', 'gpg.format=ssh', '-c', `user.signingkey=${pub}`, '-c', `gpg.ssh.allowedSignersFile=${allowed}`, '-c', 'user.name=T', '-c', 'user.email=t@example.com', ...args], { env, cwd: repo, timeoutMs: 30_000 });
+  await git(['init', '-q']);
+  fs.writeFileSync(path.join(repo, 'f'), 'f\n');
+  await git(['add', 'f']);
+  const commit = git(['commit', '-q', '-S', '-m', 'signed through airlock']);
+  let prompt: Prompt | undefined;
+  await waitFor(async () => {
+    prompt = (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts[0];
+    return prompt !== undefined;
+  }, 'the commit-signing prompt');
+  assert.match(prompt!.summary, /^sign, namespace git, with key 'commits'/);
+  assert.equal(prompt!.resource, 'sshsig:git');
+  assert.equal(prompt!.ssh?.namespace, 'git');
+  assert.equal(prompt!.ssh?.key, key.fingerprint);
+  assert.ok(prompt!.process?.tree.some((n) => (n.exe ?? '').endsWith('/git')), 'who: git is in the process tree');
+  await ui.call('pending.decide', { id: prompt!.id, decision: 'allow', scope: 'once' });
+  const r = await commit;
+  assert.equal(r.code, 0, r.stderr);
+  const v = await git(['verify-commit', 'HEAD']);
+  assert.equal(v.code, 0, v.stderr);
+  assert.match(v.stderr, /Good "git" signature/);
+  // History holds the event with its SSH facts.
+  const h = await ui.call<{ events: { source: string; ssh: { namespace?: string } | null; decision: string }[] }>('history.query', { source: 'ssh', limit: 5 });
+  assert.ok(h.events.some((e) => e.ssh?.namespace === 'git' && e.decision === 'allow'));
+  ui.close();
+});
+
+test('AIRLOCK_KEY_PASSPHRASE seals keys with a passphrase; a wrong one stops the daemon from starting', async () => {
+  const h = tempHome('alkp-');
+  try {
+    let dd = await startDaemon({ home: h, env: { AIRLOCK_KEY_PASSPHRASE: 'right one' } });
+    const ui = await dd.ui();
+    await ui.call('keys.generate', { type: 'ed25519', name: 'pp' });
+    ui.close();
+    await dd.stop();
+    assert.ok(fs.existsSync(path.join(h, 'keys', 'passphrase.json')));
+    assert.ok(!fs.existsSync(path.join(h, 'keys', 'master.secret')), 'no master key file in passphrase mode');
+    await assert.rejects(startDaemon({ home: h, env: { AIRLOCK_KEY_PASSPHRASE: 'wrong one' } }), /wrong key passphrase/);
+    dd = await startDaemon({ home: h, env: { AIRLOCK_KEY_PASSPHRASE: 'right one' } });
+    const r = await run('ssh-add', ['-l'], { env: { ...dd.env, SSH_AUTH_SOCK: dd.agentSock } });
+    assert.match(r.stdout, / pp \(ED25519\)/);
+    await dd.stop();
+  } finally {
+    fs.rmSync(h, { recursive: true, force: true });
+  }
+});
