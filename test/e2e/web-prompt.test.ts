@@ -164,6 +164,26 @@ test('web UI: prompts, choices, grants, input guard, revoke', { skip: skip ?? fa
     assert.equal((await a.answer).decision, 'deny');
   });
 
+  await t.test('a task that starts with grants asks for them in one prompt: refuse, then accept', async () => {
+    const grants = [{ action: 'read', resource: '/srv/data/**', effect: 'allow' }, { action: 'write', tool: 'fs.write', resource: '/srv/data/out/**', effect: 'allow', uses: 10 }];
+    const refused = agent.call<{ task: string; grants: string[] }>('task.start', { name: 'e2e: import data', grants });
+    const p1 = await human.next();
+    const card1 = page.locator(`[data-prompt-id="${p1.id}"]`);
+    await card1.getByTestId('task-grants').waitFor();
+    assert.equal(await card1.getByTestId('task-grants').locator('tbody tr').count(), 2);
+    assert.equal(await card1.getByTestId('choice-once').count(), 0, 'only refuse or accept');
+    await click(page, p1.id, 'deny');
+    assert.deepEqual((await refused).grants, []);
+
+    const accepted = agent.call<{ task: string; grants: string[] }>('task.start', { name: 'e2e: import data', grants });
+    const p2 = await human.next();
+    await click(page, p2.id, 'accept-grants');
+    const r = await accepted;
+    assert.equal(r.grants.length, 2);
+    const { grants: listed } = await ui.call<{ grants: Grant[] }>('grants.list', { task: r.task });
+    assert.deepEqual(listed.map((g) => g.id).sort(), [...r.grants].sort());
+  });
+
   await t.test('the input guard swallows a key pressed right after the prompt appears', async () => {
     const a = await ask(agent, human, { tool: 'fs.write', resource: '/srv/app/guard.txt', summary: 'write guard.txt' });
     const seen = await promptSeenAt(page, a.prompt.id);

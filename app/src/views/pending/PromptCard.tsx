@@ -9,11 +9,14 @@ import { prettyJson } from '../../format';
 import { usePending } from '../../state/pending-store';
 import { attempt, useUi } from '../../state/ui-store';
 import { SshFacts } from './SshFacts';
+import { TaskGrantsList, requestedGrants } from './TaskGrantsRequest';
 import { useInputGuard } from './use-input-guard';
 
 type Choice = 'deny' | 'once' | 'task' | 'duration' | 'always';
 
 const SHORTCUTS: Record<string, Choice> = { Escape: 'deny', d: 'deny', o: 'once', t: 'task', m: 'duration', a: 'always' };
+/** A task's grant request has two answers: refuse, or accept them all ("once" = this request). */
+const GRANT_REQUEST_SHORTCUTS: Record<string, Choice> = { Escape: 'deny', d: 'deny', a: 'once' };
 
 function initialPattern(p: Prompt): { tool: string; resource: string } {
   if (p.suggestion) return { tool: p.suggestion.tool, resource: p.suggestion.resource };
@@ -31,6 +34,7 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
   const denyRef = useRef<HTMLButtonElement>(null);
   const uid = useId();
   const hasTask = prompt.task !== null;
+  const specs = requestedGrants(prompt);
 
   async function choose(choice: Choice): Promise<void> {
     if (busy || !guard.ready()) return;
@@ -50,7 +54,7 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
     setBusy(true);
     const done = await attempt('Could not decide', async () => {
       const grant = await decide(params);
-      toast(choice === 'deny' ? 'Denied' : grant ? `Allowed; grant ${grant.id} created` : 'Allowed once');
+      toast(choice === 'deny' ? 'Denied' : specs ? `Accepted ${specs.length} grant(s) for the task` : grant ? `Allowed; grant ${grant.id} created` : 'Allowed once');
       return true;
     });
     if (!done) setBusy(false);
@@ -67,14 +71,14 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       const inField = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement;
       if (inField && e.key !== 'Escape') return;
-      const choice = SHORTCUTS[e.key.length === 1 ? e.key.toLowerCase() : e.key];
+      const choice = (specs ? GRANT_REQUEST_SHORTCUTS : SHORTCUTS)[e.key.length === 1 ? e.key.toLowerCase() : e.key];
       if (!choice) return;
       e.preventDefault();
       void chooseRef.current(choice);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [keyboard]);
+  }, [keyboard, specs]);
 
   useEffect(() => {
     // Deny is the default: Enter on a fresh prompt denies (and is guarded like the rest).
@@ -170,6 +174,20 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
         )}
       </section>
 
+      {specs ? (
+        <>
+          <TaskGrantsList specs={specs} />
+          <footer className="choices" data-testid="choices">
+            <button ref={denyRef} className="btn deny" data-testid="choice-deny" disabled={busy} aria-disabled={off} onClick={() => void choose('deny')}>
+              Refuse <kbd>Esc</kbd>
+            </button>
+            <button className="btn always" data-testid="choice-accept-grants" disabled={busy} aria-disabled={off} onClick={() => void choose('once')}>
+              Accept {specs.length} grant{specs.length === 1 ? '' : 's'} for this task <kbd>A</kbd>
+            </button>
+          </footer>
+        </>
+      ) : (
+        <>
       <section className="pattern" aria-label="Grant pattern">
         <h3>
           Grant pattern <span className="muted small">(for “this task”, “N minutes” and “always”)</span>
@@ -223,6 +241,8 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
           Always <kbd>A</kbd>
         </button>
       </footer>
+        </>
+      )}
       {!guard.armed && <p className="guard-note small muted">Buttons wake up in half a second…</p>}
     </article>
   );
