@@ -108,7 +108,9 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
   }
   for (const res of r.resources) {
     const what = holdsSecrets(res);
-    if (what) raise(r.action === 'read' ? 'medium' : 'high', `touches ${what} (${res})`);
+    if (!what) continue;
+    if (r.action === 'transfer') raise('critical', `sends ${what} (${res}) out`);
+    else raise(r.action === 'read' ? 'medium' : 'high', `touches ${what} (${res})`);
   }
   if (r.ssh) {
     if (r.ssh.purpose === 'unknown') raise('high', 'signs data that is neither an SSH login nor an SSHSIG signature');

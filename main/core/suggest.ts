@@ -16,12 +16,17 @@ export interface Suggestion {
 /** Runners whose next word names what runs: `npm run test`, `npx tsc`, `cargo test`. */
 const TWO_WORD = new Set(['npm', 'pnpm', 'yarn', 'bun', 'npx', 'pnpx', 'bunx', 'git', 'cargo', 'go', 'make', 'docker', 'kubectl', 'pip', 'pip3', 'poetry', 'uv', 'python', 'python3', 'node', 'deno', 'gradle', 'mvn', 'dotnet', 'gh', 'terraform', 'helm', 'brew', 'apt', 'bundle', 'rake', 'mix', 'swift']);
 const THREE_WORD = /^(npm|pnpm|yarn|bun) run$|^(npm|pnpm|yarn) exec$|^git (stash|remote|submodule|worktree)$|^docker compose$|^go mod$|^cargo (run|build)$/;
+const CLAUDE_FILE_TOOLS = ['Edit', 'MultiEdit', 'NotebookEdit', 'Write'];
 const PLAIN_WORD = /^[A-Za-z0-9][A-Za-z0-9:._@/+-]*$/;
 
 /** `npm run test src/a.test.ts` → `{npm run test,npm run test *}`; null when it cannot be generalised safely. */
 export function commandPattern(command: string): string | null {
-  if (/[\n`$|;&<>(){}\\"']/.test(command)) return null;
-  const words = command.trim().split(/\s+/);
+  // Output plumbing does not change what runs: `npm test 2>&1`, `make >/dev/null`.
+  const words = command
+    .trim()
+    .split(/\s+/)
+    .filter((w) => !/^\d*(>>?|>&|&>)(\d+|\/dev\/null)?$/.test(w));
+  if (words.some((w) => /[\n`$|;&<>(){}\\"']/.test(w))) return null;
   if (words.length === 0 || !PLAIN_WORD.test(words[0]!)) return null;
   let keep = 1;
   if (TWO_WORD.has(path.basename(words[0]!)) && words[1] && PLAIN_WORD.test(words[1]) && !words[1].startsWith('-')) {
@@ -93,7 +98,9 @@ export function suggest(r: CoreRequest, risk: Risk, taskCwd: string | null): Sug
     if (!cwd) return undefined;
     const d = directoryPattern(cwd, paths);
     if (!d) return undefined;
-    return { tool: r.tool, resource: d.pattern, label: `${r.action} ${d.label} (${r.tool})` };
+    // Claude Code's file tools all write files: one grant for the directory, whichever the agent picks next.
+    const tool = r.source === 'claude-code' && CLAUDE_FILE_TOOLS.includes(r.tool) ? `{${CLAUDE_FILE_TOOLS.join(',')}}` : r.tool;
+    return { tool, resource: d.pattern, label: `${r.action} ${d.label} (${tool === r.tool ? r.tool : 'any file tool'})` };
   }
   if (r.resources.length === 0) return { tool: r.tool, resource: '**', label: `${r.tool} (any arguments)` };
   // Hosts, URLs, remotes: the exact ones, for this tool.

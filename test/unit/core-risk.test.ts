@@ -24,6 +24,7 @@ const cases: { name: string; r: Partial<CoreRequest>; footprint?: Footprint[]; l
   { name: 'classifier reasons raise risk', r: { action: 'execute', classifierRisk: [{ level: 'high', reason: 'downloads and runs code' }] }, level: 'high', reason: /downloads/ },
   { name: 'SSH signature of unknown data is high', r: { action: 'sign', ssh: { key: 'k', fingerprint: 'f', purpose: 'unknown', forwarded: false } }, level: 'high' },
   { name: 'forwarded SSH is high', r: { action: 'sign', ssh: { key: 'k', fingerprint: 'f', purpose: 'login', forwarded: true } }, level: 'high', reason: /forwarded/ },
+  { name: 'uploading a secrets file in one request is critical', r: { action: 'transfer', resources: ['paste.example', '/repo/.env'] }, level: 'critical', reason: /sends a \.env file/ },
   {
     name: 'secrets read then transfer is critical',
     r: { action: 'transfer', resources: ['https://example.org'] },

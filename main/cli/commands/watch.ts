@@ -135,10 +135,13 @@ export function registerWatch(program: Command): void {
 
       process.stdin.on('data', (s: string) => {
         if (editing) {
-          if (s === '\r' || s === '\n') return void finishEdit(true);
-          if (s === '\u001b' || s === '\u0003') return void finishEdit(false);
-          if (s === '\u007f' || s === '\b') editing.text = editing.text.slice(0, -1);
-          else if (!/[\u0000-\u001f]/.test(s)) editing.text += s;
+          // Keys can arrive several to a chunk (fast typing, paste): take them one by one.
+          for (const ch of s) {
+            if (ch === '\r' || ch === '\n') return void finishEdit(true);
+            if (ch === '\u001b' || ch === '\u0003') return void finishEdit(false);
+            if (ch === '\u007f' || ch === '\b') editing.text = editing.text.slice(0, -1);
+            else if (!/[\u0000-\u001f]/.test(ch)) editing.text += ch;
+          }
           return render();
         }
         if (s === 'e') {
