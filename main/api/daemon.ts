@@ -9,7 +9,7 @@ import { assertPeerCredAvailable } from '../os/peer';
 import { Store } from '../store';
 import { startRequestSocket } from './request-socket';
 import { startUiSocket } from './ui-socket';
-import { startSshAgent } from '../ssh';
+import { startSshAgent, type Sealer } from '../ssh';
 
 export interface DaemonOptions {
   paths?: AirlockPaths;
@@ -17,6 +17,8 @@ export interface DaemonOptions {
   upstream?: string | null;
   /** Seal SSH private keys with this passphrase instead of the master key file (main/ssh). */
   keyPassphrase?: string;
+  /** How SSH private keys are sealed at rest: the Electron app passes one over safeStorage (main/ssh/sealer.ts). */
+  keySealer?: Sealer;
   log?: (line: string) => void;
 }
 
@@ -46,6 +48,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       keyScope: broker,
       upstream: opts.upstream ?? broker.settings.upstreamAgent ?? null,
       passphrase: opts.keyPassphrase,
+      sealer: opts.keySealer,
       onDisconnect: (connection) => broker.dropConnection(connection),
       log: (m) => log(`ssh: ${m}`),
     });
