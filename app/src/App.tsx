@@ -28,6 +28,10 @@ export function App({ host }: { host: 'electron' | 'web' }) {
   const [conn, setConn] = useState<ConnectionState>('open');
 
   useEffect(() => onConnectionState(setConn), []);
+  // A background tab (web mode) or a taskbar entry still says that something waits.
+  useEffect(() => {
+    document.title = pendingCount ? `(${pendingCount}) Airlock — waiting for you` : 'Airlock';
+  }, [pendingCount]);
   useEffect(() => {
     void attempt('Could not load pending requests', () => usePending.getState().load());
     void attempt('Could not load tasks', () => useLists.getState().loadTasks());

@@ -126,6 +126,19 @@ test('web UI: every view in light and dark; verify chain; export', { skip: brows
     await context.close();
   });
 
+  await t.test('Tasks: a timeline entry opens the event in History', async () => {
+    const { page, context, errors } = await openUi(browser, d);
+    await page.getByTestId('nav-tasks').click();
+    await page.getByTestId('task-item').first().getByRole('button').first().click();
+    await page.getByTestId('task-timeline').locator('li', { hasText: 'rm -rf ~/.cache' }).click();
+    const detail = page.getByTestId('event-detail');
+    await detail.waitFor();
+    assert.match((await detail.getByTestId('detail-args').textContent()) ?? '', /rm -rf ~\/\.cache/);
+    assert.equal(await page.title(), '(1) Airlock — waiting for you', 'the title counts what is waiting');
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   await t.test('Settings: saving changes the core settings', async () => {
     const { page, context, errors } = await openUi(browser, d);
     await page.getByTestId('nav-settings').click();

@@ -1,5 +1,6 @@
 // Which view is open and the short messages shown to the user (errors, "copied", …).
 import { create } from 'zustand';
+import type { HistoryEvent } from '../../../preload/types';
 
 export const VIEWS = ['pending', 'history', 'grants', 'tasks', 'keys', 'settings'] as const;
 export type View = (typeof VIEWS)[number];
@@ -9,12 +10,12 @@ export type Toast = { id: number; kind: 'info' | 'error'; text: string };
 type UiState = {
   view: View;
   toasts: Toast[];
-  /** Event id to open in History (from a task timeline or a grant's "used by"). */
-  focusEvent: number | null;
+  /** An event to open in History's detail pane (from a task's timeline). */
+  focusEvent: HistoryEvent | null;
   show(view: View): void;
   toast(text: string, kind?: Toast['kind']): void;
   dismiss(id: number): void;
-  openEvent(id: number): void;
+  openEvent(e: HistoryEvent): void;
 };
 
 let nextToast = 1;
@@ -30,7 +31,7 @@ export const useUi = create<UiState>((set, get) => ({
     setTimeout(() => get().dismiss(id), kind === 'error' ? 8000 : 3000);
   },
   dismiss: (id) => set({ toasts: get().toasts.filter((t) => t.id !== id) }),
-  openEvent: (id) => set({ view: 'history', focusEvent: id }),
+  openEvent: (e) => set({ view: 'history', focusEvent: e }),
 }));
 
 /** Runs an async call and turns a failure into an error toast (returns undefined then). */

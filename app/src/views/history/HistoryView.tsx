@@ -27,10 +27,7 @@ export function HistoryView() {
   useEffect(() => {
     if (focusEvent === null) return;
     useUi.setState({ focusEvent: null });
-    void attempt('Could not open event', async () => {
-      const { events } = await airlock()['history.query']({ cursor: String(focusEvent + 1), limit: 1 });
-      if (events[0]?.id === focusEvent) select(events[0]);
-    });
+    select(focusEvent);
   }, [focusEvent, select]);
 
   async function exportAs(kind: 'jsonl' | 'csv') {

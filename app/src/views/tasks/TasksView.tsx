@@ -29,7 +29,7 @@ function Timeline({ task }: { task: Task }) {
   return (
     <ol className="timeline" data-testid="task-timeline">
       {[...events].reverse().map((e) => (
-        <li key={e.id} onClick={() => openEvent(e.id)} title="Open in History">
+        <li key={e.id} onClick={() => openEvent(e)} title="Open in History">
           <span className="mono small">{formatTime(e.ts)}</span> <DecisionBadge decision={e.decision} /> <RiskBadge level={e.risk.level} />{' '}
           <span className="small">{e.action}</span> {e.summary} <span className="muted small">({e.decidedBy})</span>
         </li>
