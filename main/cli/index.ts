@@ -11,6 +11,7 @@ import { registerGrants } from './commands/grants';
 import { registerHistory } from './commands/history';
 import { registerKeys } from './commands/keys';
 import { registerHook } from './commands/hook';
+import { registerExec } from './commands/exec';
 
 const program = new Command()
   .name('airlock')
@@ -28,6 +29,7 @@ registerGrants(program);
 registerHistory(program);
 registerKeys(program);
 registerHook(program);
+registerExec(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof CommanderError) {

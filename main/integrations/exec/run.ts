@@ -1,0 +1,99 @@
+// Runs the approved command as a child with our stdio, forwards signals, enforces the
+// timeout, and reports how it ended so `airlock exec` can end the same way.
+import { spawn } from 'node:child_process';
+import * as os from 'node:os';
+
+export interface RunOptions {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Seconds; 0 or undefined = none. */
+  timeoutSec?: number;
+  /** Child stdin: inherit ours, or nothing (when our stdin carried the command text). */
+  stdin: 'inherit' | 'ignore';
+  /** Grace period between SIGTERM and SIGKILL on timeout. */
+  killAfterMs?: number;
+}
+
+export type RunOutcome =
+  | { kind: 'exit'; code: number }
+  | { kind: 'signal'; signal: NodeJS.Signals }
+  | { kind: 'timeout'; afterSec: number }
+  | { kind: 'spawn-error'; message: string; code: string | undefined };
+
+/**
+ * Signals we pass on. SIGINT/SIGQUIT from a terminal already reach the child (same
+ * process group), so they are forwarded only when stdin is not a terminal (i.e. someone
+ * ran `kill`), to avoid a double Ctrl-C.
+ */
+const ALWAYS = ['SIGTERM', 'SIGHUP', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH', 'SIGCONT'] as const;
+const TTY_DELIVERED = ['SIGINT', 'SIGQUIT'] as const;
+
+export function runCommand(o: RunOptions): Promise<RunOutcome> {
+  return new Promise((resolve) => {
+    let child;
+    try {
+      child = spawn(o.file, o.args, { cwd: o.cwd, env: o.env, stdio: [o.stdin, 'inherit', 'inherit'] });
+    } catch (e) {
+      resolve({ kind: 'spawn-error', message: (e as Error).message, code: (e as NodeJS.ErrnoException).code });
+      return;
+    }
+    const forwarded: NodeJS.Signals[] = [...ALWAYS, ...(process.stdin.isTTY ? [] : TTY_DELIVERED)];
+    const handlers = new Map<NodeJS.Signals, () => void>();
+    for (const sig of forwarded) {
+      const h = () => {
+        if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+      };
+      handlers.set(sig, h);
+      process.on(sig, h);
+    }
+    // Ctrl-C while the terminal delivers it to both: we wait for the child rather than die first.
+    const ignoreTty = () => undefined;
+    if (process.stdin.isTTY) for (const sig of TTY_DELIVERED) process.on(sig, ignoreTty);
+
+    let timedOut = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const timer =
+      o.timeoutSec && o.timeoutSec > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGTERM');
+            killTimer = setTimeout(() => child.kill('SIGKILL'), o.killAfterMs ?? 5000);
+          }, o.timeoutSec * 1000)
+        : undefined;
+
+    const cleanup = () => {
+      if (timer) clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      for (const [sig, h] of handlers) process.off(sig, h);
+      for (const sig of TTY_DELIVERED) process.off(sig, ignoreTty);
+    };
+    child.once('error', (e: NodeJS.ErrnoException) => {
+      cleanup();
+      resolve({ kind: 'spawn-error', message: e.message, code: e.code });
+    });
+    child.once('exit', (code, signal) => {
+      cleanup();
+      if (timedOut) resolve({ kind: 'timeout', afterSec: o.timeoutSec ?? 0 });
+      else if (signal) resolve({ kind: 'signal', signal });
+      else resolve({ kind: 'exit', code: code ?? 1 });
+    });
+  });
+}
+
+/** Ends this process the way the child ended: same code, or the same signal. */
+export function exitLike(outcome: RunOutcome): never {
+  if (outcome.kind === 'exit') process.exit(outcome.code);
+  if (outcome.kind === 'timeout') process.exit(124);
+  if (outcome.kind === 'spawn-error') process.exit(outcome.code === 'ENOENT' ? 127 : 126);
+  const sig = outcome.signal;
+  // Re-raise with the default action so our parent sees "killed by SIGx".
+  process.removeAllListeners(sig);
+  try {
+    process.kill(process.pid, sig);
+  } catch {
+    /* fall through */
+  }
+  process.exit(128 + (os.constants.signals[sig] ?? 1));
+}
