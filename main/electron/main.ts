@@ -9,6 +9,7 @@ import { startCore, type RunningDaemon } from '../api/daemon';
 import { handleAppProtocol, registerAppScheme } from './app-protocol';
 import { broadcastNotifications, serveContractOverIpc } from './contract-ipc';
 import { notifyIfGrantAllowed } from './desktop-notify';
+import { safeStorageSealer } from './safe-storage-sealer';
 import { hardenApp } from './hardening';
 import { applyStartAtLogin } from './login-item';
 import { trayIcon, trayTooltip, type TrayState } from './tray-icon';
@@ -40,7 +41,11 @@ async function run(): Promise<void> {
 
   let core: RunningDaemon;
   try {
-    core = await startCore({ log: (l) => console.log(`airlock: ${l}`) });
+    // SSH keys sealed by the OS keychain when there is a real one (Keychain, DPAPI,
+    // libsecret/kwallet); otherwise the headless master-key file, as `airlock serve` does.
+    const keySealer = safeStorageSealer() ?? undefined;
+    core = await startCore({ log: (l) => console.log(`airlock: ${l}`), keySealer });
+    if (keySealer) console.log('airlock: SSH keys sealed with the OS keychain (safeStorage)');
   } catch (e) {
     dialog.showErrorBox('Airlock could not start', (e as Error).message);
     app.exit(1);
