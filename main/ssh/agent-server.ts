@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import type { ProcessInfo } from '../contract/common';
 import type { Asker, KeyScope } from '../core/ports';
 import { ensurePrivateDir } from '../os/paths';
-import { type PeerCred, peerOf, processInfo } from '../os/peer';
+import { type PeerCred, peerOf } from '../os/peer';
+import { ProcessInfoCache } from './process-cache';
 import type { AgentLock } from './agent-lock';
 import { describeSign, type KeyFacts } from './describe';
 import { agentKeyFromWire, fingerprintOf, signatureAlgorithm, signWith, type KeyAlgorithm } from './key-material';
@@ -61,6 +62,8 @@ const MAX_SUMMARY = 2000;
 let connCounter = 0;
 
 export class AgentCore {
+  private readonly processes = new ProcessInfoCache();
+
   constructor(readonly deps: AgentCoreDeps) {}
 
   private async upstreamKeys(): Promise<UpstreamIdentity[]> {
@@ -71,6 +74,14 @@ export class AgentCore {
     } catch (e) {
       this.deps.log(`upstream agent: ${(e as Error).message}`);
       return [];
+    }
+  }
+
+  private processOf(cred: PeerCred): ProcessInfo {
+    try {
+      return this.processes.get(cred);
+    } catch {
+      return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: null, argv: [], tree: [] };
     }
   }
 
@@ -178,7 +189,7 @@ export class AgentCore {
       hostKey = bound?.hostKey ?? signed.hostKey;
       hostKeySource = bound ? 'session-bind' : signed.hostKey ? 'hostbound-request' : null;
     }
-    c.process ??= safeProcessInfo(c.cred);
+    c.process ??= this.processOf(c.cred);
     const argvDestination = sshDestinationOf(c.process);
     const hostLookup = hostKey && signed.purpose === 'login' ? this.deps.knownHosts.lookup(hostKey, knownHostsCandidates(argvDestination)) : null;
     const { request, ssh } = describeSign({
@@ -232,13 +243,6 @@ export class AgentCore {
   }
 }
 
-function safeProcessInfo(cred: PeerCred): ProcessInfo | undefined {
-  try {
-    return processInfo(cred);
-  } catch {
-    return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: null, argv: [], tree: [] };
-  }
-}
 
 /** One listening Unix socket of the agent (the main one or a task's). */
 export class AgentListener {
