@@ -180,7 +180,8 @@ export class Broker implements KeyScope {
     if (verdict.allow && risk.level !== 'critical') return this.allowByGrants(req, risk, [verdict.allow]);
     if (req.parts?.length) {
       const allows = (a: Action) => this.settingsCache.policy[a] === 'allow' && rank(risk.level) < rank('high');
-      const pv = evaluateParts(this.activeGrants(), req, now, allows);
+      const taskCwd = req.task ? (this.store.getTask(req.task)?.cwd ?? null) : null;
+      const pv = evaluateParts(this.activeGrants(), req, now, allows, taskCwd);
       if (pv.deny) {
         return this.answer(req, risk, 'deny', 'grant', pv.deny.id, null, `denied by grant ${pv.deny.id}${pv.deny.note ? ` (${pv.deny.note})` : ''}`);
       }

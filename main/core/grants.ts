@@ -49,16 +49,24 @@ export function resourcesCovered(glob: string, resources: string[], effect: 'all
 
 type Part = NonNullable<CoreRequest['parts']>[number];
 
+function within(dir: string, p: string): boolean {
+  const d = dir.replace(/\/+$/, '');
+  return p === d || p.startsWith(d + '/');
+}
+
 /**
  * One part of a shell command is covered by `g` when the pattern names the command
  * (`npm run test *`, `git commit *`: a command pattern grants that command, whatever
  * its action) or when action and every resource of the part match as usual.
  */
-export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number): boolean {
+export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, taskCwd: string | null = null): boolean {
   if (scopeMiss(g, r, now)) return false;
   const commandPattern = !isPathPattern(g.resource) && g.resource !== '*' && g.resource !== '**';
   if (commandPattern && globMatches(g.resource, part.command)) {
-    return part.resources.every((res) => sensitivePart(res) === null || g.effect === 'deny');
+    if (g.effect === 'deny') return true;
+    // A command pattern allows the command, not every path it may name: files must stay
+    // inside the task's working directory and away from hooks and secrets.
+    return part.resources.every((res) => sensitivePart(res) === null && (!res.startsWith('/') || (taskCwd !== null && within(taskCwd, res))));
   }
   if (g.action !== '*' && g.action !== part.action) return false;
   return resourcesCovered(g.resource, part.resources, g.effect);
@@ -72,13 +80,19 @@ export interface PartsVerdict {
 }
 
 /** Decides a shell command part by part: any denied part denies it; all covered allows it. */
-export function evaluateParts(grants: readonly Grant[], r: CoreRequest, now: number, policyAllows: (a: Part['action']) => boolean): PartsVerdict {
+export function evaluateParts(
+  grants: readonly Grant[],
+  r: CoreRequest,
+  now: number,
+  policyAllows: (a: Part['action']) => boolean,
+  taskCwd: string | null = null,
+): PartsVerdict {
   const used: Grant[] = [];
   const uncovered: Part[] = [];
   for (const part of r.parts ?? []) {
-    const deny = grants.find((g) => g.effect === 'deny' && partCovered(g, r, part, now));
+    const deny = grants.find((g) => g.effect === 'deny' && partCovered(g, r, part, now, taskCwd));
     if (deny) return { deny, uncovered: [] };
-    const allow = grants.find((g) => g.effect === 'allow' && partCovered(g, r, part, now));
+    const allow = grants.find((g) => g.effect === 'allow' && partCovered(g, r, part, now, taskCwd));
     if (allow) {
       if (!used.includes(allow)) used.push(allow);
     } else if (!policyAllows(part.action)) uncovered.push(part);

@@ -26,7 +26,8 @@ export function commandPattern(command: string): string | null {
     .trim()
     .split(/\s+/)
     .filter((w) => !/^\d*(>>?|>&|&>)(\d+|\/dev\/null)?$/.test(w));
-  if (words.some((w) => /[\n`$|;&<>(){}\\"']/.test(w))) return null;
+  // Only the head words must be plain: the rest is what `*` stands for. Anything the
+  // arguments run ($(…), pipes) is a part of its own that needs its own grant.
   if (words.length === 0 || !PLAIN_WORD.test(words[0]!)) return null;
   let keep = 1;
   if (TWO_WORD.has(path.basename(words[0]!)) && words[1] && PLAIN_WORD.test(words[1]) && !words[1].startsWith('-')) {

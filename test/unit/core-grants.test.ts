@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Grant } from '../../main/contract/approver';
-import { evaluateGrants, exactResourcePattern, grantMiss, nearMissText } from '../../main/core/grants';
+import { evaluateGrants, evaluateParts, exactResourcePattern, grantMiss, nearMissText, partCovered } from '../../main/core/grants';
 import type { CoreRequest } from '../../main/core/request';
 import { globMatches } from '../../main/core/glob';
 
@@ -109,4 +109,32 @@ test('exact patterns survive quotes, $(), backticks, braces and commas (single a
   const all = exactResourcePattern(nasty);
   for (const s of nasty) assert.ok(globMatches(all, s), s);
   assert.ok(!globMatches(all, 'git commit -m "fix, y"'));
+});
+
+test('shell parts: a command pattern covers the command inside the task, never outside or sensitive', () => {
+  const g = grant({ tool: 'Bash', action: 'execute', resource: '{echo,echo *}' });
+  const part = (command: string, resources: string[]) => ({ command, action: 'write' as const, resources });
+  const r = req({ tool: 'Bash', action: 'write' });
+  assert.equal(partCovered(g, r, part('echo hi > out.txt', ['/repo/out.txt']), NOW, '/repo'), true);
+  assert.equal(partCovered(g, r, part('echo hi > /etc/motd', ['/etc/motd']), NOW, '/repo'), false, 'outside the task');
+  assert.equal(partCovered(g, r, part('echo hi >> .bashrc', ['/repo/.bashrc']), NOW, '/repo'), false, 'a shell rc file');
+  assert.equal(partCovered(g, r, part('printf hi > out.txt', ['/repo/out.txt']), NOW, '/repo'), false, 'another command');
+  assert.equal(partCovered(g, r, part('echo hi > out.txt', ['/repo/out.txt']), NOW, null), false, 'no task cwd: no file writes');
+});
+
+test('shell parts: every part must be covered; a denied part denies the command', () => {
+  const allowTests = grant({ id: 'g_t', tool: 'Bash', action: 'execute', resource: '{npm test,npm test *}' });
+  const denyPush = grant({ id: 'g_p', tool: 'Bash', action: 'transfer', resource: '{git push,git push *}', effect: 'deny' });
+  const parts = [
+    { command: 'npm test', action: 'execute' as const, resources: ['/repo'] },
+    { command: 'git push origin main', action: 'transfer' as const, resources: ['remote:origin'] },
+  ];
+  const r = req({ tool: 'Bash', action: 'transfer', resources: ['/repo', 'remote:origin'], parts });
+  const readsOnly = (a: string) => a === 'read';
+  assert.equal(evaluateParts([allowTests, denyPush], r, NOW, readsOnly, '/repo').deny?.id, 'g_p');
+  const v = evaluateParts([allowTests], r, NOW, readsOnly, '/repo');
+  assert.equal(v.covered, undefined);
+  assert.deepEqual(v.uncovered.map((p) => p.command), ['git push origin main']);
+  const onlyTests = req({ tool: 'Bash', action: 'execute', resources: ['/repo'], parts: [parts[0]!, { command: 'tail -5', action: 'read', resources: [] }] });
+  assert.deepEqual(evaluateParts([allowTests], onlyTests, NOW, readsOnly, '/repo').covered?.map((g) => g.id), ['g_t']);
 });
