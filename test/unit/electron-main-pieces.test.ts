@@ -1,0 +1,100 @@
+// The security-relevant pieces of main/electron, run under plain Node with a stand-in for
+// the 'electron' module (the binary is not needed to check this logic): the IPC handler
+// refuses senders that are not the airlock://app/ top frame, unknown methods and bad
+// params; the protocol handler serves only files under the renderer dir, with the CSP.
+// The whole app runs for real in test/e2e/electron.test.ts where Electron exists.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { approverMethods } from '../../main/contract/approver';
+import { createDispatch, type Handlers } from '../../main/api/dispatch';
+
+type Handler = (...args: unknown[]) => unknown;
+const ipcHandlers = new Map<string, Handler>();
+const protocolHandlers = new Map<string, (req: Request) => Promise<Response>>();
+const stand_in = {
+  ipcMain: {
+    handle: (channel: string, fn: Handler) => ipcHandlers.set(channel, fn),
+    removeHandler: (channel: string) => ipcHandlers.delete(channel),
+  },
+  protocol: {
+    registerSchemesAsPrivileged: () => undefined,
+    handle: (scheme: string, fn: (req: Request) => Promise<Response>) => protocolHandlers.set(scheme, fn),
+  },
+};
+const electronId = require.resolve('electron');
+require.cache[electronId] = { id: electronId, filename: electronId, loaded: true, exports: stand_in, children: [], paths: [] } as unknown as NodeJS.Module;
+
+// Loaded after the stand-in is in place.
+const { serveContractOverIpc } = require('../../main/electron/contract-ipc') as typeof import('../../main/electron/contract-ipc');
+const { handleAppProtocol } = require('../../main/electron/app-protocol') as typeof import('../../main/electron/app-protocol');
+const { INVOKE_CHANNEL } = require('../../preload/ipc-protocol') as typeof import('../../preload/ipc-protocol');
+
+const calls: { method: string; params: unknown }[] = [];
+const handlers = Object.fromEntries(
+  Object.keys(approverMethods).map((m) => [
+    m,
+    async (params: unknown) => {
+      calls.push({ method: m, params });
+      return { ok: m };
+    },
+  ]),
+) as unknown as Handlers<typeof approverMethods>;
+
+function event(url: string, top = true) {
+  return { senderFrame: { url, parent: top ? null : {} }, sender: {} };
+}
+
+test('IPC: only the top frame of airlock://app/ may call, only contract methods, only valid params', async () => {
+  serveContractOverIpc(createDispatch(approverMethods, handlers));
+  const invoke = ipcHandlers.get(INVOKE_CHANNEL)!;
+  assert.ok(invoke);
+  const ok = (await invoke(event('airlock://app/index.html'), 'settings.get', {})) as { ok: boolean; result?: unknown };
+  assert.deepEqual(ok, { ok: true, result: { ok: 'settings.get' } });
+
+  for (const url of ['https://evil.example/', 'file:///etc/passwd', 'airlock://other/index.html', 'http://127.0.0.1:1234/']) {
+    const r = (await invoke(event(url), 'settings.get', {})) as { ok: boolean; error?: { code: number } };
+    assert.equal(r.ok, false, url);
+  }
+  const sub = (await invoke(event('airlock://app/index.html', false), 'settings.get', {})) as { ok: boolean };
+  assert.equal(sub.ok, false, 'a subframe is refused');
+  const nullFrame = (await invoke({ senderFrame: null, sender: {} }, 'settings.get', {})) as { ok: boolean };
+  assert.equal(nullFrame.ok, false, 'a destroyed frame is refused');
+
+  const unknown = (await invoke(event('airlock://app/'), 'request', { source: 'api' })) as { ok: boolean; error: { code: number } };
+  assert.deepEqual([unknown.ok, unknown.error.code], [false, -32601]);
+  const bad = (await invoke(event('airlock://app/'), 'pending.decide', { id: 'p', decision: 'yes', scope: 'once' })) as { ok: boolean; error: { code: number; message: string } };
+  assert.deepEqual([bad.ok, bad.error.code], [false, -32602]);
+  assert.match(bad.error.message, /decision/);
+  const extra = (await invoke(event('airlock://app/'), 'grants.revoke', { id: 'g', also: 'x' })) as { ok: boolean };
+  assert.equal(extra.ok, false, 'unknown keys are refused');
+  const notString = (await invoke(event('airlock://app/'), { toString: () => 'settings.get' }, {})) as { ok: boolean };
+  assert.equal(notString.ok, false);
+  assert.deepEqual(
+    calls.map((c) => c.method),
+    ['settings.get'],
+    'nothing but the one valid call reached the service',
+  );
+});
+
+test('protocol: files under the renderer dir only, with the CSP', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'al-app-'));
+  fs.mkdirSync(path.join(dir, 'assets'));
+  fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>t</title>');
+  fs.writeFileSync(path.join(dir, 'assets', 'a.js'), 'console.log(1)');
+  fs.writeFileSync(path.join(path.dirname(dir), 'secret.txt'), 'secret');
+  handleAppProtocol(dir);
+  const handle = protocolHandlers.get('airlock')!;
+  const index = await handle(new Request('airlock://app/index.html'));
+  assert.equal(index.status, 200);
+  assert.match(index.headers.get('content-security-policy') ?? '', /default-src 'none'; script-src 'self'/);
+  assert.equal(index.headers.get('content-type'), 'text/html; charset=utf-8');
+  assert.equal((await handle(new Request('airlock://app/assets/a.js'))).headers.get('content-type'), 'text/javascript; charset=utf-8');
+  for (const u of ['airlock://app/../secret.txt', 'airlock://app/%2e%2e/secret.txt', 'airlock://app/assets/%2e%2e/%2e%2e/secret.txt', 'airlock://other/index.html']) {
+    const r = await handle(new Request(u));
+    assert.equal(r.status, 404, u);
+  }
+  assert.equal((await handle(new Request('airlock://app/index.html', { method: 'POST', body: 'x' }))).status, 404);
+});
