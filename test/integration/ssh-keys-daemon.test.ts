@@ -2,6 +2,7 @@
 // generate, list, remove; keys survive a restart sealed at rest; private key material never
 // reaches the database, history or the daemon's output.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -148,4 +149,27 @@ test('AIRLOCK_KEY_PASSPHRASE seals keys with a passphrase; a wrong one stops the
   } finally {
     fs.rmSync(h, { recursive: true, force: true });
   }
+});
+
+test('a client that goes away while its prompt is open withdraws the prompt', async () => {
+  const ui = await d.ui();
+  const { key } = await ui.call<{ key: Key }>('keys.generate', { type: 'ed25519', name: 'leaver' });
+  const dir = fs.mkdtempSync(path.join(home, 'leave-'));
+  const pub = path.join(dir, 'k.pub');
+  fs.writeFileSync(pub, key.publicKey + '\n');
+  fs.writeFileSync(path.join(dir, 'm'), 'm');
+  const child = spawn('ssh-keygen', ['-Y', 'sign', '-f', pub, '-n', 'leaving', path.join(dir, 'm')], {
+    env: { ...d.env, SSH_AUTH_SOCK: d.agentSock },
+    stdio: 'ignore',
+  });
+  const exited = new Promise((r) => child.once('exit', r));
+  let prompt: Prompt | undefined;
+  await waitFor(async () => {
+    prompt = (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.find((p) => p.resource === 'sshsig:leaving');
+    return prompt !== undefined;
+  }, 'the prompt');
+  child.kill('SIGKILL');
+  await exited;
+  await waitFor(async () => (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.every((p) => p.id !== prompt!.id), 'the prompt to be withdrawn', 5000);
+  ui.close();
 });
