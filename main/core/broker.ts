@@ -189,6 +189,10 @@ export class Broker implements KeyScope {
         if (pv.covered.length) return this.allowByGrants(req, risk, pv.covered);
         return this.answer(req, risk, 'allow', 'policy', null, null, `the default policy allows every part of this command`);
       }
+      if (pv.uncovered.length && pv.uncovered.length < req.parts.length) {
+        const list = (ps: typeof pv.uncovered) => ps.slice(0, 3).map((p) => `\`${p.command}\``).join(', ');
+        return this.prompt(req, risk, ctx, `the rest of this command is allowed; not covered: ${list(pv.uncovered)}`);
+      }
     }
     const policy = this.settingsCache.policy[req.action];
     if (policy === 'deny' && risk.level !== 'critical') {

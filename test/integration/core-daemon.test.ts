@@ -203,6 +203,32 @@ describe('core daemon', () => {
     assert.notEqual(ra.event, rb.event, 'each request has its own event');
   });
 
+  test('shell commands are re-classified by the daemon and decided part by part', async () => {
+    const t = await newTask('shell parts');
+    const bash = (command: string, claimed: 'read' | 'execute' = 'execute') =>
+      agent.call<AgentAnswer>('request', { source: 'claude-code', tool: 'Bash', action: claimed, summary: command, args: { command }, cwd: '/repo', task: t });
+    // The agent claims a read; the daemon sees a delete and asks.
+    const lying = bash('rm -rf build', 'read');
+    const p0 = await human.next();
+    assert.equal(p0.action, 'delete');
+    assert.ok(p0.risk.reasons.some((r) => /called this read, but the command does delete/.test(r)));
+    await human.decide(p0.id, 'deny', 'once');
+    assert.equal((await lying).decision, 'deny');
+    // First test run: prompt with a suggestion; accepting it covers later runs.
+    const first = bash('npm test 2>&1 | tail -20');
+    const p1 = await human.next();
+    assert.equal(p1.suggestion?.resource, '{npm test,npm test *}');
+    await human.decide(p1.id, 'allow', 'task', { pattern: { tool: p1.suggestion!.tool, resource: p1.suggestion!.resource } });
+    assert.equal((await first).decision, 'allow');
+    assert.equal((await bash('npm test -- --grep parse')).decision, 'allow');
+    // A compound command asks only about what is not covered, and says so.
+    const pushy = bash('npm test && git push origin main');
+    const p2 = await human.next();
+    assert.match(p2.nearMiss ?? '', /not covered: `git push origin main`/);
+    await human.decide(p2.id, 'deny', 'once');
+    assert.equal((await pushy).decision, 'deny');
+  });
+
   test('history and audit.verify agree', async () => {
     const all: HistoryEvent[] = [];
     let cursor: string | null = null;
