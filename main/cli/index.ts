@@ -12,6 +12,7 @@ import { registerHistory } from './commands/history';
 import { registerKeys } from './commands/keys';
 import { registerHook } from './commands/hook';
 import { registerExec } from './commands/exec';
+import { registerMcp } from './commands/mcp';
 
 const program = new Command()
   .name('airlock')
@@ -30,6 +31,7 @@ registerHistory(program);
 registerKeys(program);
 registerHook(program);
 registerExec(program);
+registerMcp(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof CommanderError) {

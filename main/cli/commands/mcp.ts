@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import { CliError } from '../util';
+
+export function registerMcp(program: Command): void {
+  program
+    .command('mcp')
+    .description('stdio MCP proxy: runs SERVER and asks Airlock before every tools/call (denied → isError result)')
+    .argument('[server...]', 'the MCP server command, after --')
+    .option('--task <id>', 'the task the calls belong to', process.env.AIRLOCK_TASK)
+    .option('--name <name>', 'label of this server in requests and grants (NAME/TOOL); default: from the command')
+    .addHelpText(
+      'after',
+      `
+Example (an MCP client's server entry):
+  "filesystem": { "command": "airlock", "args": ["mcp", "--name", "filesystem", "--",
+                  "npx", "-y", "@modelcontextprotocol/server-filesystem", "/work"] }
+
+Actions come from the tool annotations in tools/list (readOnlyHint → read, openWorldHint →
+transfer, destructiveHint → delete, else write); pin one with the mcpToolActions setting.
+Exits with the server's exit code.`,
+    )
+    .action(async (server: string[], o: { task?: string; name?: string }) => {
+      if (server.length === 0) throw new CliError('no server command: airlock mcp [--name NAME] -- SERVER [ARGS…]');
+      if (o.name !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(o.name)) throw new CliError(`bad --name "${o.name}": letters, digits, _ . - (at most 64)`);
+      const { McpProxy } = require('../../integrations/mcp/proxy') as typeof import('../../integrations/mcp/proxy');
+      const { AirlockClient, defaultRequestSocket } = require('../../client') as typeof import('../../client');
+      let client: import('../../client').AirlockClient | null = null;
+      const ask: import('../../integrations/mcp/proxy').McpProxyOptions['ask'] = async (req) => {
+        for (let attempt = 0; ; attempt++) {
+          try {
+            client ??= await AirlockClient.connect(defaultRequestSocket());
+            return await client.ask(req);
+          } catch (e) {
+            // A dropped connection is retried once on a fresh one; a real answer error is not.
+            const dropped = /closed|ECONNRESET|EPIPE/.test((e as Error).message);
+            client?.close();
+            client = null;
+            if (!dropped || attempt > 0) throw e;
+          }
+        }
+      };
+      const proxy = new McpProxy({
+        serverArgv: server,
+        name: o.name,
+        task: o.task || undefined,
+        cwd: process.cwd(),
+        env: process.env,
+        input: process.stdin,
+        output: process.stdout,
+        ask,
+        log: (line) => process.stderr.write(`airlock mcp: ${line}\n`),
+      });
+      for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => proxy.signal(sig));
+      const exit = await proxy.run();
+      (client as import('../../client').AirlockClient | null)?.close();
+      const { exitLike } = require('../../integrations/exec/run') as typeof import('../../integrations/exec/run');
+      // Flush what the server said before leaving.
+      process.stdout.write('', () => exitLike('signal' in exit ? { kind: 'signal', signal: exit.signal } : { kind: 'exit', code: exit.code }));
+    });
+}

@@ -1,0 +1,259 @@
+// `airlock mcp -- SERVER…`: a stdio MCP proxy. The MCP client starts us instead of the
+// server; we start the server and pass every message through in both directions, except
+// `tools/call`, which waits for Airlock. A denied call gets a normal tool result with
+// isError: true and the reason, so the model sees why and the session goes on.
+//
+// Both sides are untrusted: lines are capped, anything unparseable from the client is
+// answered with a JSON-RPC parse error (never forwarded: the server must not interpret
+// something we could not check), and client messages are forwarded as we parsed them
+// (re-serialized), so the server cannot read a different call than the one approved.
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+import type { AgentAnswer, AskParams } from '../../client';
+import { mcpActionFromAnnotations, mcpResources, type ToolAnnotations } from '../../core/classify/mcp';
+import { LineSplitter } from './lines';
+
+export const CLIENT_LINE_MAX = 4 * 1024 * 1024;
+export const SERVER_LINE_MAX = 64 * 1024 * 1024;
+const MAX_TOOLS = 10_000;
+
+export interface McpProxyOptions {
+  serverArgv: string[];
+  /** Label of this server in requests (`NAME/TOOL`); grants match on it. */
+  name?: string;
+  task?: string;
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  /** How to ask Airlock (the CLI passes a request.sock client). */
+  ask: (req: AskParams) => Promise<AgentAnswer>;
+  log: (line: string) => void;
+}
+
+export type ProxyExit = { code: number } | { signal: NodeJS.Signals };
+
+type JsonId = string | number | null;
+interface JsonRpcMessage {
+  jsonrpc?: unknown;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+  result?: unknown;
+  error?: unknown;
+}
+
+const idKey = (id: unknown) => `${typeof id}:${String(id)}`;
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const validId = (id: unknown): id is JsonId => typeof id === 'string' || typeof id === 'number' || id === null;
+const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+
+/** A label from the server command: `npx -y @scope/server-github` → `server-github`. */
+export function defaultServerName(argv: string[]): string {
+  const runners = new Set(['npx', 'node', 'nodejs', 'uvx', 'uv', 'python', 'python3', 'bunx', 'bun', 'deno', 'pnpm', 'yarn', 'docker', 'run', 'exec', 'dlx', 'tool']);
+  for (const a of argv) {
+    if (a.startsWith('-')) continue;
+    const base = path.basename(a);
+    if (runners.has(base)) continue;
+    return base.replace(/@[^@/]*$/, '').replace(/\.(m?js|cjs|ts|py)$/, '').replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 64) || 'mcp';
+  }
+  return 'mcp';
+}
+
+/** Cuts long strings in tool arguments so the request stays small; keeps the shape. */
+function capValue(v: unknown, depth = 0): unknown {
+  if (typeof v === 'string') return v.length > 4096 ? `${v.slice(0, 4096)}…[${v.length - 4096} more characters]` : v;
+  if (Array.isArray(v)) return depth > 4 ? '[array]' : v.slice(0, 64).map((x) => capValue(x, depth + 1));
+  if (isObject(v)) return depth > 4 ? '[object]' : Object.fromEntries(Object.entries(v).slice(0, 64).map(([k, x]) => [k.slice(0, 256), capValue(x, depth + 1)]));
+  return v;
+}
+
+export class McpProxy {
+  private readonly tools = new Map<string, ToolAnnotations | null>();
+  private readonly listRequests = new Set<string>();
+  private readonly cancelled = new Set<string>();
+  private readonly name: string;
+  private server: ChildProcess | null = null;
+  private outputClosed = false;
+
+  constructor(private readonly o: McpProxyOptions) {
+    this.name = o.name ?? defaultServerName(o.serverArgv);
+  }
+
+  run(): Promise<ProxyExit> {
+    return new Promise((resolve) => {
+      const [cmd, ...args] = this.o.serverArgv;
+      let server: ChildProcess;
+      try {
+        server = spawn(cmd, args, { cwd: this.o.cwd, env: this.o.env, stdio: ['pipe', 'pipe', 'inherit'] });
+      } catch (e) {
+        this.o.log(`cannot start the MCP server ${cmd}: ${(e as Error).message}`);
+        resolve({ code: 127 });
+        return;
+      }
+      this.server = server;
+      let exit: ProxyExit | null = null;
+      let stdoutDone = false;
+      const finish = () => {
+        if (exit && stdoutDone) resolve(exit);
+      };
+      server.once('error', (e: NodeJS.ErrnoException) => {
+        this.o.log(`cannot start the MCP server ${cmd}: ${e.message}`);
+        exit = { code: e.code === 'ENOENT' ? 127 : 126 };
+        stdoutDone = true;
+        finish();
+      });
+      server.once('exit', (code, signal) => {
+        exit = signal ? { signal } : { code: code ?? 1 };
+        finish();
+      });
+      server.stdin!.on('error', () => undefined); // server gone: its exit decides
+      const fromServer = new LineSplitter(SERVER_LINE_MAX, (l) => this.onServerLine(l), (n) => this.o.log(`dropped a ${n}-byte message from the server (over ${SERVER_LINE_MAX} bytes)`));
+      server.stdout!.on('data', (d: Buffer) => fromServer.push(d));
+      server.stdout!.on('end', () => {
+        fromServer.end();
+        stdoutDone = true;
+        finish();
+      });
+      const fromClient = new LineSplitter(CLIENT_LINE_MAX, (l) => this.onClientLine(l), (n) => {
+        this.o.log(`refused a ${n}-byte message from the client (over ${CLIENT_LINE_MAX} bytes)`);
+        this.reply({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `message larger than ${CLIENT_LINE_MAX} bytes` } });
+      });
+      this.o.input.on('data', (d: Buffer | string) => fromClient.push(typeof d === 'string' ? Buffer.from(d) : d));
+      this.o.input.on('end', () => {
+        fromClient.end();
+        server.stdin!.end();
+      });
+      this.o.input.on('error', () => server.stdin!.end());
+      this.o.output.on('error', () => {
+        this.outputClosed = true;
+      });
+    });
+  }
+
+  /** Forwards to the server, one line per message. */
+  private toServer(line: string): void {
+    const s = this.server;
+    if (s?.stdin && !s.stdin.destroyed) s.stdin.write(line + '\n');
+  }
+
+  private reply(msg: object): void {
+    if (this.outputClosed) return;
+    this.o.output.write(JSON.stringify(msg) + '\n');
+  }
+
+  private onClientLine(buf: Buffer): void {
+    const text = buf.toString('utf8');
+    if (!text.trim()) return;
+    let msg: unknown;
+    try {
+      msg = JSON.parse(text);
+    } catch {
+      this.reply({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error (Airlock MCP proxy)' } });
+      return;
+    }
+    if (Array.isArray(msg)) {
+      // JSON-RPC batch (MCP 2025-03-26): calls are checked one by one, the rest passes.
+      const rest: unknown[] = [];
+      for (const m of msg.slice(0, 1000)) {
+        if (isObject(m) && m.method === 'tools/call') void this.onToolsCall(m);
+        else {
+          this.note(m);
+          rest.push(m);
+        }
+      }
+      if (rest.length) this.toServer(JSON.stringify(rest));
+      return;
+    }
+    if (isObject(msg) && msg.method === 'tools/call') {
+      void this.onToolsCall(msg);
+      return;
+    }
+    this.note(msg);
+    this.toServer(JSON.stringify(msg));
+  }
+
+  /** Remembers what we must recognise in answers: tools/list ids, cancellations. */
+  private note(m: unknown): void {
+    if (!isObject(m)) return;
+    if (m.method === 'tools/list' && m.id !== undefined) this.listRequests.add(idKey(m.id));
+    if (m.method === 'notifications/cancelled' && isObject(m.params)) this.cancelled.add(idKey(m.params.requestId));
+  }
+
+  private async onToolsCall(m: JsonRpcMessage): Promise<void> {
+    if (m.id === undefined) {
+      // A call sent as a notification cannot be answered; it is not forwarded either.
+      this.o.log('dropped a tools/call without an id');
+      return;
+    }
+    const id: JsonId = validId(m.id) ? m.id : null;
+    const params = isObject(m.params) ? m.params : {};
+    const tool = typeof params.name === 'string' ? params.name : null;
+    if (!tool || !validId(m.id)) {
+      this.reply({ jsonrpc: '2.0', id, error: { code: -32602, message: 'tools/call needs params.name (Airlock MCP proxy)' } });
+      return;
+    }
+    const listed = this.tools.has(tool);
+    const annotations = this.tools.get(tool) ?? null;
+    const action = mcpActionFromAnnotations(annotations, listed);
+    const resources = mcpResources(params.arguments, this.o.cwd);
+    const argsText = JSON.stringify(capValue(params.arguments ?? {}));
+    const req: AskParams = {
+      source: 'mcp',
+      tool: clip(`${this.name}/${tool}`, 256),
+      action,
+      ...(resources.length ? { resource: resources[0], resources } : {}),
+      summary: clip(`${this.name}/${tool} ${argsText}`, 2000),
+      args: { arguments: capValue(params.arguments ?? {}), annotations: annotations ?? (listed ? {} : 'tool not seen in tools/list') },
+      ...(this.o.task ? { task: this.o.task } : {}),
+      cwd: this.o.cwd,
+    };
+    let answer: AgentAnswer | null = null;
+    let failure = '';
+    try {
+      answer = await this.o.ask(req);
+    } catch (e) {
+      failure = (e as Error).message;
+    }
+    const key = idKey(m.id);
+    if (this.cancelled.has(key)) {
+      this.cancelled.delete(key);
+      return;
+    }
+    if (answer?.decision === 'allow') {
+      this.toServer(JSON.stringify(m));
+      return;
+    }
+    const reason = answer ? `${answer.reason} (event ${answer.event})` : `Airlock could not be asked (${failure}); denied`;
+    this.reply({
+      jsonrpc: '2.0',
+      id,
+      result: { content: [{ type: 'text', text: `Denied by Airlock: ${reason}` }], isError: true },
+    });
+  }
+
+  private onServerLine(buf: Buffer): void {
+    // Server output passes byte for byte; we only read tools/list answers on the side.
+    if (this.listRequests.size > 0 && buf.length < 16 * 1024 * 1024) {
+      try {
+        const m = JSON.parse(buf.toString('utf8')) as unknown;
+        if (isObject(m) && m.id !== undefined && this.listRequests.delete(idKey(m.id)) && isObject(m.result) && Array.isArray(m.result.tools)) {
+          for (const t of m.result.tools.slice(0, MAX_TOOLS)) {
+            if (isObject(t) && typeof t.name === 'string' && this.tools.size < MAX_TOOLS) {
+              this.tools.set(t.name, isObject(t.annotations) ? (t.annotations as ToolAnnotations) : null);
+            }
+          }
+        }
+      } catch {
+        /* not ours to judge */
+      }
+    }
+    if (this.outputClosed) return;
+    this.o.output.write(Buffer.concat([buf, Buffer.from('\n')]));
+  }
+
+  /** Passes a signal to the server (the CLI forwards SIGTERM/SIGINT/SIGHUP). */
+  signal(sig: NodeJS.Signals): void {
+    if (this.server && this.server.exitCode === null && this.server.signalCode === null) this.server.kill(sig);
+  }
+}

@@ -1,0 +1,199 @@
+// `airlock mcp` between the SDK's real Client (StdioClientTransport) and the real
+// @modelcontextprotocol/server-filesystem, with the real daemon deciding.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CLI, REPO, startDaemon, waitFor, type Daemon } from '../helpers/daemon';
+import { Human } from '../helpers/human';
+import type { RpcClient } from '../../main/client/rpc-client';
+
+const FS_SERVER = path.join(REPO, 'node_modules', '@modelcontextprotocol', 'server-filesystem', 'dist', 'index.js');
+
+let d: Daemon;
+let ui: RpcClient;
+let human: Human;
+let root: string;
+
+before(async () => {
+  d = await startDaemon();
+  ui = await d.ui();
+  human = await Human.on(ui);
+  root = fs.realpathSync(fs.mkdtempSync(path.join(d.home, 'fs-')));
+  fs.writeFileSync(path.join(root, 'hello.txt'), 'hello from disk\n');
+});
+after(async () => {
+  ui?.close();
+  await d?.stop();
+});
+
+async function connect(extra: string[] = []): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--name', 'fs', ...extra, '--', process.execPath, FS_SERVER, root],
+    env: d.env as Record<string, string>,
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'airlock-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+const text = (r: unknown) => ((r as { content: { type: string; text: string }[] }).content ?? []).map((c) => c.text).join('\n');
+
+describe('MCP proxy with server-filesystem (real daemon, real SDK client)', () => {
+  let client: Client;
+  before(async () => {
+    client = await connect();
+    await client.listTools();
+  });
+  after(async () => {
+    await client?.close();
+  });
+
+  test('tools/list passes through untouched', async () => {
+    const { tools } = await client.listTools();
+    const write = tools.find((t) => t.name === 'write_file');
+    assert.ok(write, tools.map((t) => t.name).join(','));
+    assert.equal(write.annotations?.destructiveHint, true);
+  });
+
+  test('reading passes without a prompt', async () => {
+    const r = await client.callTool({ name: 'read_text_file', arguments: { path: path.join(root, 'hello.txt') } });
+    assert.ok(!r.isError, text(r));
+    assert.match(text(r), /hello from disk/);
+    assert.equal(human.unanswered().length, 0);
+  });
+
+  test('write_file prompts; a denial is an isError result with the reason and no file', async () => {
+    const file = path.join(root, 'denied.txt');
+    const pending = client.callTool({ name: 'write_file', arguments: { path: file, content: 'nope' } });
+    const p = await human.next(15_000);
+    assert.equal(p.source, 'mcp');
+    assert.equal(p.tool, 'fs/write_file');
+    assert.equal(p.action, 'delete', 'destructiveHint → delete');
+    assert.equal(p.resource, file);
+    await human.decide(p.id, 'deny');
+    const r = await pending;
+    assert.equal(r.isError, true);
+    assert.match(text(r), /Denied by Airlock: denied once by the human/);
+    assert.equal(fs.existsSync(file), false);
+  });
+
+  test('allowed once: the write reaches the server', async () => {
+    const file = path.join(root, 'once.txt');
+    const pending = client.callTool({ name: 'write_file', arguments: { path: file, content: 'once' } });
+    const p = await human.next(15_000);
+    await human.decide(p.id, 'allow');
+    const r = await pending;
+    assert.ok(!r.isError, text(r));
+    assert.equal(fs.readFileSync(file, 'utf8'), 'once');
+  });
+
+  test('the mcpToolActions setting overrides the annotations', async () => {
+    await ui.call('settings.set', { mcpToolActions: { 'fs/list_directory': 'write' } });
+    try {
+      const pending = client.callTool({ name: 'list_directory', arguments: { path: root } });
+      const p = await human.next(15_000);
+      assert.equal(p.action, 'write');
+      await human.decide(p.id, 'allow');
+      assert.ok(!(await pending).isError);
+    } finally {
+      await ui.call('settings.set', { mcpToolActions: {} });
+    }
+  });
+});
+
+describe('MCP proxy with a task grant', () => {
+  test('allow-for-task lets the next write through without a prompt', async () => {
+    const agent = await d.agent();
+    const { task } = await agent.call<{ task: string }>('task.start', { name: 'mcp writes', cwd: root });
+    agent.close();
+    const client = await connect(['--task', task]);
+    try {
+      await client.listTools();
+      const first = client.callTool({ name: 'write_file', arguments: { path: path.join(root, 'a.txt'), content: 'a' } });
+      const p = await human.next(15_000);
+      assert.equal(p.task, task);
+      await human.decide(p.id, 'allow', 'task', { pattern: { resource: `${root}/**` } });
+      assert.ok(!(await first).isError);
+      const second = await client.callTool({ name: 'write_file', arguments: { path: path.join(root, 'b.txt'), content: 'b' } });
+      assert.ok(!second.isError, text(second));
+      assert.equal(fs.readFileSync(path.join(root, 'b.txt'), 'utf8'), 'b');
+      assert.equal(human.unanswered().length, 0, 'no prompt for the second write');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+/** A tiny stdio server for framing and exit-code tests: echoes requests, exits on "quit". */
+const ECHO_SERVER = `
+let buf='';
+process.stdin.on('data',d=>{buf+=d;let i;while((i=buf.indexOf('\\n'))>=0){const l=buf.slice(0,i);buf=buf.slice(i+1);
+ let m;try{m=JSON.parse(l)}catch{console.log(JSON.stringify({jsonrpc:'2.0',id:null,error:{code:-32700,message:'server saw garbage'}}));continue}
+ if(m.method==='quit')process.exit(5);
+ if(m.method==='tools/list'){console.log(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{tools:[{name:'rm',annotations:{destructiveHint:true}},{name:'look',annotations:{readOnlyHint:true}}]}}));continue}
+ if(m.id!==undefined)console.log(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{echo:m.method,params:m.params}}));}});
+process.stdin.on('end',()=>process.exit(3));
+`;
+
+describe('MCP proxy framing, hostile input and exit codes', () => {
+  function proxy() {
+    const p = spawn(process.execPath, [CLI, 'mcp', '--name', 'echo', '--', process.execPath, '-e', ECHO_SERVER], { env: d.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const lines: Record<string, unknown>[] = [];
+    let buf = '';
+    let err = '';
+    p.stdout.on('data', (x) => {
+      buf += x.toString();
+      let i;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        lines.push(JSON.parse(buf.slice(0, i)));
+        buf = buf.slice(i + 1);
+      }
+    });
+    p.stderr.on('data', (x) => (err += x.toString()));
+    const exit = new Promise<number | null>((r) => p.once('exit', (c) => r(c)));
+    return { p, lines, exit, err: () => err, send: (s: string) => p.stdin.write(s) };
+  }
+
+  test('garbage, oversize lines and bad calls are answered; the proxy keeps going and exits with the server code', async () => {
+    const x = proxy();
+    x.send('this is not json\n');
+    x.send('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}\n');
+    x.send('{"jsonrpc":"2.0","method":"tools/call","params":{"name":"rm"}}\n');
+    x.send('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"rm"}}\n'.replace('"rm"', `"${'x'.repeat(10)}"`).replace('{"name"', `{"pad":"${'p'.repeat(5 * 1024 * 1024)}","name"`));
+    x.send('\n\n{"jsonrpc":"2.0","id":3,"method":"ping"}\n');
+    x.send('{"jsonrpc":"2.0","id":4,"method":"tools/list"}\n');
+    await waitFor(() => x.lines.some((l) => l.id === 4), 'tools/list answer', 15_000);
+    // A read-only tool (by annotation) passes without a prompt and reaches the server.
+    x.send('{"jsonrpc":"2.0","id":"r1","method":"tools/call","params":{"name":"look","arguments":{"path":"/etc/hostname"}}}\n');
+    await waitFor(() => x.lines.some((l) => l.id === 'r1'), 'look answer', 15_000);
+    assert.deepEqual((x.lines.find((l) => l.id === 'r1') as { result: { echo: string } }).result.echo, 'tools/call');
+    assert.equal((x.lines.find((l) => l.id === null && (l.error as { code: number })?.code === -32700) as object | undefined) !== undefined, true, 'parse error answered');
+    assert.equal(((x.lines.find((l) => l.id === 1) as { error: { code: number } }).error.code), -32602);
+    assert.ok(x.lines.some((l) => l.id === null && (l.error as { code: number })?.code === -32600), 'oversize refused');
+    assert.equal((x.lines.find((l) => l.id === 3) as { result: { echo: string } }).result.echo, 'ping');
+    assert.ok(!x.lines.some((l) => (l.result as { echo?: string } | undefined)?.echo === 'tools/call' && l.id !== 'r1'), 'no unchecked call reached the server');
+    assert.match(x.err(), /without an id/);
+    x.send('{"jsonrpc":"2.0","id":9,"method":"quit"}\n');
+    assert.equal(await x.exit, 5);
+  });
+
+  test('a destructive call with the daemon gone is denied, never forwarded', async () => {
+    const p = spawn(process.execPath, [CLI, 'mcp', '--name', 'echo', '--', process.execPath, '-e', ECHO_SERVER], { env: { ...d.env, AIRLOCK_HOME: path.join(d.home, 'nowhere') }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (x) => (out += x.toString()));
+    p.stdin.write('{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n');
+    p.stdin.write('{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"rm","arguments":{"path":"/x"}}}\n');
+    await waitFor(() => out.includes('"id":2'), 'the denial', 15_000);
+    const m = JSON.parse(out.split('\n').find((l) => l.includes('"id":2'))!);
+    assert.equal(m.result.isError, true);
+    assert.match(m.result.content[0].text, /could not be asked/);
+    p.stdin.end();
+    assert.equal(await new Promise((r) => p.once('exit', (c) => r(c))), 3, 'server exit code (stdin closed → 3)');
+  });
+});
