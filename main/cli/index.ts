@@ -1,46 +1,8 @@
 #!/usr/bin/env node
-// `airlock`: one command file per subcommand under ./commands; register it here.
-import { Command, CommanderError } from 'commander';
-import { EXIT, EXIT_HELP } from './exit-codes';
-import { CliError } from './util';
-import { registerServe } from './commands/serve';
-import { registerWatch } from './commands/watch';
-import { registerCheck } from './commands/check';
-import { registerTask } from './commands/task';
-import { registerGrants } from './commands/grants';
-import { registerHistory } from './commands/history';
-import { registerKeys } from './commands/keys';
-import { registerHook } from './commands/hook';
-import { registerExec } from './commands/exec';
-import { registerMcp } from './commands/mcp';
-
-const program = new Command()
-  .name('airlock')
-  .description('Human-in-the-loop for AI agents: an SSH agent and a sudo-like approver that ask before high-impact actions.')
-  .version(require('../../../package.json').version as string)
-  .showHelpAfterError('(run with --help for usage)')
-  .addHelpText('after', `\nEnvironment:\n  AIRLOCK_HOME   holds the database, keys and sockets (default: platform data dir)\n\n${EXIT_HELP}`)
-  .exitOverride();
-
-registerServe(program);
-registerWatch(program);
-registerCheck(program);
-registerTask(program);
-registerGrants(program);
-registerHistory(program);
-registerKeys(program);
-registerHook(program);
-registerExec(program);
-registerMcp(program);
-
-program.parseAsync(process.argv).catch((e: unknown) => {
-  if (e instanceof CommanderError) {
-    process.exit(e.exitCode === 0 ? 0 : EXIT.usage);
-  }
-  if (e instanceof CliError) {
-    process.stderr.write(`airlock: ${e.message}\n`);
-    process.exit(e.exitCode);
-  }
-  process.stderr.write(`airlock: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
-  process.exit(EXIT.internal);
-});
+// `airlock`. The Claude Code hook runs before every tool call, so `airlock hook
+// claude-code` skips the command-line parser and every other command's imports.
+if (process.argv[2] === 'hook' && process.argv[3] === 'claude-code' && process.argv.length === 4) {
+  require('../integrations/claude-code/bin');
+} else {
+  require('./program');
+}
