@@ -92,3 +92,22 @@ export function resolvePath(p: string, cwd: string | undefined, dynamic = false)
   if (cwd && cwd.startsWith('/')) return path.posix.resolve(cwd, p);
   return path.posix.normalize(p);
 }
+
+/**
+ * A here-document body as the program reads it (before expansion): Lit parts raw (a
+ * quoted delimiter keeps backslashes), expansions as written. The node's own source
+ * span would include the closing delimiter line, so it is not used.
+ */
+export function hereDocText(src: string, w: ShWord | null | undefined): WordValue {
+  if (!w) return { text: '', dynamic: false };
+  let text = '';
+  let dynamic = false;
+  for (const p of w.Parts ?? []) {
+    if (sh().NodeType(p) === 'Lit') text += (p as ShLit).Value;
+    else {
+      text += sourceOf(src, p);
+      dynamic = true;
+    }
+  }
+  return { text, dynamic };
+}

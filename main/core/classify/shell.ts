@@ -10,7 +10,7 @@ import { LIMITS, riskier } from './limits';
 import type { CommandClassification, CommandClassifier } from '../ports';
 import { classifyArgv, type Arg, type CmdResult, type RiskReason } from './sh-commands';
 import { sh, shErrorText, shOps, type ShBinaryCmd, type ShCallExpr, type ShNode, type ShStmt, type ShStmtList, type ShWord } from './sh-ast';
-import { resolvePath, sourceOf, wordValue } from './sh-words';
+import { hereDocText, resolvePath, sourceOf, wordValue } from './sh-words';
 
 /** Commands longer than this are not parsed (a prompt could not show them anyway). */
 export const MAX_COMMAND_CHARS = 128 * 1024;
@@ -123,8 +123,9 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
       found.push(...sub(st, () => visitStmt(inner, src, st, depth)));
     }
     if (ops.hereDoc.has(r.Op)) {
-      const body = r.Hdoc ? wordValue(src, r.Hdoc) : wordValue(src, r.Word);
-      hereDocBody = body;
+      // Here-document bodies are the raw text (a quoted delimiter keeps backslashes);
+      // <<< here-strings are a word like any other.
+      hereDocBody = r.Hdoc ? hereDocText(src, r.Hdoc) : wordValue(src, r.Word);
       continue;
     }
     if (ops.dup.has(r.Op) || !r.Word) continue;
