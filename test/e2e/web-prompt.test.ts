@@ -164,6 +164,25 @@ test('web UI: prompts, choices, grants, input guard, revoke', { skip: skip ?? fa
     assert.equal((await a.answer).decision, 'deny');
   });
 
+  await t.test('a grant created in the Grants view decides the next request without asking', async () => {
+    await page.getByTestId('nav-grants').click();
+    await page.getByTestId('grant-new').click();
+    await page.getByTestId('grant-action').selectOption('delete');
+    await page.getByTestId('grant-tool').fill('fs.*');
+    await page.getByTestId('grant-resource').fill('/srv/tmp/**');
+    await page.getByTestId('grant-submit').click();
+    await page.locator('[data-testid=grant-row]', { hasText: '/srv/tmp/**' }).waitFor();
+    const ans = await agent.call<AgentAnswer>('request', { source: 'api', action: 'delete', tool: 'fs.delete', resource: '/srv/tmp/x/y', summary: 'delete y' });
+    assert.equal(ans.decision, 'allow');
+    const { grants } = await ui.call<{ grants: Grant[] }>('grants.list', {});
+    const g = grants.find((x) => x.resource === '/srv/tmp/**');
+    assert.ok(g);
+    assert.equal(ans.grant, g.id);
+    assert.equal(g.action, 'delete');
+    assert.equal(human.unanswered().length, 0, 'no prompt was shown');
+    await page.getByTestId('nav-pending').click();
+  });
+
   await t.test('a task that starts with grants asks for them in one prompt: refuse, then accept', async () => {
     const grants = [{ action: 'read', resource: '/srv/data/**', effect: 'allow' }, { action: 'write', tool: 'fs.write', resource: '/srv/data/out/**', effect: 'allow', uses: 10 }];
     const refused = agent.call<{ task: string; grants: string[] }>('task.start', { name: 'e2e: import data', grants });

@@ -1,5 +1,5 @@
 // Create a grant by hand, with every field of GrantSpec editable (globs for patterns).
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { GrantSpecInput } from '../../../../preload/types';
 import { airlock } from '../../bridge';
 import { useLists } from '../../state/lists-store';
@@ -8,7 +8,10 @@ import { attempt, useUi } from '../../state/ui-store';
 const ACTIONS = ['*', 'read', 'write', 'delete', 'transfer', 'execute', 'sign', 'other'] as const;
 
 export function GrantForm({ onDone }: { onDone(): void }) {
-  const tasks = useLists((s) => s.tasks.filter((t) => t.endedAt === null));
+  // Select the stored array and filter here: a selector that builds a new array on every
+  // call makes zustand re-render forever.
+  const allTasks = useLists((s) => s.tasks);
+  const tasks = useMemo(() => allTasks.filter((t) => t.endedAt === null), [allTasks]);
   const toast = useUi((s) => s.toast);
   const [effect, setEffect] = useState<'allow' | 'deny'>('allow');
   const [action, setAction] = useState<(typeof ACTIONS)[number]>('read');
