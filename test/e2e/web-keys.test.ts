@@ -79,6 +79,20 @@ test('web UI: key import with passphrase, SSH signature prompt', { skip: skip ??
     assert.ok(fs.existsSync(`${data}.sig`), 'the signature was written');
   });
 
+  await t.test('generate a key in the UI; its public key is what the agent lists', async () => {
+    await page.getByTestId('nav-keys').click();
+    await page.getByTestId('key-generate').click();
+    await page.getByTestId('key-generate-name').fill('e2e generated');
+    await page.getByTestId('key-generate-form').getByRole('button', { name: 'Generate' }).click();
+    const row = page.getByTestId('key-row').filter({ hasText: 'e2e generated' });
+    await row.waitFor();
+    const listed = await run('ssh-add', ['-L'], { env: { ...process.env, SSH_AUTH_SOCK: d.agentSock } });
+    assert.match(listed.stdout, /^ssh-ed25519 \S+/m);
+    page.once('dialog', (dlg) => void dlg.accept());
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.waitFor({ state: 'detached' });
+  });
+
   await t.test('remove the key', async () => {
     await page.getByTestId('nav-keys').click();
     page.once('dialog', (dlg) => void dlg.accept());
