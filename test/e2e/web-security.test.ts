@@ -122,12 +122,13 @@ test('web mode: token, Host, Origin and CSP', { timeout: 60_000 }, async (t) => 
 
   await t.test('the token is nowhere on disk', async () => {
     const { execFileSync } = await import('node:child_process');
-    let found = '';
-    try {
-      found = execFileSync('grep', ['-rl', '--', d.token, d.home], { encoding: 'utf8' });
-    } catch {
-      found = ''; // grep exits 1 when nothing matches
-    }
+    const found = (() => {
+      try {
+        return execFileSync('grep', ['-rl', '--', d.token, d.home], { encoding: 'utf8' });
+      } catch {
+        return ''; // grep exits 1 when nothing matches
+      }
+    })();
     assert.equal(found, '');
   });
 
