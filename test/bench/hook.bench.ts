@@ -1,0 +1,104 @@
+// Issue 4: `airlock hook claude-code` for a Write a task grant allows, measured as a whole
+// process (Node start-up, reading stdin, request.sock round trip, JSON out) beside a bare
+// `node -e 0` in the same run, interleaved so machine load hits both alike. Aim: p50
+// within 1.6× of bare Node start-up.
+//
+// run(): Promise<BenchResult> (see ./stats.ts): {title, markdown, figures} where figures =
+//   { node_p50_ms, node_p99_ms,              bare `node -e 0`
+//     hook_p50_ms, hook_p99_ms,              the installed hook command (node …/claude-code/bin.js)
+//     cli_p50_ms,  cli_p99_ms,               `airlock hook claude-code` through the full CLI
+//     hook_ratio_p50, hook_ratio_p99, cli_ratio_p50, n }
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CLI, startDaemon } from '../helpers/daemon';
+import { sessionFile } from '../../main/integrations/claude-code/hook';
+import { fmt, mdTable, nowMs, summarize, type BenchResult } from './stats';
+
+const N = Number(process.env.BENCH_HOOK_N ?? 40);
+const HOOK_BIN = path.join(__dirname, '..', '..', 'main', 'integrations', 'claude-code', 'bin.js');
+
+function timed(args: string[], env: NodeJS.ProcessEnv, input: string): Promise<{ ms: number; out: string }> {
+  return new Promise((resolve, reject) => {
+    const t0 = nowMs();
+    const p = spawn(process.execPath, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d.toString()));
+    const timer = setTimeout(() => {
+      p.kill('SIGKILL');
+      reject(new Error(`${args.join(' ')} took more than 30 s`));
+    }, 30_000);
+    p.on('close', () => {
+      clearTimeout(timer);
+      resolve({ ms: nowMs() - t0, out });
+    });
+    p.stdin.end(input);
+  });
+}
+
+export async function run(): Promise<BenchResult> {
+  const d = await startDaemon();
+  try {
+    const work = fs.mkdtempSync(path.join(d.home, 'bench-'));
+    const agent = await d.agent();
+    const { task } = await agent.call<{ task: string }>('task.start', { name: 'hook bench', cwd: work });
+    agent.close();
+    const ui = await d.ui();
+    await ui.call('grants.create', { task, source: 'claude-code', tool: 'Write', action: 'write', resource: `${work}/**`, effect: 'allow' });
+    ui.close();
+    const sid = 'bench-session-0001';
+    const file = sessionFile(sid, d.env);
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, task + '\n');
+    const input = JSON.stringify({
+      session_id: sid,
+      transcript_path: '/tmp/t.jsonl',
+      cwd: work,
+      permission_mode: 'default',
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Write',
+      tool_input: { file_path: path.join(work, 'out.txt'), content: 'hello\n' },
+    });
+    const node: number[] = [];
+    const hook: number[] = [];
+    const cli: number[] = [];
+    // Warm the page cache for all three first.
+    await timed(['-e', '0'], d.env, '');
+    await timed([HOOK_BIN], d.env, input);
+    await timed([CLI, 'hook', 'claude-code'], d.env, input);
+    for (let i = 0; i < N; i++) {
+      node.push((await timed(['-e', '0'], d.env, '')).ms);
+      const h = await timed([HOOK_BIN], d.env, input);
+      if (!h.out.includes('"permissionDecision":"allow"')) throw new Error(`the hook did not allow the granted Write: ${h.out}`);
+      hook.push(h.ms);
+      cli.push((await timed([CLI, 'hook', 'claude-code'], d.env, input)).ms);
+    }
+    const n = summarize(node);
+    const h = summarize(hook);
+    const c = summarize(cli);
+    const figures = {
+      node_p50_ms: n.p50,
+      node_p99_ms: n.p99,
+      hook_p50_ms: h.p50,
+      hook_p99_ms: h.p99,
+      cli_p50_ms: c.p50,
+      cli_p99_ms: c.p99,
+      hook_ratio_p50: h.p50 / n.p50,
+      hook_ratio_p99: h.p99 / n.p99,
+      cli_ratio_p50: c.p50 / n.p50,
+      n: N,
+    };
+    const row = (label: string, s: { p50: number; p99: number }) => [label, fmt(s.p50), fmt(s.p99), `${(s.p50 / n.p50).toFixed(2)}×`, `${(s.p99 / n.p99).toFixed(2)}×`];
+    const markdown =
+      mdTable(['process (granted Write)', 'p50', 'p99', 'p50 ÷ node', 'p99 ÷ node'], [
+        ['`node -e 0` (baseline)', fmt(n.p50), fmt(n.p99), '1.00×', '1.00×'],
+        row('hook as installed (`node …/claude-code/bin.js`)', h),
+        row('`airlock hook claude-code` (full CLI)', c),
+      ]) +
+      `\n\n${N} interleaved runs each. Aim: the installed hook within 1.6× of bare Node at p50 ` +
+      `(${figures.hook_ratio_p50 <= 1.6 ? 'met' : 'NOT met'} in this run).`;
+    return { title: 'Claude Code hook: whole process for a granted Write', markdown, figures };
+  } finally {
+    await d.stop();
+  }
+}
