@@ -167,6 +167,11 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
         ) : (
           <p className="muted">No particular risk found; asked because no grant covers it.</p>
         )}
+        {prompt.risk.level === 'critical' && (
+          <p className="critical-note" data-testid="critical-note">
+            Critical: no grant will ever approve this kind of request by itself — you will be asked every time.
+          </p>
+        )}
         {prompt.nearMiss && (
           <p className="near-miss" data-testid="near-miss">
             Almost covered: {prompt.nearMiss}
