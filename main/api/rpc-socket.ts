@@ -1,0 +1,53 @@
+// A private Unix socket speaking line JSON-RPC, with what both request.sock and ui.sock
+// need: peer checks, every rejected line or foreign peer recorded, clean shutdown.
+import type * as net from 'node:net';
+import type { Broker } from '../core/broker';
+import { serveJsonRpcLines } from './json-rpc-lines';
+import { closeServer, listenPrivate, type Peer } from './unix-listener';
+
+export interface RpcConnection {
+  dispatch(method: string, params: unknown): Promise<unknown>;
+  onClose?(): void;
+}
+
+export async function startRpcSocket(
+  sockPath: string,
+  name: string,
+  broker: Broker,
+  connect: (peer: Peer, notify: (method: string, params: unknown) => void) => RpcConnection,
+): Promise<{ close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const server = await listenPrivate(
+    sockPath,
+    (socket, peer) => {
+      sockets.add(socket);
+      let notify: (method: string, params: unknown) => void = () => undefined;
+      const conn = connect(peer, (m, p) => notify(m, p));
+      const rpc = serveJsonRpcLines(socket, {
+        dispatch: (m, p) => conn.dispatch(m, p),
+        onReject: (r) =>
+          broker.recordRejected({
+            source: name,
+            tool: r.method ?? '(unparsed)',
+            summary: `rejected ${r.method ? `"${r.method}" call` : 'line'} on ${name}`,
+            raw: r.raw,
+            reason: r.reason,
+            process: peer.process,
+          }),
+      });
+      notify = rpc.notify;
+      socket.on('close', () => {
+        sockets.delete(socket);
+        conn.onClose?.();
+      });
+    },
+    (_socket, cred) =>
+      broker.recordRejected({ source: name, tool: '(connect)', summary: 'connection from another user refused', raw: cred, reason: `peer uid ${cred.uid} is not this user` }),
+  );
+  return {
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await closeServer(server, sockPath);
+    },
+  };
+}
