@@ -111,8 +111,8 @@ export const HistoryQuery = z.strictObject({
   since: Timestamp.optional(),
   until: Timestamp.optional(),
   limit: z.number().int().min(1).max(1000).optional(),
-  /** Opaque: the `cursor` of the previous page. */
-  cursor: z.string().max(64).nullable().optional(),
+  /** Opaque: the `cursor` of the previous page (digits; anything else is refused as invalid params, not an internal error). */
+  cursor: z.string().max(64).regex(/^\d*$/, 'not a cursor returned by history.query').nullable().optional(),
 });
 export type HistoryQuery = z.infer<typeof HistoryQuery>;
 

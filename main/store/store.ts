@@ -221,6 +221,7 @@ export class Store {
         scope: e.scope,
         reason: e.reason,
       };
+      wellFormed(cols);
       const row: EventRow = { ...cols, prev_hash: this.head.hash, hash: rowHash(this.head.hash, cols) };
       this.stmts.insertEvent.run(row);
       this.stmts.setHead.run(row.id, row.hash);
@@ -398,6 +399,22 @@ export class Store {
     this.db.transaction(() => {
       for (const [k, v] of Object.entries(values)) stmt.run(k, JSON.stringify(v));
     })();
+  }
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Replaces lone UTF-16 surrogates with U+FFFD in every text column, in place. SQLite
+ * stores UTF-8, so a lone surrogate would be read back as different text than was
+ * hashed, and one agent request could make `audit verify` report tampering (found by
+ * test/fuzz/json-rpc.fuzz.ts; test/unit/store-unicode.test.ts).
+ */
+function wellFormed(cols: ChainedColumns): void {
+  const c = cols as unknown as Record<string, unknown>;
+  for (const k of Object.keys(c)) {
+    const v = c[k];
+    if (typeof v === 'string') c[k] = v.replace(LONE_SURROGATE, '\ufffd');
   }
 }
 

@@ -1,0 +1,110 @@
+// Every failure the fuzzers found, as a test that replays it (see scripts/fuzz.mjs).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as crypto from 'node:crypto';
+import { approverMethods } from '../../main/contract/approver';
+import { RPC, RpcError, parseParams } from '../../main/contract/rpc';
+import { agentKeyFromWire } from '../../main/ssh/key-material';
+import { MSG, parseMessage } from '../../main/ssh/protocol';
+import { Writer } from '../../main/ssh/wire';
+import { classifyShell } from '../../main/core/classify/shell';
+import type { AgentAnswer } from '../../main/contract/agent';
+import type { HistoryEvent } from '../../main/contract/approver';
+import { startDaemon } from '../helpers/daemon';
+
+// json-rpc.fuzz (seed 18545804): `history.query {cursor: "12\""}` reached the Store, which
+// threw a plain Error, so the caller got -32603 "internal error" instead of invalid params.
+test('history.query with a cursor that is not one → -32602 naming the cursor', () => {
+  for (const cursor of ['12"', '軩12', '-1', '1.5', 'abc']) {
+    assert.throws(
+      () => parseParams(approverMethods['history.query'].params, { cursor }),
+      (e: unknown) => e instanceof RpcError && e.code === RPC.invalidParams && /cursor/.test(e.message),
+      `cursor ${JSON.stringify(cursor)}`,
+    );
+  }
+  assert.deepEqual(parseParams(approverMethods['history.query'].params, { cursor: '12' }), { cursor: '12' });
+});
+
+// json-rpc.fuzz (seed 18585581): a request whose summary held a lone surrogate ("\ud800")
+// was hashed as sent and stored as other text, so audit.verify reported tampering.
+test('a request with lone surrogates in its text is recorded and the chain still verifies', async () => {
+  const d = await startDaemon();
+  try {
+    const ui = await d.ui();
+    await ui.call('grants.create', { action: 'write', tool: 'uni.tool', effect: 'allow' });
+    const a = await d.agent();
+    // Escapes of lone surrogates as JSON text: the daemon parses them into lone surrogates.
+    const line = '{"jsonrpc":"2.0","id":"raw","method":"request","params":{"source":"api","tool":"uni.tool","action":"write","resource":"/u/\\udc00","summary":"half \\ud83d of an emoji","args":{"x":"\\ud800"}}}\n';
+    a.writeRaw(line);
+    // Answered in order on one connection: once this one is answered, the raw one was decided.
+    const after = await a.call<AgentAnswer>('request', { source: 'api', tool: 'uni.tool', action: 'write', resource: '/u/after', summary: 'after' });
+    assert.equal(after.decision, 'allow');
+    const h = await ui.call<{ events: HistoryEvent[] }>('history.query', { source: 'api', limit: 5 });
+    const ev = h.events.find((e) => e.summary.startsWith('half'));
+    assert.ok(ev, 'the request with lone surrogates is in history');
+    assert.equal(ev.summary, 'half \ufffd of an emoji');
+    const v = await ui.call<{ ok: boolean }>('audit.verify', {});
+    assert.equal(v.ok, true, JSON.stringify(v));
+    a.close();
+    ui.close();
+  } finally {
+    await d.stop();
+  }
+});
+
+// ssh-codec: an "RSA key" with a consistent but huge modulus (n = p·q, p and q not even
+// prime) makes agentKeyFromWire run RSA arithmetic and a self-test signature at that size:
+// ~4 s at 16k bits, minutes at 64k, and a 256 KiB agent message allows ~2M bits — the
+// daemon's event loop (every approval) stalls meanwhile. OpenSSH refuses moduli over
+// 16384 bits (SSH_RSA_MAXIMUM_MODULUS_SIZE) before any arithmetic. Reported to main/ssh.
+test('an RSA key over 16384 bits is refused before any arithmetic', { todo: 'main/ssh: cap the RSA modulus like OpenSSH (key-material.ts agentKeyFromWire / protocol.ts readWirePrivateKey)' }, () => {
+  const half = 16416 / 16;
+  const p = crypto.randomBytes(half);
+  const q = crypto.randomBytes(half);
+  p[0]! |= 0x80;
+  q[0]! |= 0x80;
+  p[half - 1]! |= 1;
+  q[half - 1]! |= 1;
+  const n = BigInt(`0x${p.toString('hex')}`) * BigInt(`0x${q.toString('hex')}`);
+  const nb = Buffer.from(n.toString(16).padStart(half * 4, '0'), 'hex');
+  const msg = new Writer().byte(MSG.ADD_IDENTITY).string('ssh-rsa').mpint(nb).mpint(Buffer.from([1, 0, 1])).mpint(crypto.randomBytes(half * 2 - 1))
+    .mpint(crypto.randomBytes(half - 1)).mpint(p).mpint(q).string('huge').toBuffer();
+  const m = parseMessage(msg);
+  if (m.type !== 'add') return; // refused while parsing: fixed
+  const t0 = Date.now();
+  assert.throws(() => agentKeyFromWire(m.key));
+  assert.ok(Date.now() - t0 < 250, `refusing it took ${Date.now() - t0} ms`);
+});
+
+// Shell classifier: hostile shapes that are fine today stay fine.
+test('shell classifier: deep nesting, unbalanced quotes, heredoc floods answer quickly', () => {
+  const nasty = ['$('.repeat(5000), '"'.repeat(10001), `sh -c "${'sh -c '.repeat(50)}rm -rf /"`, '\u202e\u0000$((1/0))', 'cat <<EOF\n'.repeat(2000), 'x'.repeat(128_000)];
+  for (const cmd of nasty) {
+    const t0 = Date.now();
+    const c = classifyShell(cmd, '/tmp');
+    assert.ok(Date.now() - t0 < 2000, `${JSON.stringify(cmd.slice(0, 40))} took ${Date.now() - t0} ms`);
+    assert.ok(typeof c.action === 'string');
+  }
+});
+
+// shell.fuzz (seed 18823855): `cd /etc &constructor& cat passwd` — a command named like an
+// Object.prototype member (constructor, toString, valueOf, hasOwnProperty, __proto__) is
+// looked up in a plain-object table in main/core/classify/sh-commands.ts (READ_VALUE,
+// PATTERN_FIRST, DELETE_CMDS, MODE_FIRST, WRITE_CMDS, INTERPRETERS) and the walker throws.
+// It fails safe (answered as execute, high risk) but prompts for a harmless command.
+test('shell classifier: commands named like Object.prototype members are classified, not crashed', { todo: 'main/core/classify/sh-commands.ts: look commands up with Object.hasOwn (or Maps)' }, () => {
+  for (const name of ['constructor', 'toString x', 'valueOf', 'hasOwnProperty', '__proto__ a']) {
+    const c = classifyShell(name, '/repo');
+    assert.ok(!c.riskReasons.some((r) => /classifier failed/.test(r.reason)), `${name}: ${JSON.stringify(c.riskReasons)}`);
+  }
+});
+
+// shell.fuzz: classification costs ~0.1 ms per word (mvdan-sh's GopherJS objects are
+// converted on every field access), so a 128 KiB command (the MAX_COMMAND_CHARS cap) of
+// short words stalls the daemon's event loop — every approval — for ~8 s on 2 cores.
+test('shell classifier: a long command of many short words answers within 500 ms', { todo: 'main/core/classify: lower MAX_COMMAND_CHARS or bound words walked per command' }, () => {
+  const cmd = `echo ${'a '.repeat(8000)}; ${'b;'.repeat(4000)}`;
+  const t0 = Date.now();
+  classifyShell(cmd, '/tmp');
+  assert.ok(Date.now() - t0 < 500, `${cmd.length} chars took ${Date.now() - t0} ms`);
+});
