@@ -9,11 +9,19 @@ export function registerTask(program: Command): void {
   task
     .command('start <name>')
     .description('start a task; prints its id and, with --env, shell exports for AIRLOCK_TASK and SSH_AUTH_SOCK')
+    .argument('[agent...]', 'after --: run this agent as the task (ends the task when it exits)')
     .option('--cwd <dir>', 'the task working directory', process.cwd())
     .option('--env', 'print `export …` lines for eval')
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExample:\n  eval "$(airlock task start "fix CI" --env)"')
-    .action(async (name: string, o: { cwd: string; env?: boolean; json?: boolean }) => {
+    .option('--sandbox', 'with an agent: run it under bubblewrap (workspace, request.sock and its SSH socket only)')
+    .option('--network', 'with an agent: ask the human for a transfer grant at start; the sandbox has network only if granted')
+    .option('--ro <path...>', 'with --sandbox: extra paths visible read-only')
+    .addHelpText('after', '\nExamples:\n  eval "$(airlock task start "fix CI" --env)"\n  airlock task start "fix CI" --sandbox -- claude')
+    .action(async (name: string, agent: string[], o: { cwd: string; env?: boolean; json?: boolean; sandbox?: boolean; network?: boolean; ro?: string[] }) => {
+      if (agent.length > 0 || o.sandbox) {
+        const { runTaskAgentCli } = require('./task-agent') as typeof import('./task-agent');
+        return runTaskAgentCli(name, agent, o);
+      }
       const c = await connectAgent();
       try {
         const r = await c.call<{ task: string; sshAuthSock: string | null; grants: string[] }>('task.start', { name, cwd: o.cwd });
