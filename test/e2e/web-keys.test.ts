@@ -69,6 +69,8 @@ test('web UI: key import with passphrase, SSH signature prompt', { skip: skip ??
     assert.match((await card.getByTestId('ssh-namespace').textContent()) ?? '', /“git”/);
     assert.equal(await card.getByTestId('forwarded-badge').count(), 0, 'a local request is not marked forwarded');
     await waitArmed(page, p.id);
+    // Dismiss the import toasts so the screenshot shows the prompt alone.
+    while ((await page.getByTestId('toast').count()) > 0) await page.getByTestId('toast').first().click();
     await shot(page, 'prompt-ssh-light');
     await page.emulateMedia({ colorScheme: 'dark' });
     await shot(page, 'prompt-ssh-dark');
