@@ -31,7 +31,7 @@ if (!app.requestSingleInstanceLock()) {
 
 async function run(): Promise<void> {
   const windows = new Windows(PRELOAD);
-  app.on('second-instance', () => windows.showMain());
+  app.on('second-instance', () => void app.whenReady().then(() => windows.showMain()));
   // A tray app: closing every window must not quit (the SSH agent lives here).
   app.on('window-all-closed', () => undefined);
 
@@ -53,15 +53,19 @@ async function run(): Promise<void> {
   }
 
   const dispatch = createDispatch(approverMethods, core.service);
+  const startAtLogin = (enabled: boolean) => {
+    try {
+      applyStartAtLogin(enabled);
+    } catch (e) {
+      // The setting is saved either way; the login item is best effort (read-only home…).
+      console.error(`airlock: start at login: ${(e as Error).message}`);
+    }
+  };
   serveContractOverIpc(dispatch, (method, result) => {
-    if (method === 'settings.set') applyStartAtLogin((result as { settings: { startAtLogin: boolean } }).settings.startAtLogin);
+    if (method === 'settings.set') startAtLogin((result as { settings: { startAtLogin: boolean } }).settings.startAtLogin);
   });
   broadcastNotifications(core.service, () => windows.all());
-  try {
-    applyStartAtLogin(core.broker.settings.startAtLogin);
-  } catch (e) {
-    console.error(`airlock: start at login: ${(e as Error).message}`);
-  }
+  startAtLogin(core.broker.settings.startAtLogin);
 
   // ---- tray -----------------------------------------------------------------------
   let screenLocked = false;

@@ -11,6 +11,8 @@ const MAX_POPUPS = 4;
 export class Windows {
   private main: BrowserWindow | null = null;
   private readonly popups = new Map<string, BrowserWindow>();
+  /** Pop-ups the user closed without answering: the prompt stays in Pending, no new pop-up. */
+  private readonly dismissed = new Set<string>();
   quitting = false;
 
   constructor(private readonly preload: string) {}
@@ -48,7 +50,7 @@ export class Windows {
   }
 
   openPrompt(p: Prompt): void {
-    if (this.popups.has(p.id) || this.popups.size >= MAX_POPUPS) return;
+    if (this.popups.has(p.id) || this.dismissed.has(p.id) || this.popups.size >= MAX_POPUPS) return;
     const area = screen.getPrimaryDisplay().workArea;
     const width = 680;
     const height = p.ssh ? 760 : 700;
@@ -73,7 +75,10 @@ export class Windows {
       win.show();
       win.focus();
     });
-    win.on('closed', () => this.popups.delete(p.id));
+    win.on('closed', () => {
+      // Still listed means the user closed it, not closePrompt() after an answer.
+      if (this.popups.delete(p.id)) this.dismissed.add(p.id);
+    });
     this.popups.set(p.id, win);
     void win.loadURL(appUrl({ prompt: p.id }));
   }
@@ -81,6 +86,7 @@ export class Windows {
   closePrompt(id: string): void {
     const win = this.popups.get(id);
     this.popups.delete(id);
+    this.dismissed.delete(id);
     if (win && !win.isDestroyed()) win.close();
   }
 
