@@ -173,6 +173,21 @@ describe('Claude Code hook (real daemon)', () => {
     assert.match(out.permissionDecisionReason, /not running/);
   });
 
+  test('--install writes a command that Claude Code can run through a shell', async () => {
+    const home = tempHome('al-home-');
+    const inst = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install'], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
+    assert.equal(inst.code, 0, inst.stderr);
+    assert.match(inst.stdout, /added the Airlock PreToolUse hook to .*settings\.json/);
+    const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
+    const command = settings.hooks.PreToolUse[0].hooks[0].command as string;
+    // Claude Code runs the command with a shell, the tool call on stdin.
+    const r = await run('/bin/sh', ['-c', command], { env: d.env, input: claudeJson(sessionId(), 'Read', { file_path: '/etc/hostname' }), timeoutMs: 30_000 });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision, 'allow');
+    const again = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install'], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
+    assert.match(again.stdout, /already in/);
+  });
+
   test('garbage on stdin → ask with a reason', async () => {
     const out = await hook('this is not json', d.env);
     assert.equal(out.permissionDecision, 'ask');
