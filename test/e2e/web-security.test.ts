@@ -132,6 +132,22 @@ test('web mode: token, Host, Origin and CSP', { timeout: 60_000 }, async (t) => 
     assert.equal(found, '');
   });
 
+  await t.test('the page without the token, or with a wrong one, says what to do and shows no data', { skip: browserMissing() ?? false }, async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${d.origin}/`);
+      await page.getByText('needs the token').waitFor();
+      await page.goto(`${d.origin}/#token=not-the-token`);
+      await page.reload();
+      const banner = page.getByTestId('connection-banner');
+      await banner.filter({ hasText: 'not valid' }).waitFor({ timeout: 15_000 });
+      assert.equal(await page.getByTestId('prompt').count(), 0);
+    } finally {
+      await browser.close();
+    }
+  });
+
   await t.test('a page on a foreign origin in a real browser cannot open the socket', { skip: browserMissing() ?? false }, async () => {
     // The attacker page knows the port and even the token; only Origin gives it away.
     const evil = http.createServer((_req, res) => {
