@@ -34,13 +34,21 @@ const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, AIRLOCK_TEST: '1' },
 });
-let tail = '';
+// The spec reporter prints `ℹ pass N` etc. once, before the list of failures: keep the
+// last value of each as lines stream by.
+const counts = {};
+let partial = '';
 child.stdout.on('data', (d) => {
   process.stdout.write(d);
-  tail = (tail + d.toString()).slice(-4000);
+  const lines = (partial + d.toString()).split('\n');
+  partial = lines.pop() ?? '';
+  for (const l of lines) {
+    const m = /^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/.exec(l.trim());
+    if (m) counts[m[1]] = Number(m[2]);
+  }
 });
 child.on('close', (code) => {
-  const num = (label) => Number((tail.match(new RegExp(`ℹ ${label} (\\d+)`)) ?? [])[1] ?? 0);
+  const num = (label) => counts[label] ?? 0;
   const passed = num('pass');
   const failed = num('fail') + num('cancelled');
   const skipped = num('skipped') + num('todo');
