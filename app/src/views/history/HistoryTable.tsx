@@ -41,6 +41,11 @@ export function HistoryTable() {
         <span role="columnheader">Summary</span>
         <span role="columnheader">By</span>
       </div>
+      {events.length === 0 && !loading && (
+        <p className="muted empty" data-testid="history-empty">
+          No events match.
+        </p>
+      )}
       <div ref={parentRef} className="scroller" data-testid="history-scroller">
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {items.map((vi) => {
