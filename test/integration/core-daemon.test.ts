@@ -229,6 +229,44 @@ describe('core daemon', () => {
     assert.equal((await pushy).decision, 'deny');
   });
 
+  test('task.start with grants: one prompt; refused → no grants, accepted → the grants exist', async () => {
+    const grants = [{ action: 'write', tool: 'Write', resource: '/w/**', effect: 'allow' }, { action: 'execute', tool: 'Bash', resource: 'npm test *', effect: 'allow' }];
+    const refused = agent.call<{ task: string; grants: string[] }>('task.start', { name: 'wants grants', cwd: '/w', grants });
+    const p1 = await human.next();
+    assert.equal(p1.tool, 'task.start');
+    assert.match(p1.summary, /asks for 2 grant\(s\): allow write Write on \/w\/\*\*; allow execute Bash on npm test \*/);
+    await human.decide(p1.id, 'deny', 'once');
+    const r1 = await refused;
+    assert.deepEqual(r1.grants, []);
+    assert.equal((await ui.call<{ grants: Grant[] }>('grants.list', { task: r1.task })).grants.length, 0);
+    const accepted = agent.call<{ task: string; grants: string[] }>('task.start', { name: 'wants grants 2', cwd: '/w', grants });
+    const p2 = await human.next();
+    await human.decide(p2.id, 'allow', 'once');
+    const r2 = await accepted;
+    assert.equal(r2.grants.length, 2);
+    assert.equal((await write(r2.task, '/w/x', 'Write')).decision, 'allow');
+  });
+
+  test('the default policy is configurable: reads can be made to ask, writes to be denied', async () => {
+    await ui.call('settings.set', { policy: { read: 'ask', write: 'deny' } });
+    try {
+      const a = await write(undefined, '/p/denied', 'policy.tool');
+      assert.equal(a.decision, 'deny');
+      assert.match(a.reason, /default policy denies write/);
+      const r = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.read', action: 'read', resource: '/p/r', summary: 'read asks now' });
+      const p = await human.next();
+      assert.equal(p.action, 'read');
+      await human.decide(p.id, 'allow', 'once');
+      assert.equal((await r).decision, 'allow');
+      const { settings } = await ui.call<{ settings: { policy: Record<string, string> } }>('settings.get', {});
+      assert.equal(settings.policy.read, 'ask');
+      assert.equal(settings.policy.transfer, 'ask', 'untouched actions keep their default');
+    } finally {
+      await ui.call('settings.set', { policy: { read: 'allow', write: 'ask' } });
+    }
+    await assert.rejects(ui.call('settings.set', { policy: { read: 'sometimes' } }), /policy/);
+  });
+
   test('history and audit.verify agree', async () => {
     const all: HistoryEvent[] = [];
     let cursor: string | null = null;
