@@ -14,7 +14,9 @@ import { createDispatch, type Handlers } from '../../main/api/dispatch';
 type Handler = (...args: unknown[]) => unknown;
 const ipcHandlers = new Map<string, Handler>();
 const protocolHandlers = new Map<string, (req: Request) => Promise<Response>>();
+const loginItems: unknown[] = [];
 const stand_in = {
+  app: { setLoginItemSettings: (s: unknown) => loginItems.push(s) },
   ipcMain: {
     handle: (channel: string, fn: Handler) => ipcHandlers.set(channel, fn),
     removeHandler: (channel: string) => ipcHandlers.delete(channel),
@@ -31,6 +33,7 @@ require.cache[electronId] = { id: electronId, filename: electronId, loaded: true
 const { serveContractOverIpc } = require('../../main/electron/contract-ipc') as typeof import('../../main/electron/contract-ipc');
 const { handleAppProtocol } = require('../../main/electron/app-protocol') as typeof import('../../main/electron/app-protocol');
 const { INVOKE_CHANNEL } = require('../../preload/ipc-protocol') as typeof import('../../preload/ipc-protocol');
+const { applyStartAtLogin } = require('../../main/electron/login-item') as typeof import('../../main/electron/login-item');
 
 const calls: { method: string; params: unknown }[] = [];
 const handlers = Object.fromEntries(
@@ -97,4 +100,23 @@ test('protocol: files under the renderer dir only, with the CSP', async () => {
     assert.equal(r.status, 404, u);
   }
   assert.equal((await handle(new Request('airlock://app/index.html', { method: 'POST', body: 'x' }))).status, 404);
+});
+
+test('start at login: an XDG autostart entry on Linux, the login item elsewhere', { skip: process.platform !== 'linux' ? 'Linux-only path' : false }, () => {
+  const config = fs.mkdtempSync(path.join(os.tmpdir(), 'al-xdg-'));
+  const saved = process.env.XDG_CONFIG_HOME;
+  process.env.XDG_CONFIG_HOME = config;
+  try {
+    const file = path.join(config, 'autostart', 'airlock.desktop');
+    applyStartAtLogin(true);
+    const entry = fs.readFileSync(file, 'utf8');
+    assert.match(entry, /^\[Desktop Entry\]$/m);
+    assert.match(entry, /^Exec=".+" --hidden$/m);
+    applyStartAtLogin(false);
+    assert.equal(fs.existsSync(file), false);
+    assert.deepEqual(loginItems, [], 'Linux does not use app.setLoginItemSettings');
+  } finally {
+    if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+    else process.env.XDG_CONFIG_HOME = saved;
+  }
 });
