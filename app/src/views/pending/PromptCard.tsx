@@ -9,10 +9,9 @@ import { prettyJson } from '../../format';
 import { usePending } from '../../state/pending-store';
 import { attempt, useUi } from '../../state/ui-store';
 import { SshFacts } from './SshFacts';
-import { TaskGrantsList, requestedGrants } from './TaskGrantsRequest';
+import { RequestChoices, type Choice } from './RequestChoices';
+import { TaskGrantsChoices, TaskGrantsList, requestedGrants } from './TaskGrantsRequest';
 import { useInputGuard } from './use-input-guard';
-
-type Choice = 'deny' | 'once' | 'task' | 'duration' | 'always';
 
 const SHORTCUTS: Record<string, Choice> = { Escape: 'deny', d: 'deny', o: 'once', t: 'task', m: 'duration', a: 'always' };
 /** A task's grant request has two answers: refuse, or accept them all ("once" = this request). */
@@ -182,71 +181,20 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
       {specs ? (
         <>
           <TaskGrantsList specs={specs} />
-          <footer className="choices" data-testid="choices">
-            <button ref={denyRef} className="btn deny" data-testid="choice-deny" disabled={busy} aria-disabled={off} onClick={() => void choose('deny')}>
-              Refuse <kbd>Esc</kbd>
-            </button>
-            <button className="btn always" data-testid="choice-accept-grants" disabled={busy} aria-disabled={off} onClick={() => void choose('once')}>
-              Accept {specs.length} grant{specs.length === 1 ? '' : 's'} for this task <kbd>A</kbd>
-            </button>
-          </footer>
+          <TaskGrantsChoices count={specs.length} busy={busy} off={off} denyRef={denyRef} choose={(c) => void choose(c)} />
         </>
       ) : (
-        <>
-      <section className="pattern" aria-label="Grant pattern">
-        <h3>
-          Grant pattern <span className="muted small">(for “this task”, “N minutes” and “always”)</span>
-        </h3>
-        {prompt.suggestion && <p className="small muted">Suggested: {prompt.suggestion.label}</p>}
-        <div className="pattern-fields">
-          <label>
-            Tool
-            <input data-testid="pattern-tool" value={pattern.tool} onChange={(e) => setPattern({ ...pattern, tool: e.target.value })} spellCheck={false} />
-          </label>
-          <label>
-            Resource
-            <input data-testid="pattern-resource" placeholder="exactly this request's resources" value={pattern.resource} onChange={(e) => setPattern({ ...pattern, resource: e.target.value })} spellCheck={false} />
-          </label>
-        </div>
-      </section>
-
-      <footer className="choices" data-testid="choices">
-        <button ref={denyRef} className="btn deny" data-testid="choice-deny" disabled={busy} aria-disabled={off} onClick={() => void choose('deny')}>
-          Deny <kbd>Esc</kbd>
-        </button>
-        <button className="btn" data-testid="choice-once" disabled={busy} aria-disabled={off} onClick={() => void choose('once')}>
-          Allow once <kbd>O</kbd>
-        </button>
-        <button
-          className="btn"
-          data-testid="choice-task"
-          disabled={busy || !hasTask}
-          aria-disabled={off || !hasTask}
-          title={hasTask ? `Until task “${prompt.taskName ?? prompt.task}” ends` : 'This request belongs to no task'}
-          onClick={() => void choose('task')}
-        >
-          Allow for this task <kbd>T</kbd>
-        </button>
-        <span className="btn-group">
-          <button className="btn" data-testid="choice-duration" disabled={busy} aria-disabled={off} onClick={() => void choose('duration')}>
-            Allow for {minutes} min <kbd>M</kbd>
-          </button>
-          <input
-            className="minutes"
-            type="number"
-            min={1}
-            max={1440}
-            value={minutes}
-            aria-label="Minutes"
-            data-testid="duration-minutes"
-            onChange={(e) => setMinutes(Math.max(1, Math.min(1440, Number(e.target.value) || 1)))}
-          />
-        </span>
-        <button className="btn always" data-testid="choice-always" disabled={busy} aria-disabled={off} onClick={() => void choose('always')}>
-          Always <kbd>A</kbd>
-        </button>
-      </footer>
-        </>
+        <RequestChoices
+          prompt={prompt}
+          pattern={pattern}
+          setPattern={setPattern}
+          minutes={minutes}
+          setMinutes={setMinutes}
+          busy={busy}
+          off={off}
+          denyRef={denyRef}
+          choose={(c) => void choose(c)}
+        />
       )}
       {!guard.armed && <p className="guard-note small muted">Buttons wake up in half a second…</p>}
     </article>

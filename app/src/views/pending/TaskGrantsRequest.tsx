@@ -1,5 +1,6 @@
 // A task that started with `grants` asks for them in one prompt (DESIGN.md: nothing is
 // granted silently): list each requested grant; the choices are refuse or accept all.
+import type { RefObject } from 'react';
 import type { GrantSpecInput, Prompt } from '../../../../preload/types';
 import { formatRelative } from '../../format';
 
@@ -45,5 +46,26 @@ export function TaskGrantsList({ specs }: { specs: GrantSpecInput[] }) {
         </tbody>
       </table>
     </section>
+  );
+}
+
+/** Refuse (default, Esc) or accept them all; accepting answers this one prompt ("once"). */
+export function TaskGrantsChoices(props: {
+  count: number;
+  busy: boolean;
+  off: boolean;
+  denyRef: RefObject<HTMLButtonElement | null>;
+  choose(c: 'deny' | 'once'): void;
+}) {
+  const { count, busy, off, denyRef, choose } = props;
+  return (
+    <footer className="choices" data-testid="choices">
+      <button ref={denyRef} className="btn deny" data-testid="choice-deny" disabled={busy} aria-disabled={off} onClick={() => choose('deny')}>
+        Refuse <kbd>Esc</kbd>
+      </button>
+      <button className="btn always" data-testid="choice-accept-grants" disabled={busy} aria-disabled={off} onClick={() => choose('once')}>
+        Accept {count} grant{count === 1 ? '' : 's'} for this task <kbd>A</kbd>
+      </button>
+    </footer>
   );
 }
