@@ -1,7 +1,7 @@
 // Electron security checklist, the parts that apply to every web contents: secure
 // webPreferences, no navigation away from the app, no new windows, no <webview>, no
 // permissions, no network.
-import { app, session, shell, type WebContents, type WebPreferences } from 'electron';
+import { app, session, type WebContents, type WebPreferences } from 'electron';
 import { isAppUrl } from './app-protocol';
 
 export function secureWebPreferences(preload: string): WebPreferences {
@@ -31,11 +31,9 @@ function hardenContents(contents: WebContents): void {
     if (!isAppUrl(url)) event.preventDefault();
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
-  contents.setWindowOpenHandler(({ url }) => {
-    // Links to documentation may open in the real browser; nothing opens inside the app.
-    if (/^https:\/\//.test(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
+  // No new windows at all — not even handing URLs to the system browser: the renderer
+  // shows agent-supplied text, and nothing it renders needs to open anything.
+  contents.setWindowOpenHandler(() => ({ action: 'deny' }));
 }
 
 export function hardenApp(): void {
