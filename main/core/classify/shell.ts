@@ -14,6 +14,11 @@ import { hereDocText, resolvePath, sourceOf, wordValue } from './sh-words';
 
 /** Commands longer than this are not parsed (a prompt could not show them anyway). */
 export const MAX_COMMAND_CHARS = 128 * 1024;
+/** …and commands with more words than this (each word costs parse and copy time). */
+export const MAX_TOKENS = 4000;
+const MAX_VISITS = 2000;
+/** Wall-clock budget for the tree walk (parsing is bounded by the limits above). */
+const BUDGET_MS = 500;
 /** `sh -c "sh -c '…'"` nesting we follow before giving up (and calling it execute). */
 const MAX_DEPTH = 8;
 const MAX_PARTS = 200;
@@ -22,6 +27,9 @@ const PART_TEXT = 300;
 const NOT_FILES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/fd/1', '/dev/fd/2']);
 
 type Part = CommandClassification['parts'][number];
+
+/** Thrown when a command is too big or slow to classify; it then counts as execute. */
+class TooComplex extends Error {}
 
 /** What a visited statement produced, with the flags pipeline rules need. */
 interface Found {
@@ -39,9 +47,11 @@ interface State {
   reasons: RiskReason[];
   madeExecutable: Set<string>;
   written: Set<string>;
-  /** Statements visited, bounded so hostile input cannot make us loop long. */
+  /** Statements visited and a deadline: the daemon classifies on its event loop. */
   visits: number;
+  deadline: number;
 }
+
 
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 const oneLine = (s: string) => clip(s.replace(/\s*\n\s*/g, ' ⏎ ').trim().replace(/\s*;$/, ''), PART_TEXT);
@@ -71,10 +81,12 @@ function parse(src: string): { stmts: ShStmt[] } | { error: string } {
 }
 
 /** Statements inside a node (substitutions, bodies of if/for/while/functions…), not descending into them. */
-function innerStmts(n: ShNode): ShStmt[] {
+function innerStmts(n: ShNode, deadline = Infinity): ShStmt[] {
   const out: ShStmt[] = [];
   const S = sh();
+  let steps = 0;
   S.Walk(n, (x) => {
+    if ((++steps & 255) === 0 && Date.now() > deadline) throw new TooComplex();
     if (!x || x === n) return true;
     if (S.NodeType(x) === 'Stmt') {
       out.push(x as ShStmt);
@@ -102,11 +114,7 @@ function sub<T>(st: State, fn: () => T): T {
 }
 
 function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[] {
-  if (++st.visits > 5000) {
-    addReason(st, { level: 'medium', reason: 'too complex to classify completely' });
-    raise(st, 'execute');
-    return [];
-  }
+  if (++st.visits > MAX_VISITS || Date.now() > st.deadline) throw new TooComplex();
   const S = sh();
   const ops = shOps();
   const cmd = stmt.Cmd;
@@ -119,7 +127,7 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
   const redirReads: string[] = [];
   let hereDocBody: { text: string; dynamic: boolean } | null = null;
   for (const r of stmt.Redirs ?? []) {
-    for (const inner of [...(r.Word ? innerStmts(r.Word) : []), ...(r.Hdoc ? innerStmts(r.Hdoc) : [])]) {
+    for (const inner of [...(r.Word ? innerStmts(r.Word, st.deadline) : []), ...(r.Hdoc ? innerStmts(r.Hdoc, st.deadline) : [])]) {
       found.push(...sub(st, () => visitStmt(inner, src, st, depth)));
     }
     if (ops.hereDoc.has(r.Op)) {
@@ -141,14 +149,20 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
 
   if (kind === 'CallExpr') {
     const call = cmd as ShCallExpr;
-    // Substitutions in words run first, in a subshell.
+    // Substitutions in words run first, in a subshell. One walk over the whole call:
+    // each property read on a mvdan-sh node copies Go data into JS, so read Args once.
     const innerFound: Found[] = [];
-    for (const w of [...(call.Assigns ?? []).map((a) => a.Value), ...(call.Args ?? [])]) {
-      if (!w) continue;
-      for (const inner of innerStmts(w as ShWord)) innerFound.push(...sub(st, () => visitStmt(inner, src, st, depth)));
+    const callText = sourceOf(src, call);
+    // Substitutions need `$(`, a backtick or `<(`/`>(` in the text; walking is skipped otherwise.
+    if (/\$\(|`|[<>]\(/.test(callText)) {
+      for (const inner of innerStmts(call, st.deadline)) innerFound.push(...sub(st, () => visitStmt(inner, src, st, depth)));
     }
     found.push(...innerFound);
-    const argv: Arg[] = (call.Args ?? []).map((w) => wordValue(src, w));
+    const words: ShWord[] = call.Args ?? [];
+    const argv: Arg[] = words.map((w, i) => {
+      if ((i & 255) === 255 && Date.now() > st.deadline) throw new TooComplex();
+      return wordValue(src, w);
+    });
     if (argv.length === 0) {
       if (redirWrites.length) addPart(st, text, 'write', redirWrites);
       return found;
@@ -180,7 +194,7 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
   } else if (cmd) {
     // if/while/for/case/functions/time/coproc/declare/[[ ]]: classify every statement
     // inside as if it runs (a function body may run later; assume it does).
-    found.push(...visitList(innerStmts(cmd), src, st, depth));
+    found.push(...visitList(innerStmts(cmd, st.deadline), src, st, depth));
   }
   if (redirWrites.length || redirReads.length) addPart(st, text, redirWrites.length ? 'write' : 'read', [...redirReads, ...redirWrites]);
   return found;
@@ -253,6 +267,9 @@ function classifyInto(src: string, st: State, depth: number): void {
 }
 
 export const classifyShell: CommandClassifier = (command: string, cwd?: string): CommandClassification => {
+  // Load the parser (first call only) before the clock starts.
+  sh();
+  shOps();
   const st: State = {
     cwd: cwd && cwd.startsWith('/') ? cwd : undefined,
     parts: [],
@@ -262,22 +279,28 @@ export const classifyShell: CommandClassifier = (command: string, cwd?: string):
     madeExecutable: new Set(),
     written: new Set(),
     visits: 0,
+    deadline: Date.now() + BUDGET_MS,
   };
   if (typeof command !== 'string') command = String(command);
-  if (command.length > MAX_COMMAND_CHARS) {
+  // Parsing costs ~15 µs per word and the daemon parses on its event loop: refuse to
+  // spend seconds on a command no human could review anyway.
+  const tokens = command.length > 20_000 ? command.split(/\s+/, MAX_TOKENS + 1).length : 0;
+  if (command.length > MAX_COMMAND_CHARS || tokens > MAX_TOKENS) {
     return {
       action: 'execute',
       resources: [],
       parts: [{ command: oneLine(command), action: 'execute', resources: [] }],
-      riskReasons: [{ level: 'high', reason: `command too long to classify (${command.length} characters)` }],
+      riskReasons: [{ level: 'high', reason: `command too long to classify (${command.length} characters${tokens > MAX_TOKENS ? `, over ${MAX_TOKENS} words` : ''})` }],
     };
   }
   try {
     classifyInto(command, st, 0);
   } catch (e) {
-    // A parser crash on hostile input must never let a command through as harmless.
+    // Too complex, or a parser crash on hostile input: never let it through as harmless.
     st.action = 'execute';
-    addReason(st, { level: 'high', reason: `classifier failed (${clip(shErrorText(e), 120)}); treated as execute` });
+    addReason(st, e instanceof TooComplex
+      ? { level: 'high', reason: 'too complex to classify completely; treated as execute' }
+      : { level: 'high', reason: `classifier failed (${clip(shErrorText(e), 120)}); treated as execute` });
   }
   return { action: st.action ?? 'other', resources: st.resources, parts: st.parts, riskReasons: st.reasons };
 };
