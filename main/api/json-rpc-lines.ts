@@ -41,7 +41,15 @@ export function serveJsonRpcLines(socket: net.Socket, opts: LineServerOptions): 
       socket.destroy();
       return;
     }
-    socket.write(JSON.stringify(msg) + '\n');
+    let line: string;
+    try {
+      line = JSON.stringify(msg);
+    } catch (e) {
+      // A value nested too deep to serialize must cost one error reply, not the daemon.
+      const id = (msg as { id?: unknown }).id;
+      line = JSON.stringify({ jsonrpc: '2.0', id: typeof id === 'string' || typeof id === 'number' ? id : null, error: { code: RPC.internal, message: `internal error: the reply could not be serialized (${(e as Error).message})` } });
+    }
+    socket.write(line + '\n');
   };
   const replyError = (id: Id, code: number, message: string, data?: unknown) =>
     send({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });

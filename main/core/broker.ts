@@ -333,7 +333,9 @@ export class Broker implements KeyScope {
       resource: req.resource,
       resources: req.resources,
       summary: req.summary,
-      args: req.args ?? null,
+      // The recorded (capped) args, never the raw value: args nested thousands deep make
+      // JSON.stringify overflow the stack on the human side (test/fuzz/regressions.test.ts).
+      args: req.argsText === null ? null : (JSON.parse(req.argsText) as unknown),
       cwd: req.cwd,
       risk,
       ...(req.process ? { process: req.process } : {}),

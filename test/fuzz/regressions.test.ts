@@ -108,3 +108,33 @@ test('shell classifier: a long command of many short words answers within 500 ms
   classifyShell(cmd, '/tmp');
   assert.ok(Date.now() - t0 < 500, `${cmd.length} chars took ${Date.now() - t0} ms`);
 });
+
+// JSON.parse accepts any depth; JSON.stringify overflows the stack at ~5,000 levels. A
+// request whose args were nested 6,000 deep waited as a prompt holding the raw value, and
+// the next pending.list (every UI's first call) threw inside the line server's reply: the
+// daemon exited. Prompts now carry the recorded (capped) args, and a reply that cannot be
+// serialized becomes an error reply.
+test('a request with args nested 20,000 deep cannot take the daemon down', async () => {
+  const d = await startDaemon();
+  try {
+    const ui = await d.ui();
+    const a = await d.agent();
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    a.writeRaw(`{"jsonrpc":"2.0","id":"deep","method":"request","params":{"source":"api","tool":"deep.tool","action":"write","resource":"/deep","summary":"deep args","args":${deep}}}\n`);
+    let prompts: { summary: string; args: unknown }[] = [];
+    for (let i = 0; i < 100 && !prompts.some((p) => p.summary === 'deep args'); i++) {
+      prompts = (await ui.call<{ prompts: { summary: string; args: unknown }[] }>('pending.list', {})).prompts;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const p = prompts.find((x) => x.summary === 'deep args');
+    assert.ok(p, 'the prompt is listed');
+    assert.deepEqual(p.args, { unserializable: true });
+    assert.equal(d.proc.exitCode, null, 'the daemon is still running');
+    const v = await ui.call<{ ok: boolean }>('audit.verify', {});
+    assert.equal(v.ok, true);
+    a.close();
+    ui.close();
+  } finally {
+    await d.stop();
+  }
+});
