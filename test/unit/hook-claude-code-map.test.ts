@@ -167,3 +167,12 @@ describe('hook --install', () => {
     assert.equal(fs.readFileSync(settingsPath(h), 'utf8'), '{ broken');
   });
 });
+
+describe('Bash command size', () => {
+  test('a long command reaches the daemon whole, not cut to a harmless prefix', () => {
+    const command = `echo ${'x'.repeat(20_000)} && rm -rf /repo/important`;
+    const { req } = map('Bash', { command });
+    assert.equal((req.args as { command: string }).command, command);
+    assert.equal(req.action, 'delete');
+  });
+});

@@ -22,6 +22,8 @@ export type HookRequest = Omit<AskParams, 'task'>;
 const MAX_STRING_ARG = 8 * 1024;
 const MAX_SUMMARY = 2000;
 const MAX_TEXT = 4096;
+/** main/core/classify/shell.ts MAX_COMMAND_CHARS + 1: longer commands classify as execute. */
+const COMMAND_MAX = 128 * 1024 + 1;
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
@@ -120,7 +122,9 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
       resource: c.resources[0],
       resources: c.resources.slice(0, 256),
       summary: clip(parts || `Bash ${command}`, MAX_SUMMARY),
-      args: capArgs({ ...ti, command: clip(command, 64 * 1024) }),
+      // The command goes whole (up to just over the classifier's limit, so the daemon
+      // sees "too long" rather than a harmless-looking prefix); other fields are capped.
+      args: { ...capArgs(ti), command: command.slice(0, COMMAND_MAX) },
     };
   }
   if (tool === 'WebFetch') {

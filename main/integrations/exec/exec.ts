@@ -4,7 +4,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isDaemonUnavailable, type AgentAnswer, type AskParams } from '../../client';
-import { classifyShell, summarizeClassification } from '../../core/classify/shell';
+import { classifyShell, MAX_COMMAND_CHARS, summarizeClassification } from '../../core/classify/shell';
 import { bwrapArgs, findBwrap, NO_BWRAP, unsafeSandboxCwd } from './sandbox';
 import { runCommand, type RunOutcome } from './run';
 
@@ -56,7 +56,7 @@ export function buildRequest(o: ExecOptions): { req: AskParams; network: boolean
     ...(c.resources.length ? { resource: c.resources[0], resources: c.resources } : {}),
     summary: `${o.sandbox ? '[sandbox' + (network ? ', network' : ', no network') + '] ' : ''}${summarizeClassification(c, 1900)}`,
     // args.command is what the daemon re-classifies: it never trusts our action.
-    args: { command: text.length > 64 * 1024 ? text.slice(0, 64 * 1024) : text, ...(o.shell || o.stdinCommand !== undefined ? {} : { argv: o.argv.slice(0, 256) }), sandbox: o.sandbox, ...(o.sandbox ? { network } : {}) },
+    args: { command: text.slice(0, MAX_COMMAND_CHARS + 1), ...(o.shell || o.stdinCommand !== undefined ? {} : { argv: o.argv.slice(0, 256) }), sandbox: o.sandbox, ...(o.sandbox ? { network } : {}) },
     ...(o.task ? { task: o.task } : {}),
     cwd: o.cwd,
   };
