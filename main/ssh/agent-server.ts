@@ -313,7 +313,19 @@ export class AgentListener {
             this.core.deps.log(`agent: ${(e as Error).message}`);
             reply = FAILURE_FRAME;
           }
-          if (!closed) socket.write(reply);
+          if (!closed && !socket.write(reply)) {
+            // A client that sends but never reads must not make us buffer answers without
+            // end (a 5-byte list request can have a long answer): wait until it reads.
+            await new Promise<void>((resolve) => {
+              const done = () => {
+                socket.off('drain', done);
+                socket.off('close', done);
+                resolve();
+              };
+              socket.on('drain', done);
+              socket.on('close', done);
+            });
+          }
         }
       } finally {
         busy = false;

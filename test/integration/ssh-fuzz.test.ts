@@ -181,3 +181,34 @@ test('broken framing: random byte streams and huge length prefixes cost nothing 
   good.close();
 });
 
+
+test('a client that writes but never reads is throttled (answers are not buffered without bound), and stays in sync', async () => {
+  // An agent of its own: known keys, so the size of each answer is known.
+  const own = await startTestAgent();
+  await own.agent.keyService.generate({ type: 'ed25519', name: 'one' });
+  const c = await RawAgentClient.connect(own.sock);
+  c.socket.pause(); // read nothing
+  const COUNT = 200_000;
+  const one = frame(Buffer.from([MSG.REQUEST_IDENTITIES]));
+  // Many small writes, so our unsent backlog shrinks as the agent reads (one big write would
+  // count as unsent until the last byte went).
+  const chunk = Buffer.concat(Array.from({ length: 1000 }, () => one));
+  for (let i = 0; i < COUNT / 1000; i++) c.writeRaw(chunk);
+  // Wait until the agent stops taking requests (or has taken them all), bounded.
+  let last = -1;
+  let stable = 0;
+  for (let i = 0; i < 75 && stable < 5 && c.socket.writableLength > 0; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    stable = c.socket.writableLength === last ? stable + 1 : 0;
+    last = c.socket.writableLength;
+  }
+  // The agent stopped reading once its answers backed up, so our side still holds requests.
+  assert.ok(c.socket.writableLength > 0, 'the agent kept reading although nobody read its answers');
+  c.socket.resume();
+  for (let i = 0; i < COUNT; i++) {
+    const r = await c.read(10_000);
+    assert.equal(r[0], MSG.IDENTITIES_ANSWER);
+  }
+  c.close();
+  await own.close();
+});
