@@ -158,6 +158,8 @@ test('agent forwarding: a signature requested on the far side is marked forwarde
   const msg = path.join(home, 'fwd.txt');
   fs.writeFileSync(msg, 'forwarded\n');
   const remote = `ssh-keygen -Y sign -f ${pubFile} -n fwdtest ${msg}`;
+  // A grant that does not allow forwarding does not cover the far side's request.
+  await ui.call('grants.create', { source: 'ssh', action: 'sign', resource: 'sshsig:fwdtest', effect: 'allow', note: 'local only' });
   const session = ssh(remote, { extra: ['-A'] });
   const login = await nextPrompt(seen).catch(async (e) => {
     throw new Error(`${(e as Error).message}; ssh said: ${JSON.stringify(await session)}`);
@@ -173,5 +175,13 @@ test('agent forwarding: a signature requested on the far side is marked forwarde
   await decide(sign, 'allow');
   const r = await session;
   assert.equal(r.code, 0, r.stderr);
+  assert.ok(fs.existsSync(msg + '.sig'));
+
+  // Grants that allow forwarding let the same thing through without a prompt.
+  await ui.call('grants.create', { source: 'ssh', action: 'sign', resource: `root@127.0.0.1:${sshd.port}`, effect: 'allow' });
+  await ui.call('grants.create', { source: 'ssh', action: 'sign', resource: 'sshsig:fwdtest', effect: 'allow', forwarded: true });
+  fs.rmSync(msg + '.sig');
+  const again = await ssh(remote, { extra: ['-A'] });
+  assert.equal(again.code, 0, again.stderr);
   assert.ok(fs.existsSync(msg + '.sig'));
 });
