@@ -193,6 +193,22 @@ describe('airlock exec --sandbox', { skip: !hasBwrap && 'bwrap is not installed 
     assert.match(r.stdout, /answered/);
   });
 
+  test('sandboxed: --timeout and SIGTERM still stop the command', async () => {
+    const t0 = Date.now();
+    const r = await exec(['--sandbox', '--timeout', '1', '--', 'sleep', '30']);
+    assert.equal(r.code, 124);
+    assert.ok(Date.now() - t0 < 10_000);
+    const p = spawn(process.execPath, [CLI, 'exec', '--sandbox', '--', 'sh', '-c', 'echo ready; sleep 30'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (x) => (out += x.toString()));
+    const exited = new Promise<NodeJS.Signals | number | null>((res) => p.once('exit', (c, s) => res(s ?? c)));
+    await waitFor(() => out.includes('ready'), 'the sandboxed command to start');
+    p.kill('SIGTERM');
+    const how = await Promise.race([exited, new Promise<'hung'>((res) => setTimeout(() => res('hung'), 10_000))]);
+    if (how === 'hung') p.kill('SIGKILL');
+    assert.equal(how, 'SIGTERM');
+  });
+
   test('refuses to sandbox with the home directory as working directory', async () => {
     const r = await run(process.execPath, [CLI, 'exec', '--sandbox', '--', 'true'], { cwd: fakeHome, env, timeoutMs: 30_000 });
     assert.notEqual(r.code, 0);

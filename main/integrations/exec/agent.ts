@@ -55,7 +55,7 @@ export async function runTaskAgent(o: TaskAgentOptions): Promise<{ task: string;
     if (started.sshAuthSock) env.SSH_AUTH_SOCK = started.sshAuthSock;
     else delete env.SSH_AUTH_SOCK;
     const p = prepare({ argv: o.argv, shell: false, cwd: o.cwd, sandbox: o.sandbox, readOnly: o.readOnly, env }, network);
-    const outcome = await runCommand({ file: p.file, args: p.args, cwd: o.cwd, env, stdin: 'inherit' });
+    const outcome = await runCommand({ file: p.file, args: p.args, cwd: o.cwd, env, stdin: 'inherit', ownSession: o.sandbox });
     // The task's grants die with the agent.
     await client.endTask(started.task).catch(() => undefined);
     return { task: started.task, outcome };

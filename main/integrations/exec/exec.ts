@@ -133,5 +133,5 @@ export async function execWithApproval(o: ExecOptions): Promise<RunOutcome> {
   }
   const p = prepare(o, network);
   const env = { ...o.env, ...(o.task ? { AIRLOCK_TASK: o.task } : {}) };
-  return runCommand({ file: p.file, args: p.args, cwd: o.cwd, env, timeoutSec: o.timeoutSec, stdin: o.stdinCommand !== undefined ? 'ignore' : 'inherit' });
+  return runCommand({ file: p.file, args: p.args, cwd: o.cwd, env, timeoutSec: o.timeoutSec, stdin: o.stdinCommand !== undefined ? 'ignore' : 'inherit', ownSession: o.sandbox });
 }

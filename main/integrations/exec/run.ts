@@ -14,6 +14,8 @@ export interface RunOptions {
   stdin: 'inherit' | 'ignore';
   /** Grace period between SIGTERM and SIGKILL on timeout. */
   killAfterMs?: number;
+  /** The child runs in its own session (bwrap --new-session): the terminal's Ctrl-C cannot reach it, so we pass it on. */
+  ownSession?: boolean;
 }
 
 export type RunOutcome =
@@ -39,7 +41,8 @@ export function runCommand(o: RunOptions): Promise<RunOutcome> {
       resolve({ kind: 'spawn-error', message: (e as Error).message, code: (e as NodeJS.ErrnoException).code });
       return;
     }
-    const forwarded: NodeJS.Signals[] = [...ALWAYS, ...(process.stdin.isTTY ? [] : TTY_DELIVERED)];
+    const viaTerminal = process.stdin.isTTY && !o.ownSession;
+    const forwarded: NodeJS.Signals[] = [...ALWAYS, ...(viaTerminal ? [] : TTY_DELIVERED)];
     const handlers = new Map<NodeJS.Signals, () => void>();
     for (const sig of forwarded) {
       const h = () => {
@@ -50,7 +53,7 @@ export function runCommand(o: RunOptions): Promise<RunOutcome> {
     }
     // Ctrl-C while the terminal delivers it to both: we wait for the child rather than die first.
     const ignoreTty = () => undefined;
-    if (process.stdin.isTTY) for (const sig of TTY_DELIVERED) process.on(sig, ignoreTty);
+    if (viaTerminal) for (const sig of TTY_DELIVERED) process.on(sig, ignoreTty);
 
     let timedOut = false;
     let killTimer: NodeJS.Timeout | undefined;
