@@ -130,7 +130,7 @@ test('migration 003 drops the per-row FTS trigger; search still sees every event
   const db = new Database(':memory:');
   migrate(db, 2);
   assert.ok(db.prepare("SELECT 1 FROM sqlite_master WHERE type='trigger' AND name='events_fts_insert'").get());
-  assert.deepEqual(migrate(db), [3]);
+  assert.deepEqual(migrate(db, 3), [3]);
   assert.equal(db.prepare("SELECT 1 FROM sqlite_master WHERE type='trigger' AND name='events_fts_insert'").get(), undefined);
   const s = new Store(tmpDb());
   for (let i = 0; i < 5; i++) s.appendEvent(ev(i, { summary: `event alpha ${i}` }));
@@ -138,4 +138,12 @@ test('migration 003 drops the per-row FTS trigger; search still sees every event
   s.appendEvent(ev(5, { summary: 'event beta' }));
   assert.equal(s.queryHistory({ text: 'beta' }).events.length, 1);
   s.close();
+});
+
+test('migration 004 adds the source+decision index and the planner uses it', () => {
+  const db = new Database(':memory:');
+  migrate(db, 3);
+  assert.deepEqual(migrate(db), [4]);
+  const plan = db.prepare("EXPLAIN QUERY PLAN SELECT * FROM events e WHERE e.source = 'ssh' AND e.decision = 'deny' ORDER BY e.id DESC LIMIT 50").all() as { detail: string }[];
+  assert.ok(plan.some((p) => /events_by_source_decision/.test(p.detail)), JSON.stringify(plan));
 });
