@@ -29,6 +29,10 @@ export interface SignFacts {
 
 export const SSH_TOOL = 'ssh-sign';
 
+// C0/C1 controls, zero-width and bidi formatting characters.
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+export const printable = (s: string): string => s.replace(UNPRINTABLE, '\ufffd');
+
 /** Names come from clients (ssh-add comments, user names): cap them so a summary stays readable. */
 const clip = (s: string, max = 200): string => (s.length > max ? s.slice(0, max) + '…' : s);
 
@@ -37,7 +41,9 @@ function keyLabel(k: KeyFacts): string {
 }
 
 export function describeSign(f: SignFacts): { request: AgentRequest; ssh: SshInfo } {
-  const k = f.key;
+  // Names come from clients and files: shown in terminals and pop-ups, so no control or
+  // direction-changing characters (no escape sequences, no right-to-left spoofing).
+  const k = { ...f.key, name: printable(f.key.name) };
   const ssh: SshInfo = {
     key: k.fingerprint,
     keyName: k.name,
@@ -62,7 +68,12 @@ export function describeSign(f: SignFacts): { request: AgentRequest; ssh: SshInf
   const via = f.forwarded ? ' through a forwarded agent' : '';
   let resource: string;
   let summary: string;
-  const s = f.signed;
+  const s: SignedData =
+    f.signed.purpose === 'login'
+      ? { ...f.signed, user: printable(f.signed.user) }
+      : f.signed.purpose === 'sshsig'
+        ? { ...f.signed, namespace: printable(f.signed.namespace) }
+        : f.signed;
   if (s.purpose === 'login') {
     let host: string;
     let where: string;
@@ -70,7 +81,7 @@ export function describeSign(f: SignFacts): { request: AgentRequest; ssh: SshInf
       host = 'unverified-host';
       where = `${clip(s.user)} at a host the client did not bind (no session-bind)`;
     } else if (f.hostLookup?.match) {
-      host = f.hostLookup.match.host;
+      host = printable(f.hostLookup.match.host);
       where = `${clip(s.user)}@${host}`;
       args.hostKnownAs = f.hostLookup.match.hashed ? 'hashed known_hosts entry' : 'known_hosts entry';
     } else {

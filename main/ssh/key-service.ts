@@ -5,6 +5,7 @@ import type { Key } from '../contract/approver';
 import { RPC, RpcError } from '../contract/rpc';
 import type { KeyService } from '../core/ports';
 import { GENERATE_TYPES, type GenerateType, KeyImportError, expandHome, generateKey, parsePrivateKey, readKeyFile } from './key-import';
+import { printable } from './describe';
 import { fingerprintOf, openSshPublicLine } from './key-material';
 import type { KeyEntry, KeyStore } from './key-store';
 import type { UpstreamSlot } from './upstream';
@@ -14,8 +15,9 @@ function toKey(e: KeyEntry): Key {
   return {
     fingerprint: e.key.fingerprint,
     type: e.key.algorithm,
-    name: e.name,
-    comment: e.comment,
+    // Comments come from ssh-add clients; lists are printed in terminals.
+    name: printable(e.name),
+    comment: printable(e.comment),
     publicKey: openSshPublicLine(e.key.algorithm, e.key.publicBlob, e.comment),
     origin: e.origin,
     confirm: e.confirm,
@@ -50,8 +52,8 @@ export class AgentKeyService implements KeyService {
         ours.push({
           fingerprint: fp,
           type,
-          name: u.comment || fp,
-          comment: u.comment,
+          name: printable(u.comment || fp),
+          comment: printable(u.comment),
           publicKey: openSshPublicLine(type, u.blob, u.comment),
           origin: 'upstream',
           confirm: false,

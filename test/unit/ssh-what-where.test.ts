@@ -135,3 +135,21 @@ test('the request: user@host for a login, sshsig:<ns>, unknown data; never key m
   const jwk = user.privateKey.export({ format: 'jwk' });
   assert.ok(!text.includes(jwk.d!), 'no private key in the request');
 });
+
+test('names from clients cannot smuggle terminal escapes or bidi overrides into a prompt', () => {
+  const key = { fingerprint: user.fingerprint, name: 'evil\u202egnp.exe', algorithm: 'ssh-ed25519', origin: 'ssh-add' as const, confirm: false };
+  const data = new Writer().string(sid).byte(50).string('git\x1b[2J\x1b[31m').string('ssh-connection').string('publickey').bool(true).string('ssh-ed25519').string(user.publicBlob).toBuffer();
+  const d = describeSign({
+    key,
+    signed: parseSignedData(data, user.publicBlob),
+    signatureAlgorithm: 'ssh-ed25519',
+    hostKeyFingerprint: host.fingerprint,
+    hostLookup: { match: { host: 'github.com', hashed: false, file: 'x' }, revoked: false },
+    forwarded: false,
+    argvDestination: null,
+  });
+  const all = JSON.stringify([d.request.summary, d.request.resource, d.ssh]);
+  assert.doesNotMatch(all, /\\u001b|\\u202e/);
+  assert.ok(!/[\u001b\u202e]/.test(d.request.summary + d.request.resource), 'no raw control or bidi characters');
+  assert.match(d.request.summary, /^login as git\ufffd\[2J\ufffd\[31m@github\.com with key 'evil\ufffdgnp\.exe'/);
+});
