@@ -36,6 +36,8 @@ export interface CmdResult {
   script?: { text: string; dynamic: boolean };
   /** An argv this runs (`xargs rm`, `find -exec rm {} ;`). */
   argv?: Arg[];
+  /** A git command that runs the repository's hooks (commit, merge, push, checkout …). */
+  runsGitHooks?: boolean;
 }
 
 export interface CmdContext {
@@ -304,8 +306,17 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
   const sub = args[i]?.text ?? '';
   const rest = args.slice(i + 1);
   const repo = cwd ?? '.';
+  if (args[i]?.dynamic) return result('execute', [repo], { reasons: [{ level: 'medium', reason: 'runs a git subcommand computed at run time' }], runsGitHooks: true });
+  const r = gitSub(sub, rest, cwd, repo);
+  if (GIT_HOOKED.has(sub)) r.runsGitHooks = true;
+  return r;
+}
+
+/** Subcommands that run hooks from .git/hooks (githooks(5)). */
+const GIT_HOOKED = new Set(['commit', 'merge', 'push', 'checkout', 'switch', 'rebase', 'am', 'pull', 'cherry-pick', 'revert', 'gc', 'clone']);
+
+function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string): CmdResult {
   const { pos, opts } = positionals(rest, new Set(['-m', '-F', '-C', '-c', '-b', '-B', '--message', '--file', '--author', '--date', '-o', '--origin', '--depth', '--branch', '--upload-pack']));
-  if (args[i]?.dynamic) return result('execute', [repo], { reasons: [{ level: 'medium', reason: 'runs a git subcommand computed at run time' }] });
   if (GIT_NET.has(sub)) {
     const r = result('transfer', []);
     const remote = pos[0]?.text ?? 'origin';

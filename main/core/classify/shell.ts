@@ -24,6 +24,7 @@ const MAX_DEPTH = 8;
 const MAX_PARTS = 200;
 const PART_TEXT = 300;
 /** Targets of `>` that are not files. */
+const GIT_HOOK = /(^|\/)\.git\/hooks\//;
 const NOT_FILES = new Set(['/dev/null', '/dev/stdout', '/dev/stderr', '/dev/tty', '/dev/fd/1', '/dev/fd/2']);
 
 type Part = CommandClassification['parts'][number];
@@ -47,6 +48,8 @@ interface State {
   reasons: RiskReason[];
   madeExecutable: Set<string>;
   written: Set<string>;
+  /** A git hook this command wrote (a later git commit in the same line runs it). */
+  hookWritten: string | null;
   /** Statements visited and a deadline: the daemon classifies on its event loop. */
   visits: number;
   deadline: number;
@@ -249,6 +252,8 @@ function applyResult(
     if (st.madeExecutable.has(r.runs)) addReason(st, { level: 'high', reason: `makes ${r.runs} executable and then runs it` });
     else if (st.written.has(r.runs)) addReason(st, { level: 'high', reason: `writes or downloads ${r.runs} and then runs it` });
   }
+  if (r.runsGitHooks && st.hookWritten) addReason(st, { level: 'critical', reason: `writes a git hook (${st.hookWritten}) and runs git in the same command, which executes it` });
+  if (action !== 'read' && !st.hookWritten) st.hookWritten = resources.find((p) => GIT_HOOK.test(p)) ?? null;
   for (const p of r.makesExecutable ?? []) st.madeExecutable.add(p);
   for (const p of r.writes ?? []) st.written.add(p);
 
@@ -278,6 +283,7 @@ export const classifyShell: CommandClassifier = (command: string, cwd?: string):
     reasons: [],
     madeExecutable: new Set(),
     written: new Set(),
+    hookWritten: null,
     visits: 0,
     deadline: Date.now() + BUDGET_MS,
   };

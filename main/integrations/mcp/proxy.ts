@@ -48,6 +48,15 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 const validId = (id: unknown): id is JsonId => typeof id === 'string' || typeof id === 'number' || id === null;
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
+/** JSON.stringify throws RangeError on values nested thousands deep (they parse fine). */
+function serialize(v: unknown): string | null {
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return null;
+  }
+}
+
 /** A label from the server command: `npx -y @scope/server-github` → `server-github`. */
 export function defaultServerName(argv: string[]): string {
   const runners = new Set(['npx', 'node', 'nodejs', 'uvx', 'uv', 'python', 'python3', 'bunx', 'bun', 'deno', 'pnpm', 'yarn', 'docker', 'run', 'exec', 'dlx', 'tool']);
@@ -108,14 +117,14 @@ export class McpProxy {
         finish();
       });
       server.stdin!.on('error', () => undefined); // server gone: its exit decides
-      const fromServer = new LineSplitter(SERVER_LINE_MAX, (l) => this.onServerLine(l), (n) => this.o.log(`dropped a ${n}-byte message from the server (over ${SERVER_LINE_MAX} bytes)`));
+      const fromServer = new LineSplitter(SERVER_LINE_MAX, (l) => this.guard(() => this.onServerLine(l)), (n) => this.o.log(`dropped a ${n}-byte message from the server (over ${SERVER_LINE_MAX} bytes)`));
       server.stdout!.on('data', (d: Buffer) => fromServer.push(d));
       server.stdout!.on('end', () => {
         fromServer.end();
         stdoutDone = true;
         finish();
       });
-      const fromClient = new LineSplitter(CLIENT_LINE_MAX, (l) => this.onClientLine(l), (n) => {
+      const fromClient = new LineSplitter(CLIENT_LINE_MAX, (l) => this.guard(() => this.onClientLine(l)), (n) => {
         this.o.log(`refused a ${n}-byte message from the client (over ${CLIENT_LINE_MAX} bytes)`);
         this.reply({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `message larger than ${CLIENT_LINE_MAX} bytes` } });
       });
@@ -156,21 +165,44 @@ export class McpProxy {
       // JSON-RPC batch (MCP 2025-03-26): calls are checked one by one, the rest passes.
       const rest: unknown[] = [];
       for (const m of msg.slice(0, 1000)) {
-        if (isObject(m) && m.method === 'tools/call') void this.onToolsCall(m);
+        if (isObject(m) && m.method === 'tools/call') this.callSafely(m);
         else {
           this.note(m);
           rest.push(m);
         }
       }
-      if (rest.length) this.toServer(JSON.stringify(rest));
+      if (rest.length) this.forward(rest, null);
       return;
     }
     if (isObject(msg) && msg.method === 'tools/call') {
-      void this.onToolsCall(msg);
+      this.callSafely(msg);
       return;
     }
     this.note(msg);
-    this.toServer(JSON.stringify(msg));
+    this.forward(msg, isObject(msg) && validId(msg.id) ? msg.id : null);
+  }
+
+  /** One bad message must never take the proxy (and the MCP session) down. */
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.o.log(`dropped a message that broke the proxy: ${(e as Error).message}`);
+    }
+  }
+
+  private callSafely(m: JsonRpcMessage): void {
+    this.onToolsCall(m).catch((e: unknown) => {
+      this.o.log(`tools/call failed inside the proxy: ${(e as Error).message}`);
+      this.reply({ jsonrpc: '2.0', id: validId(m.id) ? m.id : null, error: { code: -32603, message: 'Airlock MCP proxy failed on this call; it was not forwarded' } });
+    });
+  }
+
+  /** Forwards what we parsed; a message we cannot re-serialize is refused, never passed raw. */
+  private forward(msg: unknown, id: JsonId): void {
+    const line = serialize(msg);
+    if (line !== null) this.toServer(line);
+    else this.reply({ jsonrpc: '2.0', id, error: { code: -32600, message: 'message nested too deep (Airlock MCP proxy)' } });
   }
 
   /** Remembers what we must recognise in answers: tools/list ids, cancellations. */
@@ -197,7 +229,7 @@ export class McpProxy {
     const annotations = this.tools.get(tool) ?? null;
     const action = mcpActionFromAnnotations(annotations, listed);
     const resources = mcpResources(params.arguments, this.o.cwd);
-    const argsText = JSON.stringify(capValue(params.arguments ?? {}));
+    const argsText = serialize(capValue(params.arguments ?? {})) ?? '';
     const req: AskParams = {
       source: 'mcp',
       tool: clip(`${this.name}/${tool}`, 256),
@@ -221,7 +253,7 @@ export class McpProxy {
       return;
     }
     if (answer?.decision === 'allow') {
-      this.toServer(JSON.stringify(m));
+      this.forward(m, id);
       return;
     }
     const reason = answer ? `${answer.reason} (event ${answer.event})` : `Airlock could not be asked (${failure}); denied`;
