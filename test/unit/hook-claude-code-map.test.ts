@@ -176,3 +176,14 @@ describe('Bash command size', () => {
     assert.equal(req.action, 'delete');
   });
 });
+
+describe('hook start-up', () => {
+  test('the hook loads no zod, no shell parser and no CLI parser (it runs on every tool call)', () => {
+    const { execFileSync } = require('node:child_process') as typeof import('node:child_process');
+    const hook = path.join(__dirname, '..', '..', 'main', 'integrations', 'claude-code', 'hook.js');
+    const loaded = execFileSync(process.execPath, ['-e', `require(${JSON.stringify(hook)}); console.log(Object.keys(require.cache).join('\\n'))`]).toString();
+    for (const heavy of ['node_modules/zod', 'node_modules/mvdan-sh', 'node_modules/commander', 'better-sqlite3']) {
+      assert.ok(!loaded.includes(heavy), `${heavy} is loaded by the hook:\n${loaded}`);
+    }
+  });
+});
