@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import type { Key, Prompt } from '../../main/contract/approver';
 import { parsePrivateKey } from '../../main/ssh/key-import';
 import { CLI, startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
-import { makeKey, run } from '../helpers/ssh';
+import { makeKey, run, startChild } from '../helpers/ssh';
 
 let d: Daemon;
 let home: string;
@@ -172,4 +172,29 @@ test('a client that goes away while its prompt is open withdraws the prompt', as
   await exited;
   await waitFor(async () => (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.every((p) => p.id !== prompt!.id), 'the prompt to be withdrawn', 5000);
   ui.close();
+});
+
+test('airlock serve --upstream PATH lists the upstream agent\'s keys (origin upstream)', async () => {
+  const dir = fs.mkdtempSync('/tmp/alsu-');
+  const upSock = path.join(dir, 'up.sock');
+  const agent = startChild('ssh-agent', ['-D', '-a', upSock]);
+  const h = tempHome('alsu-h-');
+  let dd: Daemon | undefined;
+  try {
+    await waitFor(() => fs.existsSync(upSock), 'ssh-agent');
+    const k = await makeKey(dir, 'up', ['-t', 'ed25519']);
+    assert.equal((await run('ssh-add', [k], { env: { ...process.env, SSH_AUTH_SOCK: upSock } })).code, 0);
+    dd = await startDaemon({ home: h, args: ['--upstream', upSock] });
+    const r = await run('ssh-add', ['-l'], { env: { ...dd.env, SSH_AUTH_SOCK: dd.agentSock } });
+    assert.match(r.stdout, /test-up/);
+    const ui = await dd.ui();
+    const { keys } = await ui.call<{ keys: Key[] }>('keys.list', {});
+    ui.close();
+    assert.deepEqual(keys.map((x) => [x.name, x.origin]), [['test-up', 'upstream']]);
+  } finally {
+    await dd?.stop();
+    await agent.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(h, { recursive: true, force: true });
+  }
 });
