@@ -114,6 +114,8 @@ const TABLE: Row[] = [
   { cmd: 'chmod 755 run; ./run --fast', action: 'execute', risk: ['high', 'executable and then runs it'] },
   { cmd: 'curl -o x.sh https://x.example/x.sh && bash x.sh', action: 'execute', risk: ['high', 'downloads /repo/x.sh and then runs it'] },
   { cmd: 'npm install', action: 'execute', risk: ['medium', 'installs packages'] },
+  { cmd: 'yarn', action: 'execute', risk: ['medium', 'installs packages'] },
+  { cmd: 'command -v docker >/dev/null && echo yes', action: 'read' },
   { cmd: 'npm run build && npm test', action: 'execute' },
   { cmd: 'pip install -r requirements.txt', action: 'execute' },
   { cmd: 'python3 manage.py migrate', action: 'execute', has: ['/repo/manage.py'] },

@@ -463,7 +463,9 @@ function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   if (PKG_PUBLISH.has(sub) || (name === 'twine' && sub === 'upload')) {
     return result('transfer', [repo], { reasons: [{ level: 'high', reason: `publishes a package (${name} ${sub})` }] });
   }
-  if (PKG_READ.has(sub) || (name === 'pip' && sub === 'freeze') || args.length === 0) return result('read', [repo]);
+  // Bare `yarn` and `bundle` install dependencies; bare `npm`, `pip` … print help.
+  if (args.length === 0) return name === 'yarn' || name === 'bundle' ? installer(result('execute', [repo])) : result('read', [repo]);
+  if (PKG_READ.has(sub) || (name === 'pip' && sub === 'freeze')) return result('read', [repo]);
   if (PKG_INSTALL.has(sub)) return installer(result('execute', [repo]));
   // run, test, build, exec, start, make targets, `go run`, `cargo run`: runs project code.
   return result('execute', [repo]);
@@ -553,6 +555,8 @@ export function classifyArgv(argv: Arg[], ctx: CmdContext, depth = 0): CmdResult
   const full = head.text;
   const name = path.posix.basename(full);
 
+  // `command -v x` / `command -V x` only looks a name up.
+  if (name === 'command' && (args[0]?.text === '-v' || args[0]?.text === '-V')) return result('read');
   const wrapped = unwrap(name, args);
   if (wrapped) {
     if (wrapped.args.length === 0) return result(name === 'env' ? 'read' : 'execute', [], { reasons: wrapped.reason ? [wrapped.reason] : [] });
