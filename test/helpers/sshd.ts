@@ -2,9 +2,13 @@
 // config and authorized_keys in a temp dir, foreground (-D), logging to stderr (-e).
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { run, startChild } from './ssh';
 import { waitFor } from './daemon';
+
+/** Who logs in: the user running the tests (root in CI containers). */
+export const USER = os.userInfo().username;
 
 export interface Sshd {
   port: number;
@@ -29,7 +33,7 @@ export function freePort(): Promise<number> {
 export async function startSshd(dir: string): Promise<Sshd> {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Debian's sshd refuses to start without its privilege separation directory.
-  if (!fs.existsSync('/run/sshd')) fs.mkdirSync('/run/sshd', { mode: 0o755 });
+  if (!fs.existsSync('/run/sshd') && process.getuid?.() === 0) fs.mkdirSync('/run/sshd', { mode: 0o755 });
   const hostKey = path.join(dir, 'ssh_host_ed25519_key');
   const r = await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'test-host', '-f', hostKey]);
   if (r.code !== 0) throw new Error(`ssh-keygen: ${r.stderr}`);
@@ -82,6 +86,6 @@ export function sshArgs(sshd: Sshd, knownHosts: string, extra: string[] = []): s
     '-o', 'IdentityFile=none',
     ...extra,
     '-p', String(sshd.port),
-    'root@127.0.0.1',
+    `${USER}@127.0.0.1`,
   ];
 }

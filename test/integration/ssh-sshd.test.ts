@@ -9,7 +9,7 @@ import type { Prompt } from '../../main/contract/approver';
 import type { RpcClient } from '../../main/client/rpc-client';
 import { startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
 import { run, type RunResult } from '../helpers/ssh';
-import { sshArgs, startSshd, type Sshd } from '../helpers/sshd';
+import { USER, sshArgs, startSshd, type Sshd } from '../helpers/sshd';
 
 let d: Daemon;
 let ui: RpcClient;
@@ -74,10 +74,10 @@ test('login prompt names user@host from a plain known_hosts entry; deny makes ss
   assert.equal(p.source, 'ssh');
   assert.equal(p.tool, 'ssh-sign');
   assert.equal(p.action, 'sign');
-  assert.equal(p.resource, `root@127.0.0.1:${sshd.port}`);
-  assert.match(p.summary, new RegExp(`^login as root@127\\.0\\.0\\.1:${sshd.port} with key 'work' \\(SHA256:`));
+  assert.equal(p.resource, `${USER}@127.0.0.1:${sshd.port}`);
+  assert.match(p.summary, new RegExp(`^login as ${USER}@127\\.0\\.0\\.1:${sshd.port} with key 'work' \\(SHA256:`));
   assert.equal(p.ssh?.purpose, 'login');
-  assert.equal(p.ssh?.user, 'root');
+  assert.equal(p.ssh?.user, USER);
   assert.equal(p.ssh?.host, `127.0.0.1:${sshd.port}`);
   assert.equal(p.ssh?.hostKey, hostFp, 'where: the host key from the session bind');
   assert.equal(p.ssh?.fingerprint, keyFp);
@@ -128,7 +128,7 @@ test('a hashed known_hosts entry is matched against the host in ssh argv', async
   assert.match(fs.readFileSync(knownHosts, 'utf8'), /^\|1\|/);
   const login = ssh('echo hashed');
   const p = await nextPrompt(seen);
-  assert.equal(p.resource, `root@127.0.0.1:${sshd.port}`);
+  assert.equal(p.resource, `${USER}@127.0.0.1:${sshd.port}`);
   assert.equal((p.args as { hostKnownAs?: string }).hostKnownAs, 'hashed known_hosts entry');
   await decide(p, 'allow');
   const r = await login;
@@ -145,7 +145,7 @@ test('a host key missing from known_hosts is named by its fingerprint', async ()
   try {
     const login = ssh('true', { knownHosts: own });
     const p = await nextPrompt(seen);
-    assert.equal(p.resource, `root@${hostFp}`);
+    assert.equal(p.resource, `${USER}@${hostFp}`);
     assert.match(p.summary, /host key not in known_hosts/);
     await decide(p, 'deny');
     await login;
@@ -178,7 +178,7 @@ test('agent forwarding: a signature requested on the far side is marked forwarde
   assert.ok(fs.existsSync(msg + '.sig'));
 
   // Grants that allow forwarding let the same thing through without a prompt.
-  await ui.call('grants.create', { source: 'ssh', action: 'sign', resource: `root@127.0.0.1:${sshd.port}`, effect: 'allow' });
+  await ui.call('grants.create', { source: 'ssh', action: 'sign', resource: `${USER}@127.0.0.1:${sshd.port}`, effect: 'allow' });
   await ui.call('grants.create', { source: 'ssh', action: 'sign', resource: 'sshsig:fwdtest', effect: 'allow', forwarded: true });
   fs.rmSync(msg + '.sig');
   const again = await ssh(remote, { extra: ['-A'] });
