@@ -187,6 +187,21 @@ describe('airlock exec --sandbox', { skip: !hasBwrap && 'bwrap is not installed 
     assert.ok(!names.includes('ui.sock') && !names.includes('airlock.db') && !names.includes('keys'), r.stdout);
   });
 
+  test("with --task, the task's own SSH socket is visible (and only that one)", async () => {
+    const agent = await d.agent();
+    const { task, sshAuthSock } = await agent.call<{ task: string; sshAuthSock: string | null }>('task.start', { name: 'ssh in sandbox', cwd: work });
+    agent.close();
+    assert.ok(sshAuthSock);
+    const r = await exec(['--sandbox', '--task', task, '--', 'sh', '-c', 'echo "$SSH_AUTH_SOCK"; test -S "$SSH_AUTH_SOCK" && echo socket-ok; ls "$(dirname "$(dirname "$SSH_AUTH_SOCK")")"']);
+    assert.equal(r.code, 0, r.stderr);
+    const [sock, ok, ...others] = r.stdout.trim().split('\n');
+    assert.equal(sock, sshAuthSock);
+    assert.equal(ok, 'socket-ok');
+    assert.deepEqual(others, [task], 'no other task socket is visible');
+    const without = await exec(['--sandbox', '--', 'sh', '-c', 'echo "[${SSH_AUTH_SOCK:-}]"'], { env: { ...env, SSH_AUTH_SOCK: path.join(d.home, 'agent.sock') } });
+    assert.equal(without.stdout.trim(), '[]', 'the main agent socket is never passed in');
+  });
+
   test('an agent inside can still ask Airlock through request.sock', async () => {
     const probe = `const c=require('net').connect(process.env.AIRLOCK_REQUEST_SOCK);c.on('connect',()=>c.write(JSON.stringify({jsonrpc:'2.0',id:1,method:'request',params:{source:'api',tool:'t',action:'read',summary:'s'}})+'\\n'));c.on('data',d=>{console.log(String(d).includes('"allow"')?'answered':'odd');process.exit(0)});c.on('error',e=>{console.log('error',e.code);process.exit(3)})`;
     const { r } = await execWithPrompt(['--sandbox', '--', process.execPath, '-e', probe], (p) => human.decide(p.id, 'allow'));

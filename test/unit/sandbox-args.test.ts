@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { bwrapArgs, unsafeSandboxCwd, type PathKind, type SandboxSpec } from '../../main/integrations/exec/sandbox';
 import { mcpActionFromAnnotations, mcpResources } from '../../main/core/classify/mcp';
 import { LineSplitter } from '../../main/integrations/mcp/lines';
+import { taskSshSocket } from '../../main/integrations/exec/exec';
 
 const fsLayout: Record<string, PathKind> = {
   '/usr': { kind: 'dir' },
@@ -99,5 +100,19 @@ describe('line framing', () => {
     s.end();
     assert.deepEqual(lines, ['abc', 'def', 'ok', 'last']);
     assert.deepEqual(over, [20]);
+  });
+});
+
+describe('which SSH socket the sandbox sees', () => {
+  const env = { AIRLOCK_HOME: '/run/al' };
+  const all = () => true;
+  test("the task's own socket, or SSH_AUTH_SOCK only when it is a task socket", () => {
+    assert.equal(taskSshSocket(env, 't_abc', all), '/run/al/tasks/t_abc/agent.sock');
+    assert.equal(taskSshSocket({ ...env, SSH_AUTH_SOCK: '/run/al/tasks/t_x/agent.sock' }, undefined, all), '/run/al/tasks/t_x/agent.sock');
+    assert.equal(taskSshSocket({ ...env, SSH_AUTH_SOCK: '/run/al/agent.sock' }, undefined, all), null, 'not the main agent socket');
+    assert.equal(taskSshSocket({ ...env, SSH_AUTH_SOCK: '/tmp/ssh-XXXX/agent.123' }, undefined, all), null, 'not a foreign agent');
+    assert.equal(taskSshSocket(env, '..', all), null, 'no path tricks through the task id');
+    assert.equal(taskSshSocket({ ...env, SSH_AUTH_SOCK: '/run/al/tasks/../agent.sock' }, undefined, all), null);
+    assert.equal(taskSshSocket(env, 't_gone', () => false), null);
   });
 });

@@ -1,6 +1,7 @@
 // `airlock exec`: sudo for agents. Classify the command, ask Airlock, and only when
 // allowed run it (optionally inside bubblewrap) with stdio passed through, exiting with
 // the command's own code. A denial never runs anything.
+import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isDaemonUnavailable, type AgentAnswer, type AskParams } from '../../client';
@@ -80,12 +81,18 @@ async function ask(req: AskParams, env: NodeJS.ProcessEnv): Promise<AgentAnswer>
   }
 }
 
-/** SSH_AUTH_SOCK is exposed in the sandbox only when it is one of Airlock's task sockets. */
-function taskSshSocket(env: NodeJS.ProcessEnv): string | null {
-  const s = env.SSH_AUTH_SOCK;
-  if (!s) return null;
+/**
+ * The SSH socket the sandbox may see: only ever one of Airlock's per-task sockets
+ * (<runtime>/tasks/<task>/agent.sock) — the task's own when --task is given, else
+ * SSH_AUTH_SOCK if it is one. Never the main agent socket or a foreign agent.
+ */
+export function taskSshSocket(env: NodeJS.ProcessEnv, task?: string, exists: (p: string) => boolean = fs.existsSync): string | null {
   const tasks = path.join(airlockRuntimeDir(env), 'tasks') + path.sep;
-  return path.resolve(s).startsWith(tasks) ? path.resolve(s) : null;
+  const candidates = [
+    ...(task && /^[A-Za-z0-9_-]{1,64}$/.test(task) ? [path.join(tasks, task, 'agent.sock')] : []),
+    ...(env.SSH_AUTH_SOCK ? [path.resolve(env.SSH_AUTH_SOCK)] : []),
+  ];
+  return candidates.find((c) => c.startsWith(tasks) && !c.slice(tasks.length).includes('..') && exists(c)) ?? null;
 }
 
 export interface Prepared {
@@ -109,7 +116,7 @@ export function prepare(o: ExecOptions, network: boolean): Prepared {
     home,
     network,
     requestSock,
-    sshAuthSock: taskSshSocket(o.env),
+    sshAuthSock: taskSshSocket(o.env, o.task),
     hide: [airlockRuntimeDir(o.env), ...(o.env.AIRLOCK_HOME ? [path.resolve(o.env.AIRLOCK_HOME)] : [])],
     readOnly: o.readOnly ?? [],
   });
