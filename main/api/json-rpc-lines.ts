@@ -54,12 +54,14 @@ export function serveJsonRpcLines(socket: net.Socket, opts: LineServerOptions): 
   const replyError = (id: Id, code: number, message: string, data?: unknown) =>
     send({ jsonrpc: '2.0', id, error: { code, message, ...(data === undefined ? {} : { data }) } });
   const reject = (id: Id, code: number, reason: string, raw: unknown, method?: string) => {
-    replyError(id, code, reason);
+    // Recorded before answered, like every decision: a kill -9 between the two must not
+    // leave an answered attempt out of history (found by the soak, test/soak/soak.ts).
     try {
       opts.onReject?.({ code, reason, raw, method });
     } catch {
       // Recording must never take the connection down.
     }
+    replyError(id, code, reason);
   };
 
   const handleLine = (buf: Buffer) => {

@@ -8,6 +8,8 @@ import { agentKeyFromWire } from '../../main/ssh/key-material';
 import { MSG, parseMessage } from '../../main/ssh/protocol';
 import { Writer } from '../../main/ssh/wire';
 import { classifyShell } from '../../main/core/classify/shell';
+import { McpProxy } from '../../main/integrations/mcp/proxy';
+import { PassThrough } from 'node:stream';
 import type { AgentAnswer } from '../../main/contract/agent';
 import type { HistoryEvent } from '../../main/contract/approver';
 import { startDaemon } from '../helpers/daemon';
@@ -99,10 +101,10 @@ test('shell classifier: commands named like Object.prototype members are classif
   }
 });
 
-// shell.fuzz: classification costs ~0.1 ms per word (mvdan-sh's GopherJS objects are
-// converted on every field access), so a 128 KiB command (the MAX_COMMAND_CHARS cap) of
-// short words stalls the daemon's event loop — every approval — for ~8 s on 2 cores.
-test('shell classifier: a long command of many short words answers within 500 ms', { todo: 'main/core/classify: lower MAX_COMMAND_CHARS or bound words walked per command' }, () => {
+// shell.fuzz: classification cost ~0.1 ms per word (mvdan-sh's GopherJS objects are
+// converted on every field access), so a 128 KiB command of short words stalled the
+// daemon's event loop — every approval — for ~8 s on 2 cores. Fixed in acf1cbe (word cap).
+test('shell classifier: a long command of many short words answers within 500 ms', () => {
   const cmd = `echo ${'a '.repeat(8000)}; ${'b;'.repeat(4000)}`;
   const t0 = Date.now();
   classifyShell(cmd, '/tmp');
@@ -136,5 +138,38 @@ test('a request with args nested 20,000 deep cannot take the daemon down', async
     ui.close();
   } finally {
     await d.stop();
+  }
+});
+
+// mcp-proxy.fuzz (seed 19376691): the same depth problem in `airlock mcp`: a client line
+// nested ~5,000 deep parses, and re-serializing it for the server (proxy.ts onClientLine /
+// onToolsCall: JSON.stringify(msg)) threw RangeError out of the stdin data handler — the
+// proxy process died and the MCP session with it. Fixed in 3d65b5c.
+test('MCP proxy: a message nested too deep to re-serialize is answered, and the proxy goes on', async () => {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let out = '';
+  output.on('data', (d: Buffer) => (out += d.toString()));
+  const proxy = new McpProxy({
+    serverArgv: [process.execPath, '-e', "process.stdin.on('data', (d) => process.stdout.write(d)); process.stdin.on('end', () => process.exit(0))"],
+    name: 'deep', cwd: '/tmp', env: process.env, input, output, log: () => undefined,
+    ask: async () => ({ decision: 'allow', reason: 'test', event: 1 }),
+  });
+  const exited = proxy.run();
+  try {
+    let threw: unknown = null;
+    try {
+      input.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":${'['.repeat(20_000)}${']'.repeat(20_000)}}\n`);
+    } catch (e) {
+      threw = e;
+    }
+    assert.equal(threw, null, `the proxy threw ${String(threw)}`);
+    input.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    for (let i = 0; i < 100 && !out.includes('"id":2'); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.match(out, /"id":2/, 'the next message still passes');
+  } finally {
+    input.end();
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+    proxy.signal('SIGKILL');
   }
 });

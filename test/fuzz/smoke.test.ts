@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FuzzReport } from './lib';
 import { fuzz as jsonRpc } from './json-rpc.fuzz';
+import { fuzz as mcpProxy } from './mcp-proxy.fuzz';
 import { fuzz as shell } from './shell.fuzz';
 import { fuzz as sshCodec } from './ssh-codec.fuzz';
 
@@ -34,4 +35,10 @@ test(`fuzz smoke: shell classifier in a watched worker (seed ${SEED})`, async ()
   // regressions.test.ts); hangs, throws and wrong answers still fail.
   const r = await shell({ seconds: SECONDS, seed: SEED, slowMs: 10_000, maxIterations: 400 });
   check(r, 50);
+});
+
+test(`fuzz smoke: MCP proxy framing and call gate (seed ${SEED})`, async () => {
+  const r = await mcpProxy({ seconds: SECONDS, seed: SEED, maxIterations: 15 });
+  check(r, 5);
+  assert.ok((r.stats.asked ?? 0) > 15, `only ${r.stats.asked} calls reached the gate`);
 });
