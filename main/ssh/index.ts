@@ -1,5 +1,7 @@
 // The SSH agent's one entry point for the daemon: startSshAgent() opens agent.sock, loads
 // the sealed keys, and hands back the KeyService and TaskSocketService the core needs.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Asker, KeyService, KeyScope, TaskSocketService } from '../core/ports';
 import type { AirlockPaths } from '../os/paths';
 import { AgentLock } from './agent-lock';
@@ -51,6 +53,17 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
   const sealer = opts.sealer ?? (opts.passphrase ? passphraseSealer(opts.paths.keysDir, opts.passphrase) : masterKeyFileSealer(opts.paths.keysDir));
   const store = new KeyStore(opts.paths.keysDir, sealer, opts.onKeysChanged);
   store.load();
+  const real = (p: string): string => {
+    try {
+      return fs.realpathSync(p);
+    } catch {
+      return path.resolve(p);
+    }
+  };
+  const ownSockets = (p: string | null | undefined): boolean =>
+    !!p && (real(p) === real(opts.paths.agentSock) || real(p).startsWith(real(opts.paths.tasksDir) + path.sep));
+  // Fronting ourselves would ask every list and signature of ourselves, forever.
+  if (ownSockets(opts.upstream)) throw new Error(`the upstream agent ${opts.upstream} is Airlock's own socket`);
   const upstream = new UpstreamSlot(opts.upstream);
   const core = new AgentCore({
     store,
@@ -71,7 +84,10 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
     taskSockets: tasks,
     socketPath: opts.paths.agentSock,
     warnings: [...store.loadWarnings],
-    setUpstream: (p) => upstream.set(p),
+    setUpstream: (p) => {
+      if (ownSockets(p)) throw new Error(`the upstream agent ${p} is Airlock's own socket`);
+      upstream.set(p);
+    },
     async close() {
       await tasks.closeAll();
       await main.close();

@@ -96,7 +96,20 @@ export class Upstream {
     }
   }
 
-  async list(): Promise<UpstreamIdentity[]> {
+  private inflight: Promise<UpstreamIdentity[]> | null = null;
+
+  /**
+   * Concurrent callers share one request. Besides saving work, this bounds a loop (an
+   * upstream that fronts us back): the nested list waits on the first and the timeout ends both.
+   */
+  list(): Promise<UpstreamIdentity[]> {
+    this.inflight ??= this.listNow().finally(() => {
+      this.inflight = null;
+    });
+    return this.inflight;
+  }
+
+  private async listNow(): Promise<UpstreamIdentity[]> {
     return this.with(async (c) => {
       const body = await c.request(Buffer.from([MSG.REQUEST_IDENTITIES]));
       const r = new Reader(body);

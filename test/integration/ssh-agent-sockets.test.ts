@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { fingerprintOf } from '../../main/ssh/key-material';
 import { MSG } from '../../main/ssh/protocol';
 import { Writer } from '../../main/ssh/wire';
-import { waitFor } from '../helpers/daemon';
+import { tempHome, waitFor } from '../helpers/daemon';
 import { RawAgentClient, makeKey, publicBlobOfFile, run, startChild, startTestAgent, type TestAgent } from '../helpers/ssh';
 
 describe('per-task sockets', () => {
@@ -163,5 +163,30 @@ describe('upstream agent', () => {
     assert.doesNotMatch(r.stdout, /test-upstream/);
     a.agent.setUpstream(upSock);
     assert.match((await run('ssh-add', ['-l'], { env: a.env })).stdout, /test-upstream/);
+  });
+});
+
+describe('upstream loops', () => {
+  test("Airlock's own socket is refused as its upstream", async () => {
+    const home = tempHome('alloop-');
+    await assert.rejects(startTestAgent({ home, upstream: path.join(home, 'agent.sock') }), /own socket/);
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  test('two agents fronting each other answer a list in bounded time', async () => {
+    const homeA = tempHome('alla-');
+    const homeB = tempHome('allb-');
+    const a = await startTestAgent({ home: homeA, upstream: path.join(homeB, 'agent.sock') });
+    const b = await startTestAgent({ home: homeB, upstream: path.join(homeA, 'agent.sock') });
+    try {
+      await a.agent.keyService.generate({ type: 'ed25519', name: 'in-a' });
+      const t0 = Date.now();
+      const r = await run('ssh-add', ['-l'], { env: a.env, timeoutMs: 20_000 });
+      assert.match(r.stdout, /in-a/);
+      assert.ok(Date.now() - t0 < 15_000, `took ${Date.now() - t0} ms`);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });
