@@ -63,8 +63,13 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
   const ownSockets = (p: string | null | undefined): boolean =>
     !!p && (real(p) === real(opts.paths.agentSock) || real(p).startsWith(real(opts.paths.tasksDir) + path.sep));
   // Fronting ourselves would ask every list and signature of ourselves, forever.
-  if (ownSockets(opts.upstream)) throw new Error(`the upstream agent ${opts.upstream} is Airlock's own socket`);
-  const upstream = new UpstreamSlot(opts.upstream);
+  // A bad setting must not keep the daemon from starting: say so and run without upstream.
+  let upstreamPath = opts.upstream ?? null;
+  if (ownSockets(upstreamPath)) {
+    log(`ignoring upstream agent ${upstreamPath}: it is Airlock's own socket`);
+    upstreamPath = null;
+  }
+  const upstream = new UpstreamSlot(upstreamPath);
   const core = new AgentCore({
     store,
     lock: new AgentLock(),

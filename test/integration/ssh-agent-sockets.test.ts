@@ -169,8 +169,17 @@ describe('upstream agent', () => {
 describe('upstream loops', () => {
   test("Airlock's own socket is refused as its upstream", async () => {
     const home = tempHome('alloop-');
-    await assert.rejects(startTestAgent({ home, upstream: path.join(home, 'agent.sock') }), /own socket/);
-    fs.rmSync(home, { recursive: true, force: true });
+    const a = await startTestAgent({ home, upstream: path.join(home, 'agent.sock') });
+    try {
+      await a.agent.keyService.generate({ type: 'ed25519', name: 'mine' });
+      const t0 = Date.now();
+      assert.match((await run('ssh-add', ['-l'], { env: a.env })).stdout, /mine/);
+      assert.ok(Date.now() - t0 < 2000, 'no self-loop: answered at once');
+      assert.ok((await a.agent.keyService.list()).every((k) => k.origin !== 'upstream'));
+      assert.throws(() => a.agent.setUpstream(path.join(home, 'agent.sock')), /own socket/);
+    } finally {
+      await a.close();
+    }
   });
 
   test('two agents fronting each other answer a list in bounded time', async () => {
