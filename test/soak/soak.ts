@@ -79,7 +79,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
   const report: SoakReport = {
     ms: 0, sent: zero(), answered: zero(), unanswered: 0, restarts: 0, events: 0, chain: { ok: false, count: 0 }, rssMaxMb: 0, rssPerRun: [], wrong: [], missing: [],
   };
-  const wrong = (m: string) => report.wrong.length < 50 && report.wrong.push(m);
+  const wrong = (m: string) => {
+    if (report.wrong.length < 50) report.wrong.push(m);
+  };
 
   // --- setup: grants and an SSH key, through ui.sock as a human would ---------------------
   const ui0 = await d.ui();
@@ -250,7 +252,9 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     report.events = report.chain.count;
     for (const [id, want] of answeredEvents) {
       const e = store.getEvent(id);
-      if (!e) report.missing.length < 50 && report.missing.push(`event ${id} (${want.resource}) was answered but is not in history`);
+      if (!e) {
+        if (report.missing.length < 50) report.missing.push(`event ${id} (${want.resource}) was answered but is not in history`);
+      }
       else if (e.decision !== want.decision || e.resource !== want.resource) wrong(`event ${id}: history says ${e.decision} ${e.resource}, the client was told ${want.decision} ${want.resource}`);
     }
     let sshAllowed = 0;
