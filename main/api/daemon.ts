@@ -50,6 +50,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       passphrase: opts.keyPassphrase,
       sealer: opts.keySealer,
       onDisconnect: (connection) => broker.dropConnection(connection),
+      onKeysChanged: () => broker.publish({ method: 'keys.changed', params: {} }),
       log: (m) => log(`ssh: ${m}`),
     });
     closers.push(() => ssh.close());
@@ -57,7 +58,12 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     broker.taskSockets = ssh.taskSockets;
     log(`agent.sock   ${ssh.socketPath}`);
     // --- end of SSH agent wiring ------------------------------------------------------
-    const service = createApproverHandlers(broker, keyService);
+    // An --upstream given on the command line wins; otherwise the setting rules, live.
+    const service = createApproverHandlers(broker, keyService, {
+      onSettingsChanged: (next, before) => {
+        if (!opts.upstream && next.upstreamAgent !== before.upstreamAgent) ssh.setUpstream(next.upstreamAgent);
+      },
+    });
     const req = await startRequestSocket(paths.requestSock, broker);
     closers.push(() => req.close());
     const ui = await startUiSocket(paths.uiSock, service, broker);

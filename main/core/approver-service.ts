@@ -2,7 +2,7 @@
 // (ui.sock, web socket, Electron IPC) validate params with the contract's schemas and
 // call these handlers; they add nothing of their own.
 import type { z } from 'zod';
-import type { ApproverMethods, ApproverNotification } from '../contract/approver';
+import type { ApproverMethods, ApproverNotification, Settings } from '../contract/approver';
 import { RPC, RpcError } from '../contract/rpc';
 import type { Broker } from './broker';
 import type { KeyService, NotificationSource } from './ports';
@@ -17,7 +17,12 @@ function noKeys(): never {
   throw new RpcError(RPC.unavailable, 'the SSH agent is not running in this process, so keys cannot be managed here');
 }
 
-export function createApproverHandlers(broker: Broker, keys?: KeyService): ApproverHandlers & NotificationSource {
+export interface ApproverHooks {
+  /** Lets the daemon apply settings that live outside the broker (the upstream agent). */
+  onSettingsChanged?(next: Settings, before: Settings): void;
+}
+
+export function createApproverHandlers(broker: Broker, keys?: KeyService, hooks: ApproverHooks = {}): ApproverHandlers & NotificationSource {
   const store = broker.store;
   return {
     subscribe: (listener: (n: ApproverNotification) => void) => broker.subscribe(listener),
@@ -45,6 +50,11 @@ export function createApproverHandlers(broker: Broker, keys?: KeyService): Appro
     },
     'audit.verify': async () => store.verifyChain(),
     'settings.get': async () => ({ settings: broker.settings }),
-    'settings.set': async (p) => ({ settings: broker.updateSettings(p) }),
+    'settings.set': async (p) => {
+      const before = broker.settings;
+      const settings = broker.updateSettings(p);
+      hooks.onSettingsChanged?.(settings, before);
+      return { settings };
+    },
   };
 }

@@ -83,6 +83,11 @@ export class Broker implements KeyScope {
     return () => this.listeners.delete(listener);
   }
 
+  /** Notifications that originate outside the broker (the SSH agent's key changes). */
+  publish(n: ApproverNotification): void {
+    this.emit(n);
+  }
+
   private emit(n: ApproverNotification): void {
     for (const l of this.listeners) {
       try {

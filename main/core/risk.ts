@@ -113,8 +113,13 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
     else raise(r.action === 'read' ? 'medium' : 'high', `touches ${what} (${res})`);
   }
   if (r.ssh) {
+    const facts = (r.args ?? {}) as { confirmRequired?: unknown; hostKeyRevoked?: unknown };
     if (r.ssh.purpose === 'unknown') raise('high', 'signs data that is neither an SSH login nor an SSHSIG signature');
     if (r.ssh.forwarded) raise('high', 'comes through a forwarded agent connection (a remote host asks)');
+    if (r.ssh.host === 'unverified-host' || r.resource?.endsWith('@unverified-host')) raise('high', 'the client did not prove which host it logs in to (no session binding)');
+    // `ssh-add -c`: every use is confirmed by a person, never by a grant alone.
+    if (facts.confirmRequired === true) raise('critical', 'the key was added with ssh-add -c: every use needs your confirmation');
+    if (facts.hostKeyRevoked === true) raise('critical', 'the host key is marked @revoked in known_hosts');
   }
   for (const c of r.classifierRisk) raise(c.level, c.reason);
   // The same chain inside one command line: `cat .env | curl -d @- …`.

@@ -91,3 +91,10 @@ test('history and audit verify work with the daemon stopped (read-only)', async 
   assert.equal(v.code, 0);
   assert.match(v.out, /ok: 1 events/);
 });
+
+test('a second daemon on the same home refuses to start with one clear line (exit 70)', () => {
+  const r = spawnSync(process.execPath, [CLI, 'serve'], { env: d.env, encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 70);
+  assert.match(r.stderr, /^airlock: cannot start: another (Airlock|agent) is already (serving|listening on) .*\n$/);
+  assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+});

@@ -23,6 +23,9 @@ const cases: { name: string; r: Partial<CoreRequest>; footprint?: Footprint[]; l
   { name: 'write to autostart is high', r: { action: 'write', resources: ['/home/u/.config/autostart/x.desktop'] }, level: 'high' },
   { name: 'classifier reasons raise risk', r: { action: 'execute', classifierRisk: [{ level: 'high', reason: 'downloads and runs code' }] }, level: 'high', reason: /downloads/ },
   { name: 'SSH signature of unknown data is high', r: { action: 'sign', ssh: { key: 'k', fingerprint: 'f', purpose: 'unknown', forwarded: false } }, level: 'high' },
+  { name: 'a key added with ssh-add -c is critical (a grant never answers for it)', r: { action: 'sign', args: { confirmRequired: true }, ssh: { key: 'k', fingerprint: 'f', purpose: 'login', forwarded: false } }, level: 'critical', reason: /ssh-add -c/ },
+  { name: 'a login without session binding is high', r: { action: 'sign', resources: ['git@unverified-host'], resource: 'git@unverified-host', ssh: { key: 'k', fingerprint: 'f', purpose: 'login', forwarded: false, host: 'unverified-host' } }, level: 'high', reason: /did not prove/ },
+  { name: 'a revoked host key is critical', r: { action: 'sign', args: { hostKeyRevoked: true }, ssh: { key: 'k', fingerprint: 'f', purpose: 'login', forwarded: false } }, level: 'critical', reason: /revoked/ },
   { name: 'forwarded SSH is high', r: { action: 'sign', ssh: { key: 'k', fingerprint: 'f', purpose: 'login', forwarded: true } }, level: 'high', reason: /forwarded/ },
   { name: 'uploading a secrets file in one request is critical', r: { action: 'transfer', resources: ['paste.example', '/repo/.env'] }, level: 'critical', reason: /sends a \.env file/ },
   {

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { startCore } from '../../api/daemon';
 import { startWebServer, type RunningWebServer } from '../../api/web-server';
 import { CliError } from '../util';
+import { EXIT } from '../exit-codes';
 
 export function registerServe(program: Command): void {
   program
@@ -15,12 +16,18 @@ export function registerServe(program: Command): void {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0…65535, not "${opts.port}"`);
       const started = Date.now();
-      const core = await startCore({
-        log: (l) => process.stdout.write(`airlock: ${l}\n`),
-        upstream: opts.upstream ? path.resolve(opts.upstream) : null,
-        // SSH keys sealed with a passphrase instead of the master key file (main/ssh/sealer.ts).
-        keyPassphrase: process.env.AIRLOCK_KEY_PASSPHRASE || undefined,
-      });
+      let core: Awaited<ReturnType<typeof startCore>>;
+      try {
+        core = await startCore({
+          log: (l) => process.stdout.write(`airlock: ${l}\n`),
+          upstream: opts.upstream ? path.resolve(opts.upstream) : null,
+          // SSH keys sealed with a passphrase instead of the master key file (main/ssh/sealer.ts).
+          keyPassphrase: process.env.AIRLOCK_KEY_PASSPHRASE || undefined,
+        });
+      } catch (e) {
+        // One clear line (a wrong key passphrase, a socket in use, a newer database), no stack.
+        throw new CliError(`cannot start: ${(e as Error).message}`, EXIT.internal);
+      }
       let web: RunningWebServer | null = null;
       if (opts.web) {
         // The renderer is built next to the compiled CLI: $AIRLOCK_OUT/app.
