@@ -10,13 +10,24 @@ export interface RunResult {
 
 export function run(cmd: string, args: string[], opts: SpawnOptions & { input?: string; timeoutMs?: number } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const p = spawn(cmd, args, { ...opts, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Own process group, so a timeout can kill grandchildren too: one left holding our
+    // pipes would keep the test file alive until the runner's 10-minute timeout.
+    const p = spawn(cmd, args, { ...opts, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    const killGroup = () => {
+      try {
+        if (p.pid) process.kill(-p.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    };
     let stdout = '';
     let stderr = '';
     p.stdout!.on('data', (d) => (stdout += d.toString()));
     p.stderr!.on('data', (d) => (stderr += d.toString()));
     const t = setTimeout(() => {
-      p.kill('SIGKILL');
+      killGroup();
+      p.stdout!.destroy();
+      p.stderr!.destroy();
       reject(new Error(`${cmd} ${args.join(' ')} did not finish in ${opts.timeoutMs ?? 30_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
     }, opts.timeoutMs ?? 30_000);
     p.on('error', (e) => {

@@ -97,14 +97,14 @@ describe('airlock exec (real daemon)', () => {
   });
 
   test('SIGTERM is forwarded; exec exits with what the command made of it', async () => {
-    const p = spawn(process.execPath, [CLI, 'exec', '--', 'sh', '-c', 'trap "echo got-term; exit 42" TERM; echo ready; while :; do sleep 0.1; done'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [CLI, 'exec', '--', 'sh', '-c', 'trap "echo got-term; exit 42" TERM; echo ready; while :; do sleep 0.1; done'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     p.stdout.on('data', (x) => (out += x.toString()));
     const exited = new Promise<number | null>((r) => p.once('exit', (c) => r(c)));
     await waitFor(() => out.includes('ready'), 'the command to start');
     p.kill('SIGTERM');
     const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000))]);
-    if (code === 'hung') p.kill('SIGKILL');
+    if (code === 'hung') process.kill(-p.pid!, 'SIGKILL');
     assert.equal(code, 42);
     assert.match(out, /got-term/);
   });
@@ -214,14 +214,14 @@ describe('airlock exec --sandbox', { skip: !hasBwrap && 'bwrap is not installed 
     const r = await exec(['--sandbox', '--timeout', '1', '--', 'sleep', '30']);
     assert.equal(r.code, 124);
     assert.ok(Date.now() - t0 < 10_000);
-    const p = spawn(process.execPath, [CLI, 'exec', '--sandbox', '--', 'sh', '-c', 'echo ready; sleep 30'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [CLI, 'exec', '--sandbox', '--', 'sh', '-c', 'echo ready; sleep 30'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     p.stdout.on('data', (x) => (out += x.toString()));
     const exited = new Promise<NodeJS.Signals | number | null>((res) => p.once('exit', (c, s) => res(s ?? c)));
     await waitFor(() => out.includes('ready'), 'the sandboxed command to start');
     p.kill('SIGTERM');
     const how = await Promise.race([exited, new Promise<'hung'>((res) => setTimeout(() => res('hung'), 10_000))]);
-    if (how === 'hung') p.kill('SIGKILL');
+    if (how === 'hung') process.kill(-p.pid!, 'SIGKILL');
     assert.equal(how, 'SIGTERM');
   });
 
