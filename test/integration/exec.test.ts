@@ -97,7 +97,7 @@ describe('airlock exec (real daemon)', () => {
   });
 
   test('SIGTERM is forwarded; exec exits with what the command made of it', async () => {
-    const p = spawn(process.execPath, [CLI, 'exec', '--', 'sh', '-c', 'trap "echo got-term; exit 42" TERM; echo ready; while :; do sleep 0.1; done'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const p = spawn(process.execPath, [CLI, 'exec', '--', 'sh', '-c', 'trap "echo got-term; exit 42" TERM; echo ready; i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done'], { cwd: work, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     p.stdout.on('data', (x) => (out += x.toString()));
     const exited = new Promise<number | null>((r) => p.once('exit', (c) => r(c)));
