@@ -167,6 +167,16 @@ describe('Claude Code hook (real daemon)', () => {
     assert.notEqual(fs.readFileSync(file, 'utf8').trim(), task);
   });
 
+  test('parallel tool calls of a new session share one task', async () => {
+    const sid = sessionId();
+    const outs = await Promise.all(Array.from({ length: 6 }, (_, i) => hook(claudeJson(sid, 'Read', { file_path: path.join(work, `p${i}.txt`) }))));
+    assert.ok(outs.every((o) => o.permissionDecision === 'allow'));
+    const { events } = await ui.call<{ events: { task: string | null; resource: string | null }[] }>('history.query', { source: 'claude-code', limit: 6 });
+    const tasks = new Set(events.filter((e) => e.resource?.startsWith(path.join(work, 'p'))).map((e) => e.task));
+    assert.equal(tasks.size, 1, JSON.stringify(events));
+    assert.equal(fs.existsSync(path.join(d.home, 'claude-code', `${sid}.task.lock`)), false, 'lock removed');
+  });
+
   test('daemon not running → ask with a reason', async () => {
     const out = await hook(claudeJson(sessionId(), 'Write', { file_path: '/x', content: '' }), { ...process.env, AIRLOCK_HOME: tempHome() });
     assert.equal(out.permissionDecision, 'ask');

@@ -61,17 +61,41 @@ function writeSessionTask(file: string, task: string): void {
 
 const staleTask = (e: unknown) => e instanceof AirlockRpcError && /task: (no task|task .* has ended)/.test(e.message);
 
-async function resolveTask(client: AirlockClient, input: PreToolUseInput, env: NodeJS.ProcessEnv, fresh: boolean): Promise<string> {
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Claude Code runs parallel tool calls as parallel hook processes: the first one of a new
+ * session starts the task, the others wait for its file (an O_EXCL lock file decides who
+ * is first), so one session is one task and "allow for this task" covers all its calls.
+ */
+async function resolveTask(client: AirlockClient, input: PreToolUseInput, env: NodeJS.ProcessEnv, stale: string | null): Promise<string> {
   // Inside `airlock task start [--sandbox] -- claude`, the task is given.
-  if (env.AIRLOCK_TASK && !fresh) return env.AIRLOCK_TASK;
+  if (env.AIRLOCK_TASK && !stale) return env.AIRLOCK_TASK;
   const file = sessionFile(input.session_id, env);
-  if (!fresh) {
-    const known = readSessionTask(file);
-    if (known) return known;
+  const usable = (t: string | null) => (t && t !== stale ? t : null);
+  const known = usable(readSessionTask(file));
+  if (known) return known;
+  const lock = `${file}.lock`;
+  let locked = false;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.closeSync(fs.openSync(lock, 'wx', 0o600));
+    locked = true;
+  } catch {
+    // Someone else is starting it: wait for their file (bounded), then take over a stale lock.
+    for (let i = 0; i < 200; i++) {
+      await sleep(25);
+      const t = usable(readSessionTask(file));
+      if (t) return t;
+    }
   }
-  const r = await client.startTask({ name: taskNameFor(input), cwd: input.cwd || undefined });
-  writeSessionTask(file, r.task);
-  return r.task;
+  try {
+    const r = await client.startTask({ name: taskNameFor(input), cwd: input.cwd || undefined });
+    writeSessionTask(file, r.task);
+    return r.task;
+  } finally {
+    if (locked) fs.rmSync(lock, { force: true });
+  }
 }
 
 let classifier: CommandClassifier | null = null;
@@ -106,13 +130,13 @@ export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env):
   try {
     let answer: AgentAnswer;
     try {
-      const task = await resolveTask(client, input, env, false);
+      const task = await resolveTask(client, input, env, null);
       try {
         answer = await client.ask({ ...req, task });
       } catch (e) {
         if (!staleTask(e) || env.AIRLOCK_TASK) throw e;
         // The task ended (the human ended it, or the daemon's data was reset): start a new one.
-        answer = await client.ask({ ...req, task: await resolveTask(client, input, env, true) });
+        answer = await client.ask({ ...req, task: await resolveTask(client, input, env, task) });
       }
     } catch (e) {
       if (e instanceof AirlockRpcError && e.code === RPC_REFUSED) return { decision: 'deny', reason: `Airlock refused: ${e.message}` };
