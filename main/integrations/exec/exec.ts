@@ -129,6 +129,7 @@ export function prepare(o: ExecOptions, network: boolean): Prepared {
  */
 export async function execWithApproval(o: ExecOptions): Promise<RunOutcome> {
   if (o.argv.length === 0 && o.stdinCommand === undefined) throw new ExecStop('usage', 'no command given: airlock exec [options] -- CMD [ARGS…]');
+  if (!fs.statSync(o.cwd, { throwIfNoEntry: false })?.isDirectory()) throw new ExecStop('usage', `--cwd ${o.cwd} is not a directory; nothing was run`);
   const { req, network } = buildRequest(o);
   // Fail on a missing bwrap before bothering the human.
   if (o.sandbox && !findBwrap(o.env)) throw new ExecStop('sandbox', NO_BWRAP);
