@@ -6,7 +6,7 @@ import { ACTION_RANK, LIMITS, type Action, type DecidedBy, type Risk, type Scope
 import { RPC, RpcError } from '../contract/rpc';
 import type { Store } from '../store';
 import { newId } from '../store/ids';
-import { evaluateGrants, evaluateParts, exactCommandPattern, exactResourcePattern, nearMissText } from './grants';
+import { evaluateGrants, evaluateParts, exactCommandPattern, exactResourcePattern, GrantIndex, nearMissText } from './grants';
 import { suggest } from './suggest';
 import type { CommandClassifier, KeyScope, RequestContext, TaskSocketService } from './ports';
 import type { CoreRequest } from './request';
@@ -61,7 +61,7 @@ export class Broker implements KeyScope {
   taskSockets?: TaskSocketService;
   private readonly now: () => number;
   private settingsCache: Settings;
-  private grantCache: Grant[] | null = null;
+  private grantCache: GrantIndex | null = null;
   private readonly pending = new Map<string, Pending>();
   /** Chain-rule memory per running task (see risk.ts). */
   private readonly memories = new Map<string, TaskMemory>();
@@ -162,8 +162,8 @@ export class Broker implements KeyScope {
     };
   }
 
-  private activeGrants(): Grant[] {
-    if (!this.grantCache) this.grantCache = this.store.activeGrants(this.now());
+  private activeGrants(): GrantIndex {
+    if (!this.grantCache) this.grantCache = new GrantIndex(this.store.activeGrants(this.now()));
     return this.grantCache;
   }
 
@@ -177,7 +177,8 @@ export class Broker implements KeyScope {
     const req = this.normalize(raw, ctx);
     const risk = assessRisk(req, req.task ? this.memoryOf(req.task) : {});
     const now = this.now();
-    const verdict = evaluateGrants(this.activeGrants(), req, now);
+    const candidates = this.activeGrants().forTool(req.tool);
+    const verdict = evaluateGrants(candidates, req, now);
 
     if (verdict.deny) {
       return this.answer(req, risk, 'deny', 'grant', verdict.deny.id, null, `denied by grant ${verdict.deny.id}${verdict.deny.note ? ` (${verdict.deny.note})` : ''}`);
@@ -186,7 +187,7 @@ export class Broker implements KeyScope {
     if (req.parts?.length) {
       const allows = (a: Action) => this.settingsCache.policy[a] === 'allow' && rank(risk.level) < rank('high');
       const taskCwd = req.task ? (this.store.getTask(req.task)?.cwd ?? null) : null;
-      const pv = evaluateParts(this.activeGrants(), req, now, allows, taskCwd);
+      const pv = evaluateParts(candidates, req, now, allows, taskCwd);
       if (pv.deny) {
         return this.answer(req, risk, 'deny', 'grant', pv.deny.id, null, `denied by grant ${pv.deny.id}${pv.deny.note ? ` (${pv.deny.note})` : ''}`);
       }
@@ -475,7 +476,7 @@ export class Broker implements KeyScope {
   }
 
   keysVisibleTo(task: string): Set<string> | null {
-    const keys = this.activeGrants().filter((g) => g.task === task && g.effect === 'allow' && g.key !== null).map((g) => g.key!);
+    const keys = this.activeGrants().all.filter((g) => g.task === task && g.effect === 'allow' && g.key !== null).map((g) => g.key!);
     return keys.length ? new Set(keys) : null;
   }
 
