@@ -45,7 +45,9 @@ const TABLE: Row[] = [
   { cmd: 'npm ls --depth=0', action: 'read' },
   { cmd: 'docker ps -a', action: 'read' },
   { cmd: 'kubectl get pods -n prod', action: 'read' },
-  { cmd: 'which node && node --version', action: 'execute' },
+  { cmd: 'which node && node --version && python3 -V', action: 'read' },
+  { cmd: "echo 'import os' | python -v", action: 'execute' },
+  { cmd: 'ruby -v < script.rb', action: 'execute' },
   { cmd: 'sort < input.txt', action: 'read', has: ['/repo/input.txt'] },
   // --- writes ---------------------------------------------------------------------
   { cmd: 'echo hi > out.txt', action: 'write', has: ['/repo/out.txt'] },

@@ -409,8 +409,12 @@ function shell(args: Arg[], ctx: CmdContext): CmdResult {
   return r;
 }
 
+/** Flags after which an interpreter prints and exits (`ruby -v`, `python -v` would go on to read a program). */
+const VERSION_ONLY: Record<string, string[]> = { node: ['-v'], python: ['-V'] };
+
 function interpreter(kind: string, args: Arg[], ctx: CmdContext): CmdResult {
   const [inline, valued] = INTERPRETERS[kind];
+  if (args.length === 1 && ['--version', '--help', '-h', ...(VERSION_ONLY[kind] ?? [])].includes(args[0].text)) return result('read');
   const r = result('execute', []);
   for (let i = 0; i < args.length; i++) {
     const a = args[i].text;
