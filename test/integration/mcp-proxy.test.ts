@@ -183,6 +183,24 @@ describe('MCP proxy framing, hostile input and exit codes', () => {
     assert.equal(await x.exit, 5);
   });
 
+  test('a call the client cancelled while the human decided is not forwarded after all', async () => {
+    const x = proxy();
+    x.send('{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n');
+    await waitFor(() => x.lines.some((l) => l.id === 1), 'tools/list answer', 15_000);
+    x.send('{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"rm","arguments":{"path":"/tmp/x"}}}\n');
+    const p = await human.next(15_000);
+    assert.equal(p.tool, 'echo/rm');
+    assert.equal(p.action, 'delete');
+    x.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"user gave up"}}\n');
+    await new Promise((r) => setTimeout(r, 200));
+    await human.decide(p.id, 'allow');
+    x.send('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await waitFor(() => x.lines.some((l) => l.id === 2), 'ping answer', 15_000);
+    assert.ok(!x.lines.some((l) => l.id === 'c1'), JSON.stringify(x.lines));
+    x.send('{"jsonrpc":"2.0","id":9,"method":"quit"}\n');
+    assert.equal(await x.exit, 5);
+  });
+
   test('a destructive call with the daemon gone is denied, never forwarded', async () => {
     const p = spawn(process.execPath, [CLI, 'mcp', '--name', 'echo', '--', process.execPath, '-e', ECHO_SERVER], { env: { ...d.env, AIRLOCK_HOME: path.join(d.home, 'nowhere') }, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
