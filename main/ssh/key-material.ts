@@ -80,6 +80,16 @@ export function agentKeyOf(privateKey: crypto.KeyObject): AgentKey {
   return { algorithm, publicBlob: blob, fingerprint: fingerprintOf(blob), privateKey };
 }
 
+const RSA_MAX_BITS = 16384;
+
+/** Bits in an SSH mpint (big-endian, maybe with a leading zero byte). */
+function bitLength(mpint: Buffer): number {
+  let i = 0;
+  while (i < mpint.length && mpint[i] === 0) i++;
+  if (i === mpint.length) return 0;
+  return (mpint.length - i - 1) * 8 + (32 - Math.clz32(mpint[i]!));
+}
+
 /** Fields from SSH_AGENTC_ADD_IDENTITY → a KeyObject (via JWK, checked for consistency). */
 export function agentKeyFromWire(w: WirePrivateKey): AgentKey {
   let jwk: crypto.JsonWebKey;
@@ -99,6 +109,11 @@ export function agentKeyFromWire(w: WirePrivateKey): AgentKey {
       d: b64u(pad(w.d, curve.width)),
     };
   } else {
+    // OpenSSH refuses moduli over 16384 bits (SSH_RSA_MAXIMUM_MODULUS_SIZE); checking the
+    // size before any arithmetic keeps a hostile ssh-add from stalling the daemon.
+    const bits = bitLength(w.n);
+    if (bits > RSA_MAX_BITS) throw new WireError(`RSA keys longer than ${RSA_MAX_BITS} bits are refused (this one has ${bits})`);
+    if (bits < 1024) throw new WireError('RSA keys shorter than 1024 bits are refused');
     const d = big(w.d);
     const p = big(w.p);
     const q = big(w.q);

@@ -127,7 +127,7 @@ export class Store {
     if (!opts.readonly) {
       fs.chmodSync(file, 0o600);
       // WAL + NORMAL: a committed transaction survives a crash of this process (kill -9);
-      // only a power loss can drop the last few, which the chain head then reports.
+      // only a power loss can drop the last few (the chain head goes with them: same transaction).
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = NORMAL');
       this.db.pragma('foreign_keys = ON');
