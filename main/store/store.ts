@@ -8,6 +8,7 @@ import type { AuditResult, Grant, HistoryEvent, HistoryQuery, Task } from '../co
 import type { DecidedBy, Outcome, ProcessInfo, Risk, Scope, SshInfo } from '../contract/common';
 import { GENESIS, rowHash, type ChainedColumns } from './chain';
 import { migrate } from './migrations';
+import { indexBatch } from './search-index';
 
 export interface NewEvent {
   ts: number;
@@ -116,9 +117,7 @@ export function ftsQuery(text: string): string | null {
 export class Store {
   readonly db: Database.Database;
   private head: { id: number; hash: string };
-  /** Events up to this id are in the FTS index. */
-  private ftsUpto = 0;
-  private maintenance: { timer: NodeJS.Timeout; worker: Worker } | null = null;
+  private maintenance: { worker: Worker } | null = null;
   private readonly stmts;
 
   constructor(file: string, opts: { readonly?: boolean } = {}) {
@@ -153,8 +152,7 @@ export class Store {
       getEvent: db.prepare('SELECT * FROM events WHERE id = ?'),
     };
     this.head = this.readHead();
-    const fts = this.db.prepare('SELECT max(rowid) AS m FROM events_fts').get() as { m: number | null } | undefined;
-    this.ftsUpto = fts?.m ?? 0;
+
   }
 
   private readHead(): { id: number; hash: string } {
@@ -162,29 +160,22 @@ export class Store {
     return row ?? { id: 0, hash: GENESIS };
   }
 
-  /** Background upkeep for the daemon: batch search indexing and WAL checkpoints. */
-  startMaintenance(intervalMs = 500): void {
+  /** Background upkeep for the daemon: search indexing and WAL checkpoints, in a worker. */
+  startMaintenance(intervalMs = 250): void {
     if (this.maintenance || this.db.readonly) return;
     const worker = new Worker(path.join(__dirname, 'checkpoint-worker.js'), { workerData: { file: this.db.name, intervalMs } });
     worker.unref();
-    const timer = setInterval(() => this.indexPending(), intervalMs);
-    timer.unref();
-    this.maintenance = { timer, worker };
+    this.maintenance = { worker };
   }
 
-  /** Adds events not yet in the search index (cheap when there are none). */
+  /** Adds every event not yet in the search index (cheap when there are none). */
   indexPending(): void {
-    if (this.db.readonly || this.ftsUpto >= this.head.id) return;
-    this.db
-      .prepare(`INSERT INTO events_fts(rowid, summary, resource, tool, reason)
-        SELECT id, summary, coalesce(resource, ''), tool, reason FROM events WHERE id > ? ORDER BY id`)
-      .run(this.ftsUpto);
-    this.ftsUpto = this.head.id;
+    if (this.db.readonly) return;
+    for (let i = 0; i < 100_000 && indexBatch(this.db, 5000) === 5000; i++);
   }
 
   close(): void {
     if (this.maintenance) {
-      clearInterval(this.maintenance.timer);
       this.maintenance.worker.postMessage('stop');
       this.maintenance = null;
     }

@@ -143,7 +143,25 @@ test('migration 003 drops the per-row FTS trigger; search still sees every event
 test('migration 004 adds the source+decision index and the planner uses it', () => {
   const db = new Database(':memory:');
   migrate(db, 3);
-  assert.deepEqual(migrate(db), [4]);
+  assert.deepEqual(migrate(db, 4), [4]);
   const plan = db.prepare("EXPLAIN QUERY PLAN SELECT * FROM events e WHERE e.source = 'ssh' AND e.decision = 'deny' ORDER BY e.id DESC LIMIT 50").all() as { detail: string }[];
   assert.ok(plan.some((p) => /events_by_source_decision/.test(p.detail)), JSON.stringify(plan));
+});
+
+test('migration 005: the search index mark starts at the last event; events after a crash get indexed', () => {
+  const file = tmpDb();
+  const a = new Store(file);
+  for (let i = 0; i < 3; i++) a.appendEvent(ev(i, { summary: `before crash ${i}` }));
+  // No close(): like a kill -9, nothing was indexed yet.
+  const b = new Store(file);
+  b.appendEvent(ev(3, { summary: 'after restart' }));
+  assert.equal(b.queryHistory({ text: 'crash' }).events.length, 3);
+  assert.equal(b.queryHistory({ text: 'restart' }).events.length, 1);
+  const db = new Database(':memory:');
+  migrate(db, 4);
+  db.prepare(`INSERT INTO events (id, ts, source, tool, action, resources, summary, risk_level, risk_reasons, decision, decided_by, reason, prev_hash, hash)
+    VALUES (1, 1, 'api', 'deploy', 'execute', '[]', 'never indexed before', 'medium', '[]', 'allow', 'human', 'ok', 'x', 'y')`).run();
+  assert.deepEqual(migrate(db), [5]);
+  assert.equal((db.prepare('SELECT upto FROM search_index_mark').get() as { upto: number }).upto, 1);
+  assert.equal(db.prepare("SELECT rowid FROM events_fts WHERE events_fts MATCH 'indexed'").all().length, 1, 'rebuilt');
 });

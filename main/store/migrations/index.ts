@@ -5,6 +5,7 @@ import { m001Initial } from './001_initial';
 import { m002HistorySearch } from './002_history_search';
 import { m003DeferredSearchIndex } from './003_deferred_search_index';
 import { m004FilterIndexes } from './004_filter_indexes';
+import { m005SearchIndexMark } from './005_search_index_mark';
 
 export interface Migration {
   version: number;
@@ -12,7 +13,7 @@ export interface Migration {
   up(db: Database): void;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001Initial, m002HistorySearch, m003DeferredSearchIndex, m004FilterIndexes];
+export const MIGRATIONS: readonly Migration[] = [m001Initial, m002HistorySearch, m003DeferredSearchIndex, m004FilterIndexes, m005SearchIndexMark];
 
 export function schemaVersion(db: Database): number {
   return db.pragma('user_version', { simple: true }) as number;
