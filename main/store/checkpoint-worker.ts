@@ -1,22 +1,17 @@
-// Runs in a worker thread with its own connection: fills the search index in small
-// chunks and moves the WAL into the database (PASSIVE checkpoints), so no decision on
-// the main thread pays for either beyond a short wait for the write lock.
+// Runs in a worker thread with its own connection: moves the WAL into the database
+// (PASSIVE checkpoints), so no decision on the main thread pays for a checkpoint.
+// (Indexing for search stays on the main thread in small slices: from here it competed
+// for SQLite's write lock, and a commit that has to wait sleeps for milliseconds.)
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { indexBatch } from './search-index';
 
 const { file, intervalMs } = workerData as { file: string; intervalMs: number };
-const CHUNK = 200;
 const db = new Database(file);
 db.pragma('busy_timeout = 200');
 let stopping = false;
 
 async function tick(): Promise<void> {
   try {
-    // Bounded: at most 50 chunks a tick; the rest waits for the next one.
-    for (let i = 0; i < 50 && !stopping && indexBatch(db, CHUNK) === CHUNK; i++) {
-      await new Promise((r) => setTimeout(r, 2));
-    }
     db.pragma('wal_checkpoint(PASSIVE)');
   } catch {
     // Busy or closing: the next tick tries again.

@@ -117,7 +117,7 @@ export function ftsQuery(text: string): string | null {
 export class Store {
   readonly db: Database.Database;
   private head: { id: number; hash: string };
-  private maintenance: { worker: Worker } | null = null;
+  private maintenance: { worker: Worker; timer: NodeJS.Timeout } | null = null;
   private readonly stmts;
 
   constructor(file: string, opts: { readonly?: boolean } = {}) {
@@ -160,12 +160,23 @@ export class Store {
     return row ?? { id: 0, hash: GENESIS };
   }
 
-  /** Background upkeep for the daemon: search indexing and WAL checkpoints, in a worker. */
+  /**
+   * Background upkeep for the daemon: WAL checkpoints in a worker; search indexing here,
+   * a slice of at most 256 events every 50 ms (a few ms of work, never one long stall).
+   */
   startMaintenance(intervalMs = 250): void {
     if (this.maintenance || this.db.readonly) return;
     const worker = new Worker(path.join(__dirname, 'checkpoint-worker.js'), { workerData: { file: this.db.name, intervalMs } });
     worker.unref();
-    this.maintenance = { worker };
+    const timer = setInterval(() => {
+      try {
+        indexBatch(this.db, 256);
+      } catch {
+        // Busy (the checkpoint): the next slice catches up.
+      }
+    }, 50);
+    timer.unref();
+    this.maintenance = { worker, timer };
   }
 
   /** Adds every event not yet in the search index (cheap when there are none). */
@@ -176,6 +187,7 @@ export class Store {
 
   close(): void {
     if (this.maintenance) {
+      clearInterval(this.maintenance.timer);
       this.maintenance.worker.postMessage('stop');
       this.maintenance = null;
     }

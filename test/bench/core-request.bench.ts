@@ -1,7 +1,7 @@
 // Issue 2: a granted request's round trip through request.sock beside a bare JSON echo
 // over a Unix socket, in the same run; and committed decisions per second from 32 clients.
 import * as fs from 'node:fs';
-import * as net from 'node:net';
+import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { RpcClient } from '../../main/client/rpc-client';
 import { startDaemon, tempHome } from '../helpers/daemon';
@@ -9,23 +9,23 @@ import { fmt, mdTable, nowMs, ratio, summarize, type BenchResult } from './stats
 
 const N = Number(process.env.BENCH_N ?? 10_000);
 
-/** The baseline: a server that parses each JSON line and writes a JSON reply. */
-async function echoServer(sock: string): Promise<net.Server> {
-  const server = net.createServer((s) => {
-    let buf = '';
-    s.setEncoding('utf8');
-    s.on('data', (d: string) => {
-      buf += d;
-      let i: number;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        const msg = JSON.parse(buf.slice(0, i)) as { id: number };
-        buf = buf.slice(i + 1);
-        s.write(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { decision: 'allow', reason: 'echo', event: msg.id } }) + '\n');
-      }
-    });
+/**
+ * The baseline: a server in its own process (as the daemon is) that parses each JSON line
+ * and writes a JSON reply. An echo inside the benchmark's own process would skip the
+ * cross-process wake-ups every real request pays, and flatter the ratio's denominator.
+ */
+const ECHO = `const net=require('net');const p=process.argv[1];
+net.createServer((s)=>{let buf='';s.setEncoding('utf8');s.on('data',(d)=>{buf+=d;let i;
+while((i=buf.indexOf('\\n'))>=0){const m=JSON.parse(buf.slice(0,i));buf=buf.slice(i+1);
+s.write(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{decision:'allow',reason:'echo',event:m.id}})+'\\n')}})}).listen(p,()=>console.log('ready'));`;
+
+async function echoServer(sock: string): Promise<{ close(): void }> {
+  const proc = spawn(process.execPath, ['-e', ECHO, sock], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    proc.stdout!.once('data', () => resolve());
+    proc.once('exit', (c) => reject(new Error(`echo server exited with ${c}`)));
   });
-  await new Promise<void>((r) => server.listen(sock, r));
-  return server;
+  return { close: () => proc.kill() };
 }
 
 const params = (i: number) => ({ source: 'api', tool: 'bench.tool', action: 'write', resource: `/bench/${i % 100}`, summary: `bench write ${i}` });
@@ -82,8 +82,8 @@ export async function run(): Promise<BenchResult> {
       title: 'Decisions through request.sock (granted, committed) vs a bare JSON echo',
       figures: { p50: A.p50, p99: A.p99, echoP50: B.p50, echoP99: B.p99, p50Ratio: A.p50 / B.p50, perSec32: tputAirlock, echoPerSec32: tputEcho },
       markdown: [
-        `${N} sequential requests on one connection, interleaved in blocks with the baseline. Each Airlock answer is a grant match, a hash-chained`,
-        'SQLite insert committed (WAL) before the reply, and the reply.',
+        `${N} sequential requests on one connection, interleaved in blocks with the baseline (an echo server in its own process, as the daemon is).`,
+        'Each Airlock answer is validation, a grant match, risk, a hash-chained SQLite insert committed (WAL) before the reply, and the reply.',
         '',
         mdTable(
           ['', 'Airlock p50', 'echo p50', 'ratio', 'Airlock p99', 'echo p99', 'ratio'],
