@@ -94,7 +94,7 @@ test('shell classifier: deep nesting, unbalanced quotes, heredoc floods answer q
 // looked up in a plain-object table in main/core/classify/sh-commands.ts (READ_VALUE,
 // PATTERN_FIRST, DELETE_CMDS, MODE_FIRST, WRITE_CMDS, INTERPRETERS) and the walker throws.
 // It fails safe (answered as execute, high risk) but prompts for a harmless command.
-test('shell classifier: commands named like Object.prototype members are classified, not crashed', { todo: 'main/core/classify/sh-commands.ts: look commands up with Object.hasOwn (or Maps)' }, () => {
+test('shell classifier: commands named like Object.prototype members are classified, not crashed', () => {
   for (const name of ['constructor', 'toString x', 'valueOf', 'hasOwnProperty', '__proto__ a']) {
     const c = classifyShell(name, '/repo');
     assert.ok(!c.riskReasons.some((r) => /classifier failed/.test(r.reason)), `${name}: ${JSON.stringify(c.riskReasons)}`);

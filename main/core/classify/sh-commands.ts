@@ -123,7 +123,15 @@ const READ_NO_PATHS = new Set([
   'popd', 'dirs', 'trap', 'shopt', 'compgen', 'complete', 'mktemp', 'lscpu', 'lsblk', 'top', 'htop', 'watch',
 ]);
 /** Options that take a value, for the read programs where it matters. */
-const READ_VALUE: Record<string, Set<string>> = {
+/**
+ * A lookup table without a prototype: a command named `constructor` or `toString` must
+ * find nothing here, not Object.prototype's members (found by the shell fuzzer).
+ */
+function lookupTable<T>(entries: Record<string, T>): Record<string, T | undefined> {
+  return Object.assign(Object.create(null) as Record<string, T | undefined>, entries);
+}
+
+const READ_VALUE: Record<string, Set<string> | undefined> = lookupTable({
   head: new Set(['-n', '-c', '--lines', '--bytes']),
   tail: new Set(['-n', '-c', '--lines', '--bytes', '-s', '--pid', '--sleep-interval']),
   cut: new Set(['-d', '-f', '-c', '-b', '--delimiter', '--fields', '--characters', '--bytes', '--output-delimiter']),
@@ -141,9 +149,9 @@ const READ_VALUE: Record<string, Set<string>> = {
   ls: new Set(['-I', '--ignore', '-w', '-T', '--color', '--format', '--sort', '--time-style']),
   strings: new Set(['-n', '-t', '-e']),
   fd: new Set(['-e', '-t', '-E', '-d', '--extension', '--type', '--exclude', '--max-depth']),
-};
+});
 /** Programs whose first positional argument is a pattern or program text, not a file. */
-const PATTERN_FIRST: Record<string, Set<string>> = {
+const PATTERN_FIRST: Record<string, Set<string> | undefined> = lookupTable({
   grep: new Set(['-e', '-f', '-m', '-A', '-B', '-C', '--include', '--exclude', '--exclude-dir', '--color', '--regexp', '--file', '--max-count']),
   egrep: new Set(['-e', '-f', '-m', '-A', '-B', '-C']),
   fgrep: new Set(['-e', '-f', '-m', '-A', '-B', '-C']),
@@ -155,11 +163,11 @@ const PATTERN_FIRST: Record<string, Set<string>> = {
   mawk: new Set(['-F', '-v', '-f']),
   jq: new Set(['--arg', '--argjson', '--slurpfile', '--rawfile', '-f', '--indent']),
   yq: new Set(['--arg', '-I', '-o', '-p']),
-};
+});
 
 // --- writes / deletes -------------------------------------------------------------------
 
-const DELETE_CMDS: Record<string, Set<string>> = {
+const DELETE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
   rm: new Set(),
   rmdir: new Set(),
   unlink: new Set(),
@@ -167,8 +175,8 @@ const DELETE_CMDS: Record<string, Set<string>> = {
   truncate: new Set(['-s', '-r', '--size', '--reference']),
   srm: new Set(),
   wipe: new Set(),
-};
-const WRITE_CMDS: Record<string, Set<string>> = {
+});
+const WRITE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
   mv: new Set(['-S', '-t', '--suffix', '--target-directory']),
   cp: new Set(['-S', '-t', '--suffix', '--target-directory']),
   tee: new Set(),
@@ -186,14 +194,14 @@ const WRITE_CMDS: Record<string, Set<string>> = {
   mknod: new Set(['-m']),
   rename: new Set(),
   cpio: new Set(),
-};
+});
 /** Programs whose first positional is a mode/owner, not a file. */
-const MODE_FIRST: Record<string, Set<string>> = {
+const MODE_FIRST: Record<string, Set<string> | undefined> = lookupTable({
   chmod: new Set(['--reference']),
   chown: new Set(['--reference', '--from']),
   chgrp: new Set(['--reference']),
   setfacl: new Set(['-m', '-x', '-M', '-X']),
-};
+});
 const DISK_DESTROYERS = new Set(['mkfs', 'wipefs', 'fdisk', 'sfdisk', 'parted', 'gdisk', 'sgdisk', 'blkdiscard']);
 
 // --- network ---------------------------------------------------------------------------
@@ -358,7 +366,7 @@ function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string)
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'fish', 'mksh', 'yash', 'busybox']);
 const SHELL_VALUE = new Set(['-o', '-O', '+o', '+O', '--rcfile', '--init-file']);
 /** Interpreter → [options taking inline code, options taking a value, options that make it read stdin]. */
-const INTERPRETERS: Record<string, [string[], string[]]> = {
+const INTERPRETERS: Record<string, [string[], string[]] | undefined> = lookupTable({
   python: [['-c'], ['-m', '-W', '-X', '-Q']],
   node: [['-e', '--eval', '-p', '--print'], ['-r', '--require', '--import', '--loader', '--experimental-loader', '--env-file']],
   perl: [['-e', '-E'], ['-I', '-M', '-m', '-x']],
@@ -371,7 +379,7 @@ const INTERPRETERS: Record<string, [string[], string[]]> = {
   bun: [['-e', '--eval'], []],
   tclsh: [[], []],
   pwsh: [['-c', '-Command', '-command'], []],
-};
+});
 
 function interpreterName(name: string): string | null {
   if (INTERPRETERS[name]) return name;
@@ -410,10 +418,11 @@ function shell(args: Arg[], ctx: CmdContext): CmdResult {
 }
 
 /** Flags after which an interpreter prints and exits (`ruby -v`, `python -v` would go on to read a program). */
-const VERSION_ONLY: Record<string, string[]> = { node: ['-v'], python: ['-V'] };
+const VERSION_ONLY: Record<string, string[] | undefined> = lookupTable({ node: ['-v'], python: ['-V'] });
 
 function interpreter(kind: string, args: Arg[], ctx: CmdContext): CmdResult {
-  const [inline, valued] = INTERPRETERS[kind];
+  // `kind` comes from interpreterKind(), which only returns names in the table.
+  const [inline, valued] = INTERPRETERS[kind] ?? [[], []];
   if (args.length === 1 && ['--version', '--help', '-h', ...(VERSION_ONLY[kind] ?? [])].includes(args[0].text)) return result('read');
   const r = result('execute', []);
   for (let i = 0; i < args.length; i++) {
