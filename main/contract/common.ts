@@ -2,33 +2,13 @@
 // against these schemas; TypeScript types are inferred from them, never written twice.
 import { z } from 'zod';
 
-export const LIMITS = {
-  /** JSON-RPC line cap on both sockets (DESIGN.md: lines over 1 MiB are refused). */
-  lineBytes: 1024 * 1024,
-  /** How much of an agent's raw args/line is kept in history. */
-  recordedArgsBytes: 64 * 1024,
-  text: 4096,
-  summary: 2000,
-  name: 256,
-  resources: 256,
-} as const;
+import { ACTION_RANK, ACTIONS, LIMITS, RISK_LEVELS, SOURCES, riskier } from './constants';
 
-export const ACTIONS = ['read', 'write', 'delete', 'transfer', 'execute', 'sign', 'other'] as const;
+export { ACTION_RANK, ACTIONS, LIMITS, RISK_LEVELS, SOURCES, riskier };
+
 export const Action = z.enum(ACTIONS);
 export type Action = z.infer<typeof Action>;
 
-/** How dangerous an action is by itself; a compound request takes its riskiest part. */
-export const ACTION_RANK: Record<Action, number> = {
-  read: 0,
-  other: 1,
-  write: 2,
-  sign: 3,
-  delete: 4,
-  transfer: 5,
-  execute: 6,
-};
-
-export const SOURCES = ['api', 'exec', 'claude-code', 'mcp', 'ssh'] as const;
 export const Source = z.enum(SOURCES);
 export type Source = z.infer<typeof Source>;
 
@@ -45,7 +25,6 @@ export type DecidedBy = z.infer<typeof DecidedBy>;
 export const Scope = z.enum(['once', 'task', 'duration', 'always']);
 export type Scope = z.infer<typeof Scope>;
 
-export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;
 export const RiskLevel = z.enum(RISK_LEVELS);
 export type RiskLevel = z.infer<typeof RiskLevel>;
 

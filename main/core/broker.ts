@@ -2,7 +2,7 @@
 // Every answer is committed to history (store.appendEvent) before it is returned.
 import type { AgentAnswer, AgentRequest, GrantSpec, TaskStartParams } from '../contract/agent';
 import type { ApproverNotification, DecideParams, Grant, Prompt, Settings, Task } from '../contract/approver';
-import { ACTION_RANK, LIMITS, type Action, type DecidedBy, type Risk, type Scope } from '../contract/common';
+import { ACTION_RANK, LIMITS, riskier, type Action, type DecidedBy, type Risk, type Scope } from '../contract/common';
 import { RPC, RpcError } from '../contract/rpc';
 import type { Store } from '../store';
 import { newId } from '../store/ids';
@@ -48,10 +48,6 @@ export function capArgs(args: unknown): string | null {
   }
   if (Buffer.byteLength(text) <= LIMITS.recordedArgsBytes) return text;
   return JSON.stringify({ truncated: true, bytes: Buffer.byteLength(text), head: text.slice(0, LIMITS.recordedArgsBytes / 2) });
-}
-
-function riskier(a: Action, b: Action): Action {
-  return ACTION_RANK[b] > ACTION_RANK[a] ? b : a;
 }
 
 export class Broker implements KeyScope {
