@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import type { ProcessInfo } from '../contract/common';
 import { ensurePrivateDir } from '../os/paths';
 import { peerOf, processInfo } from '../os/peer';
+import { removeStaleSocket } from '../os/stale-socket';
 
 export interface Peer {
   connection: string;
@@ -14,29 +15,13 @@ export interface Peer {
 
 let connections = 0;
 
-function isLive(sockPath: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.createConnection(sockPath);
-    const done = (v: boolean) => {
-      s.destroy();
-      resolve(v);
-    };
-    s.once('connect', () => done(true));
-    s.once('error', () => done(false));
-    setTimeout(() => done(false), 1000).unref();
-  });
-}
-
 export async function listenPrivate(
   sockPath: string,
   onPeer: (socket: net.Socket, peer: Peer) => void,
   onForeign: (socket: net.Socket, info: { uid: number; pid: number }) => void,
 ): Promise<net.Server> {
   ensurePrivateDir(path.dirname(sockPath));
-  if (fs.existsSync(sockPath)) {
-    if (await isLive(sockPath)) throw new Error(`another Airlock is already serving ${sockPath}; stop it first (or set AIRLOCK_HOME to use another place)`);
-    fs.unlinkSync(sockPath);
-  }
+  await removeStaleSocket(sockPath, `another Airlock is already serving ${sockPath}; stop it first (or set AIRLOCK_HOME to use another place)`);
   const myUid = process.getuid?.() ?? -1;
   const server = net.createServer((socket) => {
     let cred;

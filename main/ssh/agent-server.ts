@@ -2,6 +2,7 @@
 // Unix sockets — the main agent.sock and one per task. Each connection is checked for the
 // peer's uid, handled strictly one message at a time (the protocol is request/response in
 // order), and every signature goes through asker.ask() first.
+import { removeStaleSocket } from '../os/stale-socket';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -257,7 +258,7 @@ export class AgentListener {
 
   async listen(): Promise<void> {
     ensurePrivateDir(path.dirname(this.socketPath));
-    await removeStaleSocket(this.socketPath);
+    await removeStaleSocket(this.socketPath, `another agent is already listening on ${this.socketPath}`);
     const server = net.createServer((s) => this.accept(s));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -357,28 +358,3 @@ export class AgentListener {
   }
 }
 
-/**
- * A socket file left by a crashed run would make listen() fail with EADDRINUSE; one that
- * still answers belongs to a running agent and is not taken over.
- */
-async function removeStaleSocket(p: string): Promise<void> {
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(p);
-  } catch {
-    return;
-  }
-  if (!st.isSocket()) throw new Error(`${p} exists and is not a socket; refusing to replace it`);
-  const live = await new Promise<boolean>((resolve) => {
-    const s = net.createConnection(p);
-    const done = (v: boolean) => {
-      s.destroy();
-      resolve(v);
-    };
-    s.once('connect', () => done(true));
-    s.once('error', () => done(false));
-    setTimeout(() => done(false), 1000).unref();
-  });
-  if (live) throw new Error(`another agent is already listening on ${p}`);
-  fs.rmSync(p, { force: true });
-}
