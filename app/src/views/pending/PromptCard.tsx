@@ -19,8 +19,10 @@ const GRANT_REQUEST_SHORTCUTS: Record<string, Choice> = { Escape: 'deny', d: 'de
 
 function initialPattern(p: Prompt): { tool: string; resource: string } {
   if (p.suggestion) return { tool: p.suggestion.tool, resource: p.suggestion.resource };
-  // Empty resource: the core grants exactly the request's resources (never a silent '*').
-  return { tool: p.tool, resource: p.resource ?? '' };
+  // Empty resource: the core grants exactly this request — every resource, or for a shell
+  // command its exact parts. Prefilling the first resource instead would grant a raw
+  // string read as a glob (and, for a command, everything run in that directory).
+  return { tool: p.tool, resource: '' };
 }
 
 export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boolean }) {
