@@ -57,7 +57,7 @@ export function registerWatch(program: Command): void {
         });
         if (ps.length === 0) out.push('  no pending prompts');
         out.push('');
-        if (editing) out.push(`pattern for this task (Enter accepts, Esc cancels): ${editing.text}█`);
+        if (editing) out.push(`pattern for this task (Enter accepts, empty = exactly this request, Esc cancels): ${editing.text}█`);
         out.push(status);
         if (tty) process.stdout.write('\x1b[2J\x1b[H' + out.join('\n') + '\n');
         else process.stdout.write(out.join('\n') + '\n');
@@ -124,9 +124,12 @@ export function registerWatch(program: Command): void {
           return render();
         }
         try {
-          await c.call('pending.decide', { id: p.id, decision: 'allow', scope: 'task', pattern: { tool: p.suggestion?.tool ?? p.tool, resource: e.text } });
+          // An empty pattern means exactly this request (the core escapes it).
+          const text = e.text.trim();
+          const pattern = text ? { pattern: { tool: p.suggestion?.tool ?? p.tool, resource: text } } : {};
+          await c.call('pending.decide', { id: p.id, decision: 'allow', scope: 'task', ...pattern });
           prompts.delete(p.id);
-          status = `allowed for this task with pattern ${e.text}: ${p.summary}`;
+          status = `allowed for this task ${text ? `with pattern ${text}` : 'exactly'}: ${p.summary}`;
         } catch (err) {
           status = `error: ${(err as Error).message}`;
         }
@@ -152,7 +155,8 @@ export function registerWatch(program: Command): void {
             return render();
           }
           if (Date.now() - (shownAt.get(p.id) ?? 0) < GUARD_MS) return;
-          editing = { id: p.id, text: p.suggestion?.resource ?? p.resources[0] ?? '**' };
+          // Prefilled with the suggestion; with none, empty = exactly this request.
+          editing = { id: p.id, text: p.suggestion?.resource ?? '' };
           return render();
         }
         if (s === 'q' || s === '\u0003') {
