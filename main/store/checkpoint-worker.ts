@@ -4,9 +4,10 @@
 // for SQLite's write lock, and a commit that has to wait sleeps for milliseconds.)
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { sqliteNativeBinding } from './native-binding';
 
 const { file, intervalMs } = workerData as { file: string; intervalMs: number };
-const db = new Database(file);
+const db = new Database(file, { nativeBinding: sqliteNativeBinding() });
 db.pragma('busy_timeout = 200');
 let stopping = false;
 

@@ -9,6 +9,7 @@ import type { DecidedBy, Outcome, ProcessInfo, Risk, Scope, SshInfo } from '../c
 import { GENESIS, rowHash, type ChainedColumns } from './chain';
 import { migrate } from './migrations';
 import { indexBatch } from './search-index';
+import { sqliteNativeBinding } from './native-binding';
 
 export interface NewEvent {
   ts: number;
@@ -122,7 +123,7 @@ export class Store {
 
   constructor(file: string, opts: { readonly?: boolean } = {}) {
     if (!opts.readonly) fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    this.db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
+    this.db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, nativeBinding: sqliteNativeBinding() });
     if (!opts.readonly) {
       fs.chmodSync(file, 0o600);
       // WAL + NORMAL: a committed transaction survives a crash of this process (kill -9);
