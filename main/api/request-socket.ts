@@ -16,6 +16,7 @@ export function startRequestSocket(sockPath: string, broker: Broker): Promise<{ 
           await broker.endTask(p.task);
           return {};
         },
+        'task.network': async (p) => broker.taskNetwork(p.task),
       }),
       // A requester that goes away is answered (deny) so history has its requests.
       onClose: () => broker.dropConnection(peer.connection),

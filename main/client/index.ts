@@ -68,6 +68,11 @@ export class AirlockClient {
     return this.rpc.call('task.start', p);
   }
 
+  /** May a sandbox of this task have the network (the task holds a transfer grant)? */
+  taskNetwork(task: string): Promise<{ allowed: boolean; reason: string }> {
+    return this.rpc.call('task.network', { task });
+  }
+
   endTask(task: string): Promise<Record<string, never>> {
     return this.rpc.call('task.end', { task });
   }

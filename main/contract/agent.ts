@@ -64,5 +64,7 @@ export const agentMethods = {
   request: { params: AgentRequest, result: AgentAnswer },
   'task.start': { params: TaskStartParams, result: TaskStartResult },
   'task.end': { params: TaskEndParams, result: z.object({}) },
+  /** May a sandbox of this task have the network? Yes when the task holds a transfer grant. */
+  'task.network': { params: TaskEndParams, result: z.object({ allowed: z.boolean(), reason: z.string() }) },
 } as const;
 export type AgentMethods = typeof agentMethods;

@@ -471,6 +471,21 @@ export class Broker implements KeyScope {
     this.grantsChanged();
   }
 
+  /**
+   * Whether a sandbox of `task` may have the network: the task holds an allow grant for
+   * transfers (bound to it or to any task) and no deny grant for them. One bit about the
+   * agent's own task; it reads no grant's details and decides nothing.
+   */
+  taskNetwork(task: string): { allowed: boolean; reason: string } {
+    const t = this.store.getTask(task);
+    if (!t) throw new RpcError(RPC.invalidParams, `invalid params: task: no task ${task}`);
+    if (t.endedAt !== null) throw new RpcError(RPC.invalidParams, `invalid params: task: task ${task} has ended`);
+    const transfer = this.activeGrants().all.filter((g) => (g.task === null || g.task === task) && (g.action === 'transfer' || g.action === '*'));
+    if (transfer.some((g) => g.effect === 'deny')) return { allowed: false, reason: 'a grant denies transfers for this task' };
+    const allow = transfer.find((g) => g.effect === 'allow');
+    return allow ? { allowed: true, reason: `grant ${allow.id} allows transfers` } : { allowed: false, reason: 'the task holds no transfer grant' };
+  }
+
   keysVisibleTo(task: string): Set<string> | null {
     const keys = this.activeGrants().all.filter((g) => g.task === task && g.effect === 'allow' && g.key !== null).map((g) => g.key!);
     return keys.length ? new Set(keys) : null;

@@ -179,6 +179,39 @@ describe('airlock exec --sandbox', { skip: !hasBwrap && 'bwrap is not installed 
     }
   });
 
+  test('a task that holds a transfer grant gets the network in its sandbox; task.network says so', async () => {
+    let connections = 0;
+    const server = net.createServer((s) => {
+      connections++;
+      s.end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as net.AddressInfo).port;
+    const agent = await d.agent();
+    try {
+      const { task } = await agent.call<{ task: string }>('task.start', { name: 'net task', cwd: work });
+      assert.deepEqual(await agent.call('task.network', { task }), { allowed: false, reason: 'the task holds no transfer grant' });
+      const probe = `require('net').connect(${port},'127.0.0.1').on('connect',()=>{console.log('connected');process.exit(0)}).on('error',(e)=>{console.log('refused',e.code);process.exit(3)})`;
+      const before = await execWithPrompt(['--sandbox', '--task', task, '--', process.execPath, '-e', probe], (p) => human.decide(p.id, 'allow'));
+      assert.equal(before.r.code, 3, before.r.stdout + before.r.stderr);
+      assert.match(before.prompt.summary, /\[sandbox, no network\]/);
+      const { grant } = await ui.call<{ grant: { id: string } }>('grants.create', { task, action: 'transfer', resource: '127.0.0.1', effect: 'allow' });
+      assert.equal((await agent.call<{ allowed: boolean }>('task.network', { task })).allowed, true);
+      const after = await execWithPrompt(['--sandbox', '--task', task, '--', process.execPath, '-e', probe], (p) => human.decide(p.id, 'allow'));
+      assert.equal(after.r.code, 0, after.r.stdout + after.r.stderr);
+      assert.match(after.prompt.summary, /\[sandbox, network\]/);
+      assert.equal(connections, 1);
+      // A deny grant for transfers closes it again.
+      await ui.call('grants.create', { task, action: 'transfer', effect: 'deny' });
+      assert.equal((await agent.call<{ allowed: boolean }>('task.network', { task })).allowed, false);
+      await ui.call('grants.revoke', { id: grant.id });
+      await assert.rejects(agent.call('task.network', { task: 't_nope' }), /no task t_nope/);
+    } finally {
+      agent.close();
+      server.close();
+    }
+  });
+
   test('only request.sock of Airlock is visible: no ui.sock, no database', async () => {
     const r = await exec(['--sandbox', '--', 'ls', '-a', d.home]);
     assert.equal(r.code, 0, r.stderr);

@@ -45,11 +45,12 @@ export function commandText(o: Pick<ExecOptions, 'argv' | 'shell' | 'stdinComman
   return o.shell ? o.argv.join(' ') : o.argv.map(shQuote).join(' ');
 }
 
-export function buildRequest(o: ExecOptions): { req: AskParams; network: boolean } {
+export function buildRequest(o: ExecOptions, taskHasNetwork = false): { req: AskParams; network: boolean } {
   const text = commandText(o);
   const c = classifyShell(text, o.cwd);
-  // The sandbox opens the network only for a command the human saw as a transfer.
-  const network = c.parts.some((p) => p.action === 'transfer') || c.action === 'transfer';
+  // The sandbox opens the network only for a command the human saw as a transfer, or in
+  // a task that holds a transfer grant (the daemon says which: task.network).
+  const network = taskHasNetwork || c.parts.some((p) => p.action === 'transfer') || c.action === 'transfer';
   const req: AskParams = {
     source: 'exec',
     tool: 'exec',
@@ -62,6 +63,19 @@ export function buildRequest(o: ExecOptions): { req: AskParams; network: boolean
     cwd: o.cwd,
   };
   return { req, network };
+}
+
+/** Whether the task holds a transfer grant; false when the daemon cannot say (the ask below reports why). */
+async function taskNetwork(task: string, env: NodeJS.ProcessEnv): Promise<boolean> {
+  let client: AirlockClient | null = null;
+  try {
+    client = await AirlockClient.connect(defaultRequestSocket(env));
+    return (await client.taskNetwork(task)).allowed;
+  } catch {
+    return false;
+  } finally {
+    client?.close();
+  }
 }
 
 async function ask(req: AskParams, env: NodeJS.ProcessEnv): Promise<AgentAnswer> {
@@ -130,7 +144,7 @@ export function prepare(o: ExecOptions, network: boolean): Prepared {
 export async function execWithApproval(o: ExecOptions): Promise<RunOutcome> {
   if (o.argv.length === 0 && o.stdinCommand === undefined) throw new ExecStop('usage', 'no command given: airlock exec [options] -- CMD [ARGS…]');
   if (!fs.statSync(o.cwd, { throwIfNoEntry: false })?.isDirectory()) throw new ExecStop('usage', `--cwd ${o.cwd} is not a directory; nothing was run`);
-  const { req, network } = buildRequest(o);
+  const { req, network } = buildRequest(o, o.sandbox && o.task ? await taskNetwork(o.task, o.env) : false);
   // Fail on a missing bwrap before bothering the human.
   if (o.sandbox && !findBwrap(o.env)) throw new ExecStop('sandbox', NO_BWRAP);
   const answer = await ask(req, o.env);
