@@ -5,10 +5,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { CLI, startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
+import { countingServer, netProbe } from '../helpers/loopback';
 import { run } from '../helpers/run';
 import type { RpcClient } from '../../main/client/rpc-client';
 import type { Prompt } from '../../main/contract/approver';
@@ -153,19 +153,14 @@ describe('airlock exec --sandbox', { skip: !hasBwrap && 'bwrap is not installed 
   });
 
   test('cannot reach the network unless the approved command is a transfer', async (t) => {
-    let connections = 0;
-    const server = net.createServer((s) => {
-      connections++;
-      s.end('HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as net.AddressInfo).port;
+    const server = await countingServer('HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello');
+    const port = server.port;
     try {
-      const probe = `require('net').connect(${port},'127.0.0.1').on('connect',()=>{console.log('connected');process.exit(0)}).on('error',(e)=>{console.log('refused',e.code);process.exit(3)})`;
+      const probe = netProbe(port, { on: 'connected', off: 'refused' }, { on: 0, off: 3 });
       const { r } = await execWithPrompt(['--sandbox', '--', process.execPath, '-e', probe], (p) => human.decide(p.id, 'allow'));
       assert.equal(r.code, 3, r.stdout + r.stderr);
       assert.match(r.stdout, /refused/);
-      assert.equal(connections, 0);
+      assert.equal(server.connections(), 0);
       // The same sandbox with an approved transfer (curl) gets the network.
       if (!fs.existsSync('/usr/bin/curl')) return t.skip('curl is not installed (apt install curl)');
       const { r: r2, prompt } = await execWithPrompt(['--sandbox', '--', 'curl', '-s', `http://127.0.0.1:${port}/`], (p) => human.decide(p.id, 'allow'));
@@ -173,25 +168,19 @@ describe('airlock exec --sandbox', { skip: !hasBwrap && 'bwrap is not installed 
       assert.match(prompt.summary, /\[sandbox, network\]/);
       assert.equal(r2.code, 0, r2.stderr);
       assert.equal(r2.stdout, 'hello');
-      assert.equal(connections, 1);
+      assert.equal(server.connections(), 1);
     } finally {
       server.close();
     }
   });
 
   test('a task that holds a transfer grant gets the network in its sandbox; task.network says so', async () => {
-    let connections = 0;
-    const server = net.createServer((s) => {
-      connections++;
-      s.end();
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as net.AddressInfo).port;
+    const server = await countingServer();
     const agent = await d.agent();
     try {
       const { task } = await agent.call<{ task: string }>('task.start', { name: 'net task', cwd: work });
       assert.deepEqual(await agent.call('task.network', { task }), { allowed: false, reason: 'the task holds no transfer grant' });
-      const probe = `require('net').connect(${port},'127.0.0.1').on('connect',()=>{console.log('connected');process.exit(0)}).on('error',(e)=>{console.log('refused',e.code);process.exit(3)})`;
+      const probe = netProbe(server.port, { on: 'connected', off: 'refused' }, { on: 0, off: 3 });
       const before = await execWithPrompt(['--sandbox', '--task', task, '--', process.execPath, '-e', probe], (p) => human.decide(p.id, 'allow'));
       assert.equal(before.r.code, 3, before.r.stdout + before.r.stderr);
       assert.match(before.prompt.summary, /\[sandbox, no network\]/);
@@ -200,7 +189,7 @@ describe('airlock exec --sandbox', { skip: !hasBwrap && 'bwrap is not installed 
       const after = await execWithPrompt(['--sandbox', '--task', task, '--', process.execPath, '-e', probe], (p) => human.decide(p.id, 'allow'));
       assert.equal(after.r.code, 0, after.r.stdout + after.r.stderr);
       assert.match(after.prompt.summary, /\[sandbox, network\]/);
-      assert.equal(connections, 1);
+      assert.equal(server.connections(), 1);
       // A deny grant for transfers closes it again.
       await ui.call('grants.create', { task, action: 'transfer', effect: 'deny' });
       assert.equal((await agent.call<{ allowed: boolean }>('task.network', { task })).allowed, false);

@@ -9,24 +9,13 @@ import { agentKeyOf, signWith, verifySignature } from '../../main/ssh/key-materi
 import { MSG, frame } from '../../main/ssh/protocol';
 import { Writer } from '../../main/ssh/wire';
 import { RawAgentClient, startTestAgent, type TestAgent } from '../helpers/ssh';
+import { prng, type Rng } from '../fuzz/lib';
 
 const FRAMES = 100_000;
 const BATCH = 500;
 const DEADLINE_MS = 240_000;
 const SEED = Number(process.env.AIRLOCK_FUZZ_SEED ?? 0x5eed1234);
 
-function prng(seed: number) {
-  let s = seed >>> 0 || 1;
-  const next = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
-  return { int: (n: number) => next() % n, bytes: (n: number) => Buffer.from(Array.from({ length: n }, () => next() & 0xff)) };
-}
 
 let a: TestAgent;
 let goodBlob: Buffer;
@@ -71,7 +60,7 @@ function seeds(): Buffer[] {
   ];
 }
 
-function mutate(r: ReturnType<typeof prng>, base: Buffer): Buffer {
+function mutate(r: Rng, base: Buffer): Buffer {
   const b = Buffer.from(base);
   switch (r.int(7)) {
     case 0: // flip bits

@@ -5,9 +5,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { CLI, REPO, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
+import { countingServer, netProbe } from '../helpers/loopback';
 import { Human } from '../helpers/human';
 import { run } from '../helpers/run';
 import type { RpcClient } from '../../main/client/rpc-client';
@@ -76,14 +76,8 @@ describe('airlock task start --sandbox -- AGENT', { skip: !hasBwrap && 'bwrap is
   });
 
   test('network only when the human accepts the task\'s transfer grant', async () => {
-    let connections = 0;
-    const server = net.createServer((s) => {
-      connections++;
-      s.end();
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-    const port = (server.address() as net.AddressInfo).port;
-    const probe = `require('net').connect(${port},'127.0.0.1').on('connect',()=>{console.log('net-on');process.exit(0)}).on('error',()=>{console.log('net-off');process.exit(0)})`;
+    const server = await countingServer();
+    const probe = netProbe(server.port, { on: 'net-on', off: 'net-off' }, { on: 0, off: 0 });
     try {
       for (const decision of ['deny', 'allow'] as const) {
         const pending = taskStart([`net ${decision}`, '--sandbox', '--network', '--', process.execPath, '-e', probe]);
@@ -95,7 +89,7 @@ describe('airlock task start --sandbox -- AGENT', { skip: !hasBwrap && 'bwrap is
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.stdout.trim(), decision === 'allow' ? 'net-on' : 'net-off');
       }
-      assert.equal(connections, 1);
+      assert.equal(server.connections(), 1);
     } finally {
       server.close();
     }
