@@ -116,10 +116,12 @@ export class Broker implements KeyScope {
       if (task && task !== ctx.boundTask) throw new RpcError(RPC.invalidParams, `invalid params: task: this socket belongs to task ${ctx.boundTask}`);
       task = ctx.boundTask;
     }
+    let taskInfo: CoreRequest['taskInfo'];
     if (task) {
       const t = this.store.getTask(task);
       if (!t) throw new RpcError(RPC.invalidParams, `invalid params: task: no task ${task} (start one with task.start)`);
       if (t.endedAt !== null) throw new RpcError(RPC.invalidParams, `invalid params: task: task ${task} has ended`);
+      taskInfo = { name: t.name, cwd: t.cwd };
     }
     let action = req.action;
     const resources = [...new Set([...(req.resource ? [req.resource] : []), ...(req.resources ?? [])])];
@@ -150,6 +152,7 @@ export class Broker implements KeyScope {
       argsText: capArgs(req.args),
       args: req.args,
       task,
+      ...(taskInfo ? { taskInfo } : {}),
       cwd: req.cwd ?? null,
       process: ctx.process,
       ssh: ctx.ssh,
@@ -182,8 +185,7 @@ export class Broker implements KeyScope {
     if (verdict.allow && risk.level !== 'critical') return this.allowByGrants(req, risk, [verdict.allow]);
     if (req.parts?.length) {
       const allows = (a: Action) => this.settingsCache.policy[a] === 'allow' && rank(risk.level) < rank('high');
-      const taskCwd = req.task ? (this.store.getTask(req.task)?.cwd ?? null) : null;
-      const pv = evaluateParts(candidates, req, now, allows, taskCwd);
+      const pv = evaluateParts(candidates, req, now, allows, req.taskInfo?.cwd ?? null);
       if (pv.deny) {
         return this.answer(req, risk, 'deny', 'grant', pv.deny.id, null, `denied by grant ${pv.deny.id}${pv.deny.note ? ` (${pv.deny.note})` : ''}`);
       }
@@ -323,12 +325,11 @@ export class Broker implements KeyScope {
     }
     const now = this.now();
     const id = newId('p');
-    const task = req.task ? this.store.getTask(req.task) : null;
-    const suggestion = suggest(req, risk, task?.cwd ?? null);
+    const suggestion = suggest(req, risk, req.taskInfo?.cwd ?? null);
     const prompt: Prompt = {
       id,
       task: req.task,
-      taskName: task?.name ?? null,
+      taskName: req.taskInfo?.name ?? null,
       source: req.source as Prompt['source'],
       tool: req.tool,
       action: req.action,

@@ -15,6 +15,8 @@ export interface CoreRequest {
   argsText: string | null;
   args: unknown;
   task: string | null;
+  /** The task's name and working directory, read once when the request was validated. */
+  taskInfo?: { name: string; cwd: string | null };
   cwd: string | null;
   process?: ProcessInfo;
   ssh?: SshInfo;

@@ -367,13 +367,6 @@ export class Store {
     return r ? toTask(r) : null;
   }
 
-  findActiveTaskByName(name: string): Task | null {
-    const r = this.db.prepare('SELECT * FROM tasks WHERE name = ? AND ended_at IS NULL ORDER BY created_at DESC LIMIT 1').get(name) as
-      | TaskRow
-      | undefined;
-    return r ? toTask(r) : null;
-  }
-
   listTasks(includeEnded: boolean): Task[] {
     const sql = includeEnded
       ? 'SELECT * FROM tasks ORDER BY created_at DESC'
