@@ -1,17 +1,27 @@
 // Lint = TypeScript rules + the layer boundaries of DESIGN.md, enforced the way Signal
 // Desktop's `no-restricted-paths` zones and VS Code's `code-layering` rule do.
 // Who may import whom (→ = may import):
-//   contract → zod only            store → contract            core → contract, store
-//   os → contract                  client → contract, os/paths  ssh → core ports, contract, os, store
+//   contract → zod only (no node:*) store → contract (not os)   core → contract, store; no network,
+//   os → contract                  client → contract, os/paths    files or processes (ports.ts)
+//   ssh → core/ports only, contract, os, store
 //   api → core, store, os, ssh     integrations → client, contract, core/classify
-//   cli → everything but electron  electron → api, core, contract (the ONLY importer of 'electron')
-//   preload → contract types       app → preload types only
+//   cli → everything but electron  electron → api, core, contract, ssh's index (types) — the ONLY
+//                                  importer of 'electron'; never store, os, cli, integrations, client
+//   preload → contract types       app → preload types only, shared
+//   shared → nothing (pure code both main/ and app/ run: no Node, no DOM, no deps)
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const importX = require('eslint-plugin-import-x');
 const globals = require('globals');
 
 const main = (...dirs) => dirs.map((d) => `./main/${d}`);
+const SQLITE = { name: 'better-sqlite3', message: 'Only main/store may use SQLite: add a query there.' };
+const NODE_BUILTINS = ['fs', 'fs/promises', 'net', 'child_process', 'http', 'https', 'http2', 'tls', 'dgram', 'dns', 'worker_threads', 'os', 'path', 'crypto', 'stream', 'util'];
+const CORE_IO = [
+  ...['fs', 'fs/promises', 'net', 'child_process', 'http', 'https', 'http2', 'tls', 'dgram', 'dns', 'worker_threads', 'cluster'].flatMap((m) => [m, `node:${m}`]),
+  'ws',
+  'ssh2',
+];
 
 module.exports = tseslint.config(
   { ignores: ['dist/**', 'dist-*/**', 'node_modules/**', 'native/build/**', 'test-results/**', 'bin/**', 'scripts/**', 'eslint.config.js', 'app/vite.config.ts'] },
@@ -32,16 +42,22 @@ module.exports = tseslint.config(
         {
           zones: [
             { target: './main/contract', from: './main', except: ['./contract'], message: 'main/contract is the shared vocabulary: it imports nothing of ours.' },
-            { target: './main/store', from: main('core', 'api', 'cli', 'ssh', 'integrations', 'electron', 'client'), message: 'main/store is below the core.' },
+            { target: './main/store', from: main('core', 'api', 'cli', 'ssh', 'integrations', 'electron', 'client', 'os'), message: 'main/store is below the core and knows no platform paths: it is given its file.' },
             { target: './main/core', from: main('api', 'cli', 'ssh', 'integrations', 'electron', 'os', 'client'), message: 'main/core talks to the outside only through ports.ts.' },
             { target: './main/os', from: main('core', 'store', 'api', 'cli', 'ssh', 'integrations', 'electron', 'client'), message: 'main/os is a leaf.' },
             { target: './main/client', from: main('core', 'store', 'api', 'cli', 'ssh', 'integrations', 'electron'), message: 'the client library is used by agents: it must stay small.' },
             { target: './main/ssh', from: main('api', 'cli', 'integrations', 'electron'), message: 'main/ssh is wired in by main/api, not the other way round.' },
-            { target: './main/api', from: main('cli', 'electron', 'integrations'), message: 'main/api is below the CLI and Electron.' },
+            { target: './main/ssh', from: './main/core', except: ['./ports.ts'], message: 'main/ssh reaches the core only through core/ports.ts (never the Broker class).' },
+            { target: './main/electron', from: main('store', 'os', 'cli', 'integrations', 'client'), message: 'main/electron wires the core through main/api and the ApproverService; it never opens the store itself.' },
+            { target: './main/electron', from: './main/ssh', except: ['./index.ts'], message: 'main/electron may use only what main/ssh exports from its index.' },
+            { target: './main/api', from: main('cli', 'electron'), message: 'main/api is below the CLI and Electron.' },
+            // The egress proxy is the one integration that runs inside the daemon (api wires it in).
+            { target: './main/api', from: './main/integrations', except: ['./egress'], message: 'main/api is below the integrations, except the daemon-side egress proxy.' },
             { target: './main/integrations', from: main('store', 'api', 'ssh', 'electron'), message: 'integrations run agent-side: they talk to the daemon only through main/client.' },
             { target: './main/integrations', from: './main/core', except: ['./classify', './ports.ts'], message: 'integrations may use only the shell classifier of the core.' },
             { target: './main/cli', from: './main/electron', message: 'the CLI runs under plain Node.' },
             { target: './preload', from: './main', except: ['./contract'], message: 'the preload exposes the contract and nothing else.' },
+            { target: './shared', from: ['./main', './app', './preload', './test'], message: 'shared/ runs in main/ and in the renderer: it imports nothing of ours.' },
           ],
         },
       ],
@@ -61,7 +77,28 @@ module.exports = tseslint.config(
     files: ['main/**/*.ts', 'preload/**/*.ts', 'app/**/*.ts', 'app/**/*.tsx'],
     ignores: ['main/store/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'better-sqlite3', message: 'Only main/store may use SQLite: add a query there.' }] }],
+      'no-restricted-imports': ['error', { paths: [SQLITE] }],
+    },
+  },
+  {
+    // The core decides; it does not do I/O. Files, sockets and processes reach it through
+    // the interfaces in core/ports.ts, implemented in main/os, main/api and main/ssh.
+    files: ['main/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [SQLITE, ...CORE_IO.map((name) => ({ name, message: 'main/core does no I/O: add a port in core/ports.ts and implement it outside the core.' }))] }],
+    },
+  },
+  {
+    files: ['main/contract/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [SQLITE], patterns: [{ group: ['node:*', ...NODE_BUILTINS], message: 'main/contract is pure vocabulary (zod only): it runs in the preload and the hook too.' }] }],
+    },
+  },
+  {
+    // shared/ is bundled into the renderer and run by Node: no Node modules, no packages.
+    files: ['shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['*'], message: 'shared/ imports nothing: it runs in Node and in the browser.' }] }],
     },
   },
   {

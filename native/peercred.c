@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include <node_api.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/socket.h>

@@ -13,6 +13,7 @@ export type {
   HistoryQuery,
   Key,
   Prompt,
+  PromptGrant,
   Settings,
   SettingsPatch,
   Task,

@@ -1,13 +1,18 @@
 // One build for everything: native addon, TypeScript (main, preload, tests), the
 // bundled preload, and the React renderer. Prints each step so a slow one is visible.
 import { execFileSync } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 // AIRLOCK_OUT lets parallel work build side by side (dist-ssh/, dist-app/ ...): one level deep.
-const out = process.env.AIRLOCK_OUT || 'dist';
+const final = process.env.AIRLOCK_OUT || 'dist';
+// Everything is built into a fresh sibling directory and swapped in at the end, so the
+// CLI (bin/airlock → dist/main/cli) and a running daemon keep working during a rebuild
+// — `npm test` rebuilds while you use `airlock` in the same checkout. The swap is two
+// renames; between them `dist/` is missing for microseconds, not for the whole build.
+const out = `${final}-next-${process.pid}`;
 const bin = (name) => path.join(root, 'node_modules', '.bin', name);
 const step = (label, cmd, args, opts = {}) => {
   const t0 = Date.now();
@@ -20,6 +25,9 @@ if (!existsSync(path.join(root, 'native/build/Release/airlock_peercred.node'))) 
   step('native addon (node-gyp)', bin('node-gyp'), ['rebuild', '--directory', 'native'], { stdio: ['ignore', 'ignore', 'inherit'] });
 }
 rmSync(path.join(root, out), { recursive: true, force: true });
+process.on('exit', (code) => {
+  if (code !== 0) rmSync(path.join(root, out), { recursive: true, force: true });
+});
 step('typescript (main, preload, test)', bin('tsc'), ['-p', 'tsconfig.json', '--outDir', out]);
 if (existsSync(path.join(root, 'preload/index.ts'))) {
   step('preload bundle (esbuild)', bin('esbuild'), [
@@ -30,3 +38,22 @@ if (existsSync(path.join(root, 'preload/index.ts'))) {
 if (existsSync(path.join(root, 'app/index.html'))) {
   step('renderer (vite)', bin('vite'), ['build', '--config', 'app/vite.config.ts', '--logLevel', 'warn', '--outDir', path.join(root, out, 'app')]);
 }
+
+// Swap: move the old tree aside, the new one in, then delete the old one. Two builds
+// finishing together: the later rename finds `dist/` taken and retries (bounded).
+const target = path.join(root, final);
+const old = path.join(root, `${final}-old-${process.pid}`);
+for (let attempt = 0; ; attempt++) {
+  try {
+    renameSync(target, old);
+  } catch (e) {
+    if (e.code !== 'ENOENT') throw e;
+  }
+  try {
+    renameSync(path.join(root, out), target);
+    break;
+  } catch (e) {
+    if (!['ENOTEMPTY', 'EEXIST'].includes(e.code) || attempt >= 20) throw e;
+  }
+}
+rmSync(old, { recursive: true, force: true });

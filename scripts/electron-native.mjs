@@ -36,7 +36,7 @@ try {
   writeFileSync(stamp, want);
   console.log(`electron-native: wrote ${path.relative(root, outDir)}/better_sqlite3.node`);
 } catch (e) {
-  console.error(`electron-native: could not build for Electron (${e.message}). The tray app needs it; web mode (airlock serve --web) does not.`);
+  console.error(`electron-native: could not build better-sqlite3 for Electron (${e.message}). It needs a C/C++ toolchain and python3 (sudo scripts/install-system-deps.sh) and Electron's headers from the network. The tray app needs it; web mode (npm run build && node bin/airlock serve --web) does not.`);
   process.exit(1);
 } finally {
   rmSync(work, { recursive: true, force: true });

@@ -1,7 +1,8 @@
 // The main window: navigation on the left, one view on the right, toasts on top.
-import { useEffect, useState } from 'react';
-import { onConnectionState, type ConnectionState } from './bridge';
+import { useEffect } from 'react';
+import { Announcer } from './components/Announcer';
 import { Toasts } from './components/Toasts';
+import { useConnection } from './state/connection-store';
 import { useLists } from './state/lists-store';
 import { usePending } from './state/pending-store';
 import { attempt, useUi, VIEWS, type View } from './state/ui-store';
@@ -24,10 +25,10 @@ const LABELS: Record<View, string> = {
 export function App({ host }: { host: 'electron' | 'web' }) {
   const view = useUi((s) => s.view);
   const show = useUi((s) => s.show);
-  const pendingCount = usePending((s) => s.prompts.length);
-  const [conn, setConn] = useState<ConnectionState>('open');
+  // Prompts shown while Airlock is unreachable are expired: they do not count as waiting.
+  const pendingCount = usePending((s) => (s.offline ? 0 : s.prompts.length));
+  const conn = useConnection((s) => s.state);
 
-  useEffect(() => onConnectionState(setConn), []);
   // A background tab (web mode) or a taskbar entry still says that something waits.
   useEffect(() => {
     document.title = pendingCount ? `(${pendingCount}) Airlock — waiting for you` : 'Airlock';
@@ -59,7 +60,7 @@ export function App({ host }: { host: 'electron' | 'web' }) {
           <div className={`banner ${conn}`} role="status" data-testid="connection-banner">
             {conn === 'unauthorized'
               ? 'Cannot connect: the token in this URL is not valid (was the daemon restarted? open the URL it printed).'
-              : 'Connection to Airlock lost; reconnecting…'}
+              : "Can't reach Airlock: the connection was lost. Waiting requests were denied; reconnecting…"}
           </div>
         )}
         <h1 className="view-title">{LABELS[view]}</h1>
@@ -71,6 +72,7 @@ export function App({ host }: { host: 'electron' | 'web' }) {
         {view === 'settings' && <SettingsView host={host} />}
       </main>
       <Toasts />
+      <Announcer />
     </div>
   );
 }

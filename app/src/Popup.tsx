@@ -1,6 +1,7 @@
 // The pop-up window Electron opens for one pending prompt (?prompt=<id>): the prompt and
 // nothing else; main closes the window when the prompt is resolved.
 import { useEffect } from 'react';
+import { Announcer } from './components/Announcer';
 import { Toasts } from './components/Toasts';
 import { usePending } from './state/pending-store';
 import { attempt } from './state/ui-store';
@@ -14,8 +15,9 @@ export function Popup({ id }: { id: string }) {
   }, []);
   return (
     <div className="popup">
-      {prompt ? <PromptCard prompt={prompt} keyboard /> : <p className="muted center">{loaded ? 'Already decided.' : 'Loading…'}</p>}
+      {prompt ? <PromptCard key={prompt.id} prompt={prompt} keyboard /> : <p className="muted center">{loaded ? 'Already decided.' : 'Loading…'}</p>}
       <Toasts />
+      <Announcer />
     </div>
   );
 }

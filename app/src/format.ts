@@ -43,12 +43,6 @@ export function formatRelative(ms: number | null, now = Date.now()): string {
   return s >= 0 ? `in ${unit}` : `${unit} ago`;
 }
 
-export function formatDuration(sec: number): string {
-  if (sec < 60) return `${sec} s`;
-  if (sec < 3600) return `${Math.round(sec / 60)} min`;
-  if (sec < 86400) return `${+(sec / 3600).toFixed(1)} h`;
-  return `${+(sec / 86400).toFixed(1)} d`;
-}
 
 /** Pretty JSON for raw args; never throws (args are whatever the agent sent). */
 export function prettyJson(v: unknown): string {

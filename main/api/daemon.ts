@@ -6,10 +6,15 @@ import { classifyShell } from '../core/classify/shell';
 import type { CommandClassifier, KeyService, NotificationSource } from '../core/ports';
 import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
 import { assertPeerCredAvailable } from '../os/peer';
+import { resolveRealPaths } from '../os/real-path';
 import { Store } from '../store';
+import { RemoteSockets } from './remote-sockets';
 import { startRequestSocket } from './request-socket';
+import { removeLeftoverTaskDirs, TaskRequestSockets } from './task-request-sockets';
 import { startUiSocket } from './ui-socket';
 import { startSshAgent, type Sealer } from '../ssh';
+import { loadTrust, parseFixedHosts, Resolver, SecretStore } from '../integrations/egress';
+import { EgressSockets } from './egress-sockets';
 
 export interface DaemonOptions {
   paths?: AirlockPaths;
@@ -40,7 +45,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
   const closers: (() => Promise<void> | void)[] = [];
   try {
     const classifier: CommandClassifier | undefined = classifyShell;
-    const broker = new Broker({ store, classifier });
+    const broker = new Broker({ store, classifier, realPaths: resolveRealPaths });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
     const ssh = await startSshAgent({
       paths,
@@ -51,6 +56,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       sealer: opts.keySealer,
       onDisconnect: (connection) => broker.dropConnection(connection),
       onKeysChanged: () => broker.publish({ method: 'keys.changed', params: {} }),
+      keyUsage: { load: () => store.keyUsage(), touch: (fp, at) => store.touchKey(fp, at), forget: (fp) => store.forgetKey(fp) },
       log: (m) => log(`ssh: ${m}`),
     });
     closers.push(() => ssh.close());
@@ -58,11 +64,40 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     broker.taskSockets = ssh.taskSockets;
     log(`agent.sock   ${ssh.socketPath}`);
     // --- end of SSH agent wiring ------------------------------------------------------
+    // Task sockets of a previous run are dead (agent.sock above proved no other daemon
+    // serves this directory): remove them; running tasks keep their grants and token.
+    removeLeftoverTaskDirs(paths.tasksDir);
+    store.clearTaskSockets();
+    const taskRequests = new TaskRequestSockets(broker, paths.tasksDir);
+    broker.taskRequestSockets = taskRequests;
+    closers.push(() => taskRequests.closeAll());
+    // --- egress proxy (main/integrations/egress): a sandbox's only way out ---------------
+    const secrets = new SecretStore(paths.secretsDir, ssh.sealer).load();
+    for (const w of secrets.loadWarnings) log(`secrets: ${w}`);
+    const trust = loadTrust(process.env, log);
+    // Test-only fixed name → address answers, under the same AIRLOCK_TEST=1 rule as the test CA.
+    const fixed = process.env.AIRLOCK_TEST === '1' ? parseFixedHosts(process.env.AIRLOCK_EGRESS_TEST_HOSTS) : new Map<string, string>();
+    if (fixed.size) log(`egress: TEST SETTING: fixed addresses for ${[...fixed.keys()].join(', ')} (AIRLOCK_EGRESS_TEST_HOSTS)`);
+    const egress = new EgressSockets(broker, paths.tasksDir, secrets, trust, new Resolver({ fixed }), log);
+    broker.egress = egress;
+    closers.push(() => egress.closeAll());
     // An --upstream given on the command line wins; otherwise the setting rules, live.
+    // Remotes (airlock remote): each configured one gets its request socket back.
+    const remotes = new RemoteSockets(broker, paths.remotesDir);
+    closers.push(() => remotes.closeAll());
+    for (const r of store.listRemotes()) {
+      try {
+        log(`remote ${r.name} ${await remotes.open(r.name)}`);
+      } catch (e) {
+        log(`remote ${r.name}: ${(e as Error).message}`);
+      }
+    }
     const service = createApproverHandlers(broker, keyService, {
+      secrets,
       onSettingsChanged: (next, before) => {
         if (!opts.upstream && next.upstreamAgent !== before.upstreamAgent) ssh.setUpstream(next.upstreamAgent);
       },
+      remotes,
     });
     const req = await startRequestSocket(paths.requestSock, broker);
     closers.push(() => req.close());

@@ -1,22 +1,46 @@
 // request.sock: the agent side. It can ask and start/end tasks; nothing here decides,
-// grants or reads history.
+// grants or reads history. Acting as an existing task here needs the task's token
+// (Broker.authorizeTask); a task's own socket is main/api/task-request-sockets.ts.
 import { agentMethods } from '../contract/agent';
+import type { ProcessInfo, RemoteInfo } from '../contract/common';
 import type { Broker } from '../core/broker';
+import { sshDestinationOf } from '../ssh/ssh-argv';
 import { createDispatch } from './dispatch';
 import { startRpcSocket } from './rpc-socket';
 
-export function startRequestSocket(sockPath: string, broker: Broker): Promise<{ close(): Promise<void> }> {
-  return startRpcSocket(sockPath, 'request.sock', broker, (peer) => {
-    const ctx = { process: peer.process, connection: peer.connection };
+/**
+ * The SSH connection a remote's request came through: the local process holding the
+ * socket's other end — for `ssh -R` that is the `ssh` client forwarding it, whose command
+ * line names the server.
+ */
+export function remoteVia(p: ProcessInfo): string {
+  const dest = sshDestinationOf(p);
+  if (dest) return `ssh ${dest.user ? `${dest.user}@` : ''}${dest.host}${dest.port ? `:${dest.port}` : ''} (pid ${p.pid})`;
+  // Someone on this machine connected to the remote's socket directly: say so.
+  const cmd = p.argv.length ? p.argv.join(' ') : (p.exe ?? 'unknown process');
+  return `${cmd.slice(0, 200)} (pid ${p.pid}, not an ssh connection)`;
+}
+
+/**
+ * `remote`: this socket is a remote's (airlock remote): every request on it is marked as
+ * coming from that remote, whatever it says.
+ */
+export function startRequestSocket(sockPath: string, broker: Broker, opts: { remote?: string } = {}): Promise<{ close(): Promise<void> }> {
+  const name = opts.remote ? `remotes/${opts.remote}/request.sock` : 'request.sock';
+  return startRpcSocket(sockPath, name, broker, (peer) => {
+    const remote: RemoteInfo | undefined = opts.remote ? { name: opts.remote, via: remoteVia(peer.process) } : undefined;
+    const ctx = { process: peer.process, connection: peer.connection, ...(remote ? { remote } : {}) };
     return {
       dispatch: createDispatch(agentMethods, {
+        // The broker checks the token of any task a request names.
         request: (p) => broker.ask(p, ctx),
         'task.start': (p) => broker.startTask(p, ctx),
         'task.end': async (p) => {
-          await broker.endTask(p.task);
+          await broker.endTask(broker.authorizeTask(p));
           return {};
         },
-        'task.network': async (p) => broker.taskNetwork(p.task),
+        'task.network': async (p) => broker.taskNetwork(broker.authorizeTask(p)),
+        'mcp.tools': async (p) => broker.learnMcpTools(p),
       }),
       // A requester that goes away is answered (deny) so history has its requests.
       onClose: () => broker.dropConnection(peer.connection),

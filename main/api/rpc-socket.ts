@@ -15,7 +15,7 @@ export async function startRpcSocket(
   name: string,
   broker: Broker,
   connect: (peer: Peer, notify: (method: string, params: unknown) => void) => RpcConnection,
-): Promise<{ close(): Promise<void> }> {
+): Promise<{ close(opts?: { graceful?: boolean }): Promise<void> }> {
   const sockets = new Set<net.Socket>();
   const server = await listenPrivate(
     sockPath,
@@ -45,8 +45,17 @@ export async function startRpcSocket(
       broker.recordRejected({ source: name, tool: '(connect)', summary: 'connection from another user refused', raw: cred, reason: `peer uid ${cred.uid} is not this user` }),
   );
   return {
-    close: async () => {
-      for (const s of sockets) s.destroy();
+    // graceful: a reply being written right now (e.g. to the `task.end` that closes this
+    // very socket) is flushed first; the peer gets EOF on the next turn of the loop.
+    close: async (opts = {}) => {
+      for (const s of sockets) {
+        if (!opts.graceful) s.destroy();
+        else
+          setImmediate(() => {
+            s.end();
+            setTimeout(() => s.destroy(), 1000).unref();
+          });
+      }
       await closeServer(server, sockPath);
     },
   };

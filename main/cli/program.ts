@@ -13,6 +13,8 @@ import { registerKeys } from './commands/keys';
 import { registerHook } from './commands/hook';
 import { registerExec } from './commands/exec';
 import { registerMcp } from './commands/mcp';
+import { registerSecrets } from './commands/secrets';
+import { registerRemote } from './commands/remote';
 
 const program = new Command()
   .name('airlock')
@@ -32,6 +34,8 @@ registerKeys(program);
 registerHook(program);
 registerExec(program);
 registerMcp(program);
+registerSecrets(program);
+registerRemote(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof CommanderError) {

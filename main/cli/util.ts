@@ -3,6 +3,7 @@
 import { RpcClient, AirlockRpcError } from '../client/rpc-client';
 import { airlockPaths } from '../os/paths';
 import { EXIT } from './exit-codes';
+import { visible } from '../../shared/display-text';
 
 export class CliError extends Error {
   constructor(
@@ -54,9 +55,11 @@ export function fmtTime(ms: number | null): string {
   return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
 }
 
-/** A fixed-width table for terminals. */
-export function table(rows: string[][]): string {
-  if (rows.length === 0) return '';
+/** A fixed-width table for terminals. Cells hold agent-supplied text (summaries, tools,
+ *  resources, task names): escapes and bidi/invisible characters are shown escaped. */
+export function table(raw: string[][]): string {
+  if (raw.length === 0) return '';
+  const rows = raw.map((r) => r.map((c) => visible(c)));
   const widths = rows[0]!.map((_, i) => Math.min(60, Math.max(...rows.map((r) => (r[i] ?? '').length))));
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.slice(0, widths[i]).padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
 }

@@ -8,7 +8,10 @@
 import { airlockPaths } from '../os/paths';
 import type { AgentAnswer } from '../contract/agent';
 import type { Action, Source } from '../contract/common';
+import { isTaskToken, taskIdOf } from '../contract/task-ref';
 import { RpcClient } from './rpc-client';
+
+export { isTaskToken, taskIdOf };
 
 export { RpcClient, AirlockRpcError } from './rpc-client';
 export type { AgentAnswer };
@@ -21,8 +24,41 @@ export interface AskParams {
   resources?: string[];
   summary: string;
   args?: unknown;
+  /** A task id (its token is added from AIRLOCK_TASK_TOKEN when that is the task's) or the token itself. */
   task?: string;
+  /** The task's capability token (from task.start); needed on the shared request.sock. */
+  token?: string;
   cwd?: string;
+}
+
+/** What task.start answers (main/contract/agent.ts TaskStartResult). */
+export interface TaskStarted {
+  task: string;
+  sshAuthSock: string | null;
+  grants: string[];
+  /** The capability token: on the shared request.sock it, not the id, acts as the task. */
+  token: string;
+  /** The task's own request socket: everything sent there belongs to the task. */
+  requestSock: string | null;
+  declined?: number[];
+  /** The task's egress proxy (see main/contract/agent.ts TaskStartResult). */
+  egress?: { sock: string; caBundle: string | null; nodePreload: string; placeholders: Record<string, string> } | null;
+}
+
+/**
+ * The token to send beside `task`: AIRLOCK_TASK_TOKEN when it belongs to that task (the
+ * shell of `eval "$(airlock task start --env)"` has both). None when `task` is a token.
+ */
+export function taskTokenFor(task: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (isTaskToken(task)) return undefined;
+  const t = env.AIRLOCK_TASK_TOKEN;
+  return t && isTaskToken(t) && taskIdOf(t) === task ? t : undefined;
+}
+
+function withToken<T extends { task?: string; token?: string }>(p: T): T {
+  if (!p.task || p.token !== undefined) return p;
+  const token = taskTokenFor(p.task);
+  return token ? { ...p, token } : p;
 }
 
 /** request.sock of the running daemon, following the same rules as the daemon itself. */
@@ -61,20 +97,20 @@ export class AirlockClient {
 
   /** Waits for the human (or a grant) and returns the decision. */
   ask(p: AskParams): Promise<AgentAnswer> {
-    return this.rpc.call<AgentAnswer>('request', p);
+    return this.rpc.call<AgentAnswer>('request', withToken(p));
   }
 
-  startTask(p: { name: string; cwd?: string }): Promise<{ task: string; sshAuthSock: string | null; grants: string[] }> {
+  startTask(p: { name: string; cwd?: string; grants?: unknown[] }): Promise<TaskStarted> {
     return this.rpc.call('task.start', p);
   }
 
   /** May a sandbox of this task have the network (the task holds a transfer grant)? */
-  taskNetwork(task: string): Promise<{ allowed: boolean; reason: string }> {
-    return this.rpc.call('task.network', { task });
+  taskNetwork(task: string, token?: string): Promise<{ allowed: boolean; reason: string }> {
+    return this.rpc.call('task.network', withToken({ task, ...(token ? { token } : {}) }));
   }
 
-  endTask(task: string): Promise<Record<string, never>> {
-    return this.rpc.call('task.end', { task });
+  endTask(task: string, token?: string): Promise<Record<string, never>> {
+    return this.rpc.call('task.end', withToken({ task, ...(token ? { token } : {}) }));
   }
 
   close(): void {

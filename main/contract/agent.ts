@@ -1,15 +1,33 @@
 // The agent side (request.sock): it may ask and start/end its own tasks, nothing else.
+//
+// Task binding (docs/task-binding.md): on the shared request.sock, naming an existing task
+// (`request.task`, `task.end`, `task.network`) needs the task's capability token, sent as
+// `token` beside `task` or as `task` itself. On a task's own socket (tasks/<id>/request.sock)
+// everything belongs to that task whatever it claims, and `task.start` is refused.
 import { z } from 'zod';
-import { Action, Decision, Id, LIMITS, Source, Timestamp } from './common';
+import { ACTIONS, Action, Decision, Id, LIMITS, RemoteName, SECRET_NAME, Source, Timestamp } from './common';
+
+/** A task's capability token as sent by clients (`<task id>.<secret>`; checked by the broker). */
+export const TaskToken = z.string().min(1).max(128);
 
 const text = (max: number = LIMITS.text) => z.string().max(max);
 const glob = text().min(1);
+
+/**
+ * What a grant covers: one action, `*` (every action), or a set of actions — so "never
+ * write, delete or move on this server" is one deny grant that leaves reads alone.
+ */
+export const GrantAction = z.union([Action, z.literal('*'), z.array(Action).min(1).max(ACTIONS.length)]);
+export type GrantAction = z.infer<typeof GrantAction>;
+
+/** A grant condition: a CEL expression over the request's `args` (compiled and checked by the daemon). */
+export const GrantCondition = z.string().min(1).max(4096);
 
 export const GrantSpec = z.strictObject({
   task: Id.nullable().optional(),
   source: glob.optional(),
   tool: glob.optional(),
-  action: z.union([Action, z.literal('*')]),
+  action: GrantAction,
   resource: glob.optional(),
   key: text(256).optional(),
   effect: z.enum(['allow', 'deny']),
@@ -17,7 +35,11 @@ export const GrantSpec = z.strictObject({
   uses: z.number().int().positive().max(1_000_000).optional(),
   /** SSH: a grant matches forwarded agent requests only when this is true. */
   forwarded: z.boolean().optional(),
+  /** Requests from this remote only (`airlock remote`); without it, local requests only. */
+  remote: RemoteName.nullable().optional(),
   note: text(1000).optional(),
+  /** Condition over the request's arguments, e.g. `args.amount <= 50` (DESIGN.md GrantSpec `when`). */
+  when: GrantCondition.optional(),
 });
 export type GrantSpec = z.infer<typeof GrantSpec>;
 export type GrantSpecInput = z.input<typeof GrantSpec>;
@@ -32,7 +54,10 @@ export const AgentRequest = z.strictObject({
   summary: text(LIMITS.summary),
   /** Recorded as sent (capped). For `exec`/Bash, `args.command` is re-classified by the broker. */
   args: z.unknown().optional(),
+  /** A task id (with `token`) or the task's token itself. Ignored on a task's own socket. */
   task: Id.optional(),
+  /** The capability token `task.start` returned; needed on the shared socket to act as `task`. */
+  token: TaskToken.optional(),
   cwd: text().optional(),
 });
 export type AgentRequest = z.infer<typeof AgentRequest>;
@@ -42,6 +67,8 @@ export const AgentAnswer = z.object({
   reason: z.string(),
   event: z.number().int(),
   grant: z.string().optional(),
+  /** The task the request was decided and recorded as (on a task's socket: that task, whatever was claimed). */
+  task: z.string().optional(),
 });
 export type AgentAnswer = z.infer<typeof AgentAnswer>;
 
@@ -49,6 +76,8 @@ export const TaskStartParams = z.strictObject({
   name: text(LIMITS.name).min(1),
   cwd: text().optional(),
   grants: z.array(GrantSpec.omit({ task: true })).max(64).optional(),
+  /** Secrets (by name, see `airlock secrets`) the task's sandbox may use through its egress proxy: it sees only placeholders. */
+  secrets: z.array(z.string().regex(SECRET_NAME, 'must be a secret name (letters, digits, _)')).max(32).optional(),
 });
 export type TaskStartParams = z.infer<typeof TaskStartParams>;
 export const TaskStartResult = z.object({
@@ -56,8 +85,51 @@ export const TaskStartResult = z.object({
   sshAuthSock: z.string().nullable(),
   /** Grants the human accepted from `grants` (none when the human refused them). */
   grants: z.array(z.string()),
+  /**
+   * The task's capability token (`<task>.<256-bit secret>`): on the shared request.sock it
+   * (not the id) lets a client act as this task. Shown once; the daemon keeps only a hash.
+   */
+  token: z.string(),
+  /** The task's own request socket: everything sent there belongs to this task. */
+  requestSock: z.string().nullable(),
+  /** Indices (into `grants` asked for) the human did not accept: wildcard grants left unconfirmed. */
+  declined: z.array(z.number().int()).optional(),
+  /** The task's way out of a sandbox: its egress proxy socket and what the sandbox binds (null: no egress in this daemon). */
+  egress: z
+    .object({
+      sock: z.string(),
+      caBundle: z.string().nullable(),
+      nodePreload: z.string(),
+      /** Environment variable → placeholder the sandbox sees instead of the secret. */
+      placeholders: z.record(z.string(), z.string()),
+    })
+    .nullable()
+    .optional(),
 });
-export const TaskEndParams = z.strictObject({ task: Id });
+/**
+ * `task.end` / `task.network`. On the shared socket `task` (and `token`, unless `task` is
+ * the token) is required; on a task's own socket both may be left out (it means itself).
+ */
+export const TaskEndParams = z.strictObject({ task: Id.optional(), token: TaskToken.optional() });
+
+/**
+ * What `airlock mcp` saw in a server's tools/list, so the Claude Code hook (which sees only
+ * `mcp__server__tool`) gets the same action. The server's claim, reported agent-side: the
+ * daemon never lets a report turn a tool it knew as not read-only into a read.
+ */
+export const McpToolsReport = z.strictObject({
+  server: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be letters, digits, _ . - (at most 64)'),
+  tools: z
+    .array(
+      z.object({
+        name: text(LIMITS.name).min(1),
+        annotations: z.record(z.string().max(64), z.unknown()).nullable().optional(),
+        description: text(1000).nullable().optional(),
+      }),
+    )
+    .max(500),
+});
+export type McpToolsReport = z.infer<typeof McpToolsReport>;
 
 /** Method table of request.sock. Adapters are generated from it; add methods here only. */
 export const agentMethods = {
@@ -66,5 +138,6 @@ export const agentMethods = {
   'task.end': { params: TaskEndParams, result: z.object({}) },
   /** May a sandbox of this task have the network? Yes when the task holds a transfer grant. */
   'task.network': { params: TaskEndParams, result: z.object({ allowed: z.boolean(), reason: z.string() }) },
+  /** `airlock mcp` reports a server's tools/list (a batch of at most 500 tools). */
+  'mcp.tools': { params: McpToolsReport, result: z.object({ learned: z.number().int(), kept: z.array(z.string()) }) },
 } as const;
-export type AgentMethods = typeof agentMethods;

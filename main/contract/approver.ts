@@ -10,31 +10,40 @@ import {
   Outcome,
   PolicyChoice,
   ProcessInfo,
+  RemoteInfo,
+  RemoteName,
   Risk,
+  SECRET_NAME,
   Scope,
   Source,
   SshInfo,
   Timestamp,
 } from './common';
-import { GrantSpec, TaskStartParams, TaskStartResult } from './agent';
+import { GrantAction, GrantCondition, GrantSpec, TaskStartParams, TaskStartResult } from './agent';
 
 export const Grant = z.object({
   id: z.string(),
   task: z.string().nullable(),
   source: z.string(),
   tool: z.string(),
-  action: z.union([Action, z.literal('*')]),
+  action: GrantAction,
   resource: z.string(),
   key: z.string().nullable(),
   effect: z.enum(['allow', 'deny']),
   expiresAt: z.number().nullable(),
   usesLeft: z.number().nullable(),
   forwarded: z.boolean(),
+  /** Matches requests from this remote only; null (or absent): local requests only. */
+  remote: z.string().nullable().optional(),
   note: z.string().nullable(),
   createdAt: z.number(),
   createdBy: z.string(),
   revokedAt: z.number().nullable(),
   lastUsedAt: z.number().nullable(),
+  /** Condition over the request's arguments (CEL); absent or null: none. */
+  when: z.string().nullable().optional(),
+  /** The condition in words (filled in by the daemon for the UIs). */
+  whenText: z.string().optional(),
 });
 export type Grant = z.infer<typeof Grant>;
 
@@ -55,6 +64,47 @@ export const Suggestion = z.object({
   label: z.string(),
 });
 
+/**
+ * One grant a task asks for in `task.start`, as the human sees it: every field, with marks.
+ * `needsConfirmation`: an allow of a high-impact action on any resource (or of any action)
+ * is created only when the decision names its `index` in `confirmGrants`.
+ */
+export const PromptGrant = z.object({
+  index: z.number().int(),
+  effect: z.enum(['allow', 'deny']),
+  action: GrantAction,
+  source: z.string(),
+  tool: z.string(),
+  resource: z.string(),
+  key: z.string().nullable(),
+  expiresAt: z.number().nullable(),
+  uses: z.number().nullable(),
+  forwarded: z.boolean(),
+  note: z.string().nullable(),
+  /** The grant's condition (CEL over `args`), as asked. */
+  when: z.string().nullable(),
+  /** The tool or resource is left out or holds a wildcard, or the action is `*`. */
+  wildcard: z.boolean(),
+  /** write, delete, transfer, execute, sign, or `*`. */
+  highImpact: z.boolean(),
+  needsConfirmation: z.boolean(),
+});
+export type PromptGrant = z.infer<typeof PromptGrant>;
+/** Where an egress request goes and what its task sent so far (source `egress`). */
+export const EgressInfo = z.object({
+  host: z.string(),
+  port: z.number().int(),
+  /** Known before the decision only without a DNS query (IP literal, /etc/hosts); else resolved once allowed. */
+  address: z.string().nullable(),
+  method: z.string(),
+  sentBytes: z.number(),
+  receivedBytes: z.number(),
+  destinations: z.number().int(),
+  local: z.string().optional(),
+  secrets: z.array(z.string()).optional(),
+});
+export type EgressInfo = z.infer<typeof EgressInfo>;
+
 export const Prompt = z.object({
   id: z.string(),
   task: z.string().nullable(),
@@ -70,9 +120,21 @@ export const Prompt = z.object({
   risk: Risk,
   process: ProcessInfo.optional(),
   ssh: SshInfo.optional(),
+  /** Arrived from another machine through `ssh -R` (airlock remote). */
+  remote: RemoteInfo.optional(),
   suggestion: Suggestion.optional(),
   /** Why no grant matched when one came close. */
   nearMiss: z.string().optional(),
+  /** For `task.start` with grants: every grant asked for, in full (the summary only counts them). */
+  grants: z.array(PromptGrant).optional(),
+  /** Source `egress`: host, port, resolved address, and what the task sent so far. */
+  egress: EgressInfo.optional(),
+  /** MCP: where the action came from — the server's annotations, your pin, or only the tool's name. */
+  actionOrigin: z.enum(['annotation', 'pin', 'name']).optional(),
+  /** MCP: the server's label (`gmail` of `gmail/send`), for "only reads from this server". */
+  mcpServer: z.string().optional(),
+  /** Conditions a grant could carry, started from this request's own arguments ("amount ≤ 5000"). */
+  conditions: z.array(z.object({ when: z.string(), words: z.string() })).optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });
@@ -92,6 +154,8 @@ export const HistoryEvent = z.object({
   cwd: z.string().nullable(),
   process: ProcessInfo.nullable(),
   ssh: SshInfo.nullable(),
+  /** Arrived from another machine through `ssh -R` (airlock remote). */
+  remote: RemoteInfo.nullable().optional(),
   risk: Risk,
   decision: Outcome,
   decidedBy: DecidedBy,
@@ -140,6 +204,13 @@ export const Settings = z.object({
   mcpToolActions: z.record(z.string().max(LIMITS.name), Action),
   /** Most prompts one task may have waiting at once; the excess is rejected (flood control). */
   maxPendingPerTask: z.number().int().min(1).max(1000),
+  /**
+   * Most prompts one connection may wait on at once, whatever their tasks (a request
+   * without a task also counts against maxPendingPerTask, on its connection).
+   */
+  maxPendingPerConnection: z.number().int().min(1).max(10_000),
+  /** Most prompts waiting in the whole daemon: many connections or tasks cannot bury the human either. */
+  maxPendingTotal: z.number().int().min(1).max(10_000),
 });
 export type Settings = z.infer<typeof Settings>;
 export const SettingsPatch = z.strictObject({
@@ -150,6 +221,8 @@ export const SettingsPatch = z.strictObject({
   startAtLogin: z.boolean().optional(),
   mcpToolActions: Settings.shape.mcpToolActions.optional(),
   maxPendingPerTask: Settings.shape.maxPendingPerTask.optional(),
+  maxPendingPerConnection: Settings.shape.maxPendingPerConnection.optional(),
+  maxPendingTotal: Settings.shape.maxPendingTotal.optional(),
 });
 export type SettingsPatch = z.infer<typeof SettingsPatch>;
 
@@ -161,8 +234,29 @@ export const DecideParams = z.strictObject({
   pattern: z
     .strictObject({ tool: z.string().min(1).max(LIMITS.text).optional(), resource: z.string().min(1).max(LIMITS.text).optional() })
     .optional(),
+  /**
+   * For a `task.start` grant prompt: the `index` of each grant marked `needsConfirmation`
+   * that the human explicitly accepts. Unconfirmed ones are not created, whatever the scope.
+   */
+  confirmGrants: z.array(z.number().int().min(0).max(1000)).max(1000).optional(),
+  /** A condition for the grant this decision creates (CEL over `args`; checked like grants.create). */
+  when: GrantCondition.optional(),
+  /**
+   * MCP only: "only reads from this server" — one allow grant for the server's reads and one
+   * deny grant for everything else it offers (same scope); this request is answered by them.
+   */
+  serverReadOnly: z.boolean().optional(),
 });
 export type DecideParams = z.infer<typeof DecideParams>;
+
+/** A machine whose agents ask this Airlock through `ssh -R` (airlock remote). */
+export const Remote = z.object({
+  name: z.string(),
+  /** This machine's end: the socket `ssh -R` forwards to. */
+  socket: z.string(),
+  createdAt: z.number(),
+});
+export type Remote = z.infer<typeof Remote>;
 
 export const AuditResult = z.object({
   ok: z.boolean(),
@@ -170,6 +264,51 @@ export const AuditResult = z.object({
   firstBad: z.object({ id: z.number().int(), reason: z.string() }).optional(),
 });
 export type AuditResult = z.infer<typeof AuditResult>;
+
+/** A secret as the human side sees it: never its value (it cannot be read back). */
+export const Secret = z.object({
+  name: z.string(),
+  hosts: z.array(z.string()),
+  /** Headers the placeholder is replaced in; empty: any request header. */
+  headers: z.array(z.string()),
+  createdAt: z.number(),
+});
+export type Secret = z.infer<typeof Secret>;
+
+/** `host` or `*.domain` (every subdomain); no port, no path. */
+const SecretHost = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$/, 'must be a host name, *.domain, an IPv4 address or [IPv6]');
+
+export const SecretAdd = z.strictObject({
+  name: z.string().regex(SECRET_NAME, 'must be letters, digits and _ (it is the environment variable the placeholder is set in)'),
+  // No CR/LF/NUL: the value goes into HTTP headers and must not be able to add one.
+  value: z
+    .string()
+    .min(1)
+    .max(16 * 1024)
+    .refine((v) => !/[\r\n\0]/.test(v), 'must not contain CR, LF or NUL'),
+  hosts: z.array(SecretHost).min(1).max(32),
+  headers: z
+    .array(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'must be an HTTP header name'))
+    .max(16)
+    .optional(),
+});
+export type SecretAdd = z.infer<typeof SecretAdd>;
+
+/** One destination of a task's egress proxy, summed over its connections (Tasks view). */
+export const Destination = z.object({
+  resource: z.string(),
+  allowed: z.number().int(),
+  denied: z.number().int(),
+  bytesOut: z.number(),
+  bytesIn: z.number(),
+  injected: z.array(z.string()),
+  lastAt: z.number(),
+});
+export type Destination = z.infer<typeof Destination>;
 
 const Empty = z.strictObject({});
 const Nothing = z.object({});
@@ -213,7 +352,16 @@ export const approverMethods = {
     result: z.object({ key: Key }),
   },
   'keys.remove': { params: z.strictObject({ fingerprint: z.string().max(256) }), result: Nothing },
+  'remotes.list': { params: Empty, result: z.object({ remotes: z.array(Remote) }) },
+  /** Opens (or returns) the remote's own request socket; requests there are marked remote. */
+  'remotes.add': { params: z.strictObject({ name: RemoteName }), result: z.object({ remote: Remote }) },
+  'remotes.remove': { params: z.strictObject({ name: RemoteName }), result: Nothing },
   'audit.verify': { params: Empty, result: AuditResult },
+  'secrets.list': { params: Empty, result: z.object({ secrets: z.array(Secret) }) },
+  'secrets.add': { params: SecretAdd, result: z.object({ secret: Secret }) },
+  'secrets.remove': { params: z.strictObject({ name: z.string().regex(SECRET_NAME) }), result: Nothing },
+  /** Where a task's sandbox connected (or tried to) through its egress proxy. */
+  'tasks.destinations': { params: z.strictObject({ task: Id }), result: z.object({ destinations: z.array(Destination) }) },
   'settings.get': { params: Empty, result: z.object({ settings: Settings }) },
   'settings.set': { params: SettingsPatch, result: z.object({ settings: Settings }) },
 } as const;
@@ -228,6 +376,7 @@ export const approverNotifications = {
   'grants.changed': z.object({}),
   'tasks.changed': z.object({}),
   'keys.changed': z.object({}),
+  'secrets.changed': z.object({}),
 } as const;
 export type ApproverNotifications = typeof approverNotifications;
 export type ApproverNotification = {

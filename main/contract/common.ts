@@ -47,6 +47,9 @@ export const Timestamp = z.union([
     .transform((s) => Date.parse(s)),
 ]);
 
+/** A secret's name is also the environment variable its placeholder is set in. */
+export const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
 export const Id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_.:-]+$/, 'must be letters, digits, _ . : -');
 
 export const ProcessNode = z.object({
@@ -66,6 +69,20 @@ export const ProcessInfo = z.object({
   tree: z.array(ProcessNode),
 });
 export type ProcessInfo = z.infer<typeof ProcessInfo>;
+
+/** A remote's name (`airlock remote NAME`): letters, digits and dashes, as in a host name. */
+export const RemoteName = z.string().min(1).max(32).regex(/^[A-Za-z0-9][A-Za-z0-9-]*$/, 'must be letters, digits and dashes');
+
+/**
+ * A request that arrived through a remote's socket (`ssh -R` from another machine): which
+ * remote, and the SSH connection it came through (the local `ssh` client that forwards
+ * it). Set by the daemon from the socket, never taken from the agent's JSON.
+ */
+export const RemoteInfo = z.object({
+  name: z.string(),
+  via: z.string(),
+});
+export type RemoteInfo = z.infer<typeof RemoteInfo>;
 
 /** SSH-specific facts of a signature request (DESIGN.md "SSH requests"). */
 export const SshInfo = z.object({

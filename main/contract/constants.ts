@@ -29,5 +29,6 @@ export const ACTION_RANK: Record<Action, number> = {
 
 export const riskier = (a: Action, b: Action): Action => (ACTION_RANK[b] > ACTION_RANK[a] ? b : a);
 
-export const SOURCES = ['api', 'exec', 'claude-code', 'mcp', 'ssh'] as const;
+/** `egress`: a sandbox's outbound connection through its task's egress proxy (resource `host:port`). */
+export const SOURCES = ['api', 'exec', 'claude-code', 'mcp', 'ssh', 'egress'] as const;
 export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;

@@ -34,7 +34,10 @@ function regexMatcher(glob: string, opts: picomatch.PicomatchOptions): (s: strin
   const re = picomatch.makeRe(glob, opts);
   // The literal text before the first special character must start any match: a cheap
   // test that rejects most grants before the regex runs (`/work/p17/**`, `npm run t5 *`).
-  const lit = /^[^*?[\]{}()!+@\\"'|,]*/.exec(glob)![0];
+  // Without its trailing slash: `/x/private/**` matches `/x/private` itself (picomatch), and a
+  // prefix of `/x/private/` made a deny on it miss the directory (`rm -rf /x/private` was
+  // allowed by an allow on `/x/**`; test/integration/redteam-paths.test.ts).
+  const lit = /^[^*?[\]{}()!+@\\"'|,]*/.exec(glob)![0].replace(/\/+$/, '');
   if (lit.length >= 2 && !lit.startsWith('.')) return (s) => s.startsWith(lit) && (s === glob || re.test(s));
   return (s) => s !== '' && (s === glob || re.test(s));
 }

@@ -1,10 +1,91 @@
 // Grant matching: which grants decide a request. Pure functions, table-tested.
+import type { GrantAction } from '../contract/agent';
 import type { Grant } from '../contract/approver';
+import type { Action } from '../contract/common';
+import type { CelInput } from '@bufbuild/cel';
+import { celArgs, compileCondition, ConditionError, type CompiledCondition } from './condition';
 import { escapeGlob, globMatches, isPathPattern } from './glob';
 import type { CoreRequest } from './request';
 import { sensitivePart } from './risk';
 
-export type Miss = 'task' | 'source' | 'tool' | 'action' | 'resource' | 'key' | 'forwarded' | 'expired' | 'used-up' | 'revoked';
+export type Miss = 'task' | 'source' | 'tool' | 'action' | 'resource' | 'condition' | 'key' | 'forwarded' | 'remote' | 'expired' | 'used-up' | 'revoked';
+
+/** Whether a grant's action (one, `*`, or a set) covers `a`. */
+export function actionCovers(ga: GrantAction, a: Action): boolean {
+  return ga === '*' || ga === a || (Array.isArray(ga) && ga.includes(a));
+}
+
+/** A grant action in words: `write`, `any action`, `write, delete or execute`. */
+export function actionText(ga: GrantAction): string {
+  if (ga === '*') return 'any action';
+  if (!Array.isArray(ga)) return ga;
+  return ga.length === 1 ? ga[0]! : `${ga.slice(0, -1).join(', ')} or ${ga[ga.length - 1]}`;
+}
+
+/**
+ * What a grant's condition sees as `args`: the tool's own arguments. MCP requests (proxy
+ * and hook) carry them under `args.arguments`; every other request's args are its
+ * arguments (exec: `args.argv`, `args.command`). Arguments an integration had to cut to
+ * fit the request (`args.truncated`) cannot be checked.
+ */
+export function conditionArgs(r: CoreRequest): { args: unknown } | { error: string } {
+  const a = r.args;
+  const obj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+  if (obj(a) && a.truncated === true) return { error: 'the arguments were cut to fit the request, so a condition cannot check them' };
+  if (r.source === 'mcp' && obj(a) && obj(a.arguments)) return { args: a.arguments };
+  return { args: a ?? {} };
+}
+
+/** The condition input of a request, converted once per request (a decision may check many grants). */
+const inputs = new WeakMap<CoreRequest, { input: CelInput } | { error: string }>();
+function conditionInput(r: CoreRequest): { input: CelInput } | { error: string } {
+  let v = inputs.get(r);
+  if (!v) {
+    const a = conditionArgs(r);
+    if ('error' in a) v = a;
+    else {
+      try {
+        v = { input: celArgs(a.args ?? {}) };
+      } catch (e) {
+        v = { error: (e as Error).message };
+      }
+    }
+    inputs.set(r, v);
+  }
+  return v;
+}
+
+/** true: the condition holds; false: it does not; a string: it could not be checked (why). */
+const compiledOf = new WeakMap<Grant, CompiledCondition | string>();
+export function conditionOutcome(g: Grant, r: CoreRequest): true | false | string {
+  if (!g.when) return true;
+  let c = compiledOf.get(g);
+  if (c === undefined || (typeof c !== 'string' && c.source !== g.when)) {
+    try {
+      c = compileCondition(g.when);
+    } catch (e) {
+      c = e instanceof ConditionError ? `the condition no longer compiles: ${e.message}` : String(e);
+    }
+    compiledOf.set(g, c);
+  }
+  if (typeof c === 'string') return c;
+  const input = conditionInput(r);
+  if ('error' in input) return input.error;
+  const v = c.evaluateInput(input.input);
+  return v.ok ? v.value : v.error;
+}
+
+/**
+ * A condition decides whether the grant applies. For an allow grant only a strict `true`
+ * matches. For a deny grant, a condition that cannot be checked (missing field, wrong
+ * type, cut arguments) counts as matching: a deny that cannot be checked must never let
+ * an allow grant through.
+ */
+function conditionMiss(g: Grant, r: CoreRequest): boolean {
+  if (!g.when) return false;
+  const o = conditionOutcome(g, r);
+  return g.effect === 'allow' ? o !== true : o === false;
+}
 
 /** Checks every field but action and resource (shared by whole-request and per-part matching). */
 function scopeMiss(g: Grant, r: CoreRequest, now: number): Miss | null {
@@ -16,32 +97,47 @@ function scopeMiss(g: Grant, r: CoreRequest, now: number): Miss | null {
   if (!globMatches(g.tool, r.tool)) return 'tool';
   if (g.key !== null && g.key !== r.ssh?.fingerprint) return 'key';
   if (r.ssh?.forwarded && !g.forwarded) return 'forwarded';
+  // Remote requests (airlock remote, ssh -R) are allowed only by grants naming that remote;
+  // an allow grant without one is for this machine only. A deny grant without a remote
+  // denies everywhere (deny is the safe direction); with one, only there.
+  const from = r.remote?.name ?? null;
+  const limitedTo = g.remote ?? null;
+  if (limitedTo !== null ? limitedTo !== from : g.effect === 'allow' && from !== null) return 'remote';
   return null;
 }
 
-/** Why `g` does not match `r` (first reason), or null when it matches. */
-export function grantMiss(g: Grant, r: CoreRequest, now: number): Miss | null {
+/** Every check but the condition (the only one that runs an expression, so it goes last). */
+function missBeforeCondition(g: Grant, r: CoreRequest, now: number): Miss | null {
   // The action first: one comparison that rules out most grants before any glob runs.
-  if (g.action !== '*' && g.action !== r.action) return 'action';
+  if (!actionCovers(g.action, r.action)) return 'action';
   const scope = scopeMiss(g, r, now);
   if (scope) return scope;
   if (!resourcesCovered(g.resource, r.resources, g.effect)) return 'resource';
   return null;
 }
 
+/** Why `g` does not match `r` (first reason), or null when it matches. */
+export function grantMiss(g: Grant, r: CoreRequest, now: number): Miss | null {
+  return missBeforeCondition(g, r, now) ?? (conditionMiss(g, r) ? 'condition' : null);
+}
+
 const WILDCARD = /(?<!\\)[*?[{]/;
 
 /**
- * Every resource matches the pattern. An allow pattern with wildcards never reaches a
+ * An allow covers a request when every resource matches the pattern (a deny: any one).
+ * An allow pattern with wildcards never reaches a
  * path that can run code later or holds secrets unless it names that part itself
  * (`/repo/**` does not cover `/repo/.git/hooks/x`; `/repo/.git/hooks/*` does).
  */
 export function resourcesCovered(glob: string, resources: string[], effect: 'allow' | 'deny' = 'allow'): boolean {
   const any = glob === '*' || glob === '**';
   if (!any && resources.length === 0) return false;
+  // A deny reaches a request when it reaches any one of its resources: a write listed as
+  // both `dir/h/x` and its real target `.git/hooks/x` is denied by a deny on either.
+  if (effect === 'deny') return any || resources.some((res) => globMatches(glob, res));
   return resources.every((res) => {
     if (!any && !globMatches(glob, res)) return false;
-    if (effect === 'deny' || !WILDCARD.test(glob)) return true;
+    if (!WILDCARD.test(glob)) return true;
     const part = sensitivePart(res);
     return part === null || glob.includes(part);
   });
@@ -61,6 +157,7 @@ function within(dir: string, p: string): boolean {
  */
 export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, taskCwd: string | null = null): boolean {
   if (scopeMiss(g, r, now)) return false;
+  if (conditionMiss(g, r)) return false;
   const commandPattern = !isPathPattern(g.resource) && g.resource !== '*' && g.resource !== '**';
   if (commandPattern && globMatches(g.resource, part.command)) {
     if (g.effect === 'deny') return true;
@@ -68,7 +165,7 @@ export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, t
     // inside the task's working directory and away from hooks and secrets.
     return part.resources.every((res) => sensitivePart(res) === null && (!res.startsWith('/') || (taskCwd !== null && within(taskCwd, res))));
   }
-  if (g.action !== '*' && g.action !== part.action) return false;
+  if (!actionCovers(g.action, part.action)) return false;
   return resourcesCovered(g.resource, part.resources, g.effect);
 }
 
@@ -105,22 +202,44 @@ export interface GrantVerdict {
   allow?: Grant;
   /** An allow grant of this task that missed only on the resource: "why was I asked". */
   near?: Grant;
+  /** An allow grant that missed only on its condition. */
+  nearCondition?: Grant;
 }
 
-/** Deny beats allow. Among allows, the one with the fewest uses left is spent first. */
+/**
+ * Deny beats allow. Among allows, the one with the fewest uses left is spent first.
+ * Conditions of deny grants are checked as they come; conditions of allow grants only
+ * once no deny matched, best candidate first, until one holds (so a decision runs as few
+ * expressions as it can: test/bench/conditions.bench.ts).
+ */
 export function evaluateGrants(grants: readonly Grant[], r: CoreRequest, now: number): GrantVerdict {
   const v: GrantVerdict = {};
+  const allows: Grant[] = [];
   for (const g of grants) {
-    const miss = grantMiss(g, r, now);
+    const miss = missBeforeCondition(g, r, now);
     if (miss === null) {
       if (g.effect === 'deny') {
+        if (conditionMiss(g, r)) continue;
         v.deny = g;
         return v;
       }
-      if (!v.allow || (g.usesLeft !== null && (v.allow.usesLeft === null || g.usesLeft < v.allow.usesLeft))) v.allow = g;
+      allows.push(g);
     } else if (miss === 'resource' && g.effect === 'allow' && !v.near) {
       v.near = g;
     }
+  }
+  // Fewest uses first; stable, so among equal uses the older grant first. Most grants
+  // have no use limit: then the order is already right and nothing is sorted.
+  if (allows.some((g) => g.usesLeft !== null)) {
+    const uses = (g: Grant) => (g.usesLeft === null ? Infinity : g.usesLeft);
+    allows.sort((a, b) => uses(a) - uses(b));
+  }
+  for (const g of allows) {
+    if (!conditionMiss(g, r)) {
+      v.allow = g;
+      return v;
+    }
+    v.nearCondition ??= g;
   }
   return v;
 }
@@ -128,7 +247,14 @@ export function evaluateGrants(grants: readonly Grant[], r: CoreRequest, now: nu
 export function nearMissText(g: Grant, r: CoreRequest): string {
   const scope = g.task ? 'the task' : 'a grant';
   const outside = r.resources.filter((res) => !globMatches(g.resource, res));
-  return `${scope} may ${g.action === '*' ? 'act on' : g.action} \`${g.resource}\`; this ${r.action} is to \`${outside.slice(0, 3).join('`, `')}\``;
+  return `${scope} may ${g.action === '*' ? 'act on' : actionText(g.action)} \`${g.resource}\`; this ${r.action} is to \`${outside.slice(0, 3).join('`, `')}\``;
+}
+
+/** "why was I asked" when a grant's condition did not hold. */
+export function conditionMissText(g: Grant, r: CoreRequest, words: string): string {
+  const o = conditionOutcome(g, r);
+  const why = typeof o === 'string' ? `it could not be checked: ${o}` : 'it does not hold for these arguments';
+  return `grant ${g.id} allows ${g.tool} only when ${words}; ${why}`;
 }
 
 /** The exact-match resource pattern for a decision without an edited pattern. */

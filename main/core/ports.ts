@@ -2,7 +2,7 @@
 // and the process layer (main/os) implement them; the broker never imports them directly.
 import type { AgentAnswer, AgentRequest } from '../contract/agent';
 import type { Key } from '../contract/approver';
-import type { ProcessInfo, SshInfo } from '../contract/common';
+import type { ProcessInfo, RemoteInfo, SshInfo } from '../contract/common';
 
 /** Facts about a request that only the daemon knows (never taken from the agent's JSON). */
 export interface RequestContext {
@@ -12,6 +12,18 @@ export interface RequestContext {
   boundTask?: string;
   /** Peer connection id, so a disconnect can cancel its pending prompts. */
   connection?: string;
+  /** Set by the egress proxy (source `egress`): where the connection goes. */
+  egress?: EgressFacts;
+  /** The request came through a remote's socket (airlock remote, ssh -R from another machine). */
+  remote?: RemoteInfo;
+}
+
+/** The remotes' own request sockets (implemented by main/api): `airlock remote`. */
+export interface RemoteSocketService {
+  /** Opens the remote's socket (idempotent) and returns its path. */
+  open(name: string): Promise<string>;
+  close(name: string): Promise<void>;
+  socketPathOf(name: string): string;
 }
 
 /** The one entry point for every request, whatever socket it came through. */
@@ -45,7 +57,11 @@ export interface CommandClassification {
   /** Reasons that raise risk, e.g. "downloads and runs code (curl | sh)". */
   riskReasons: { level: import('../contract/common').RiskLevel; reason: string }[];
 }
-export type CommandClassifier = (command: string, cwd?: string) => CommandClassification;
+/**
+ * `rawPaths`: paths as written joined to the cwd, `..` kept, so the daemon can resolve them
+ * physically (`h/../config` after a link `h → .git/hooks` is `.git/config`, not `config`).
+ */
+export type CommandClassifier = (command: string, cwd?: string, opts?: { rawPaths?: boolean }) => CommandClassification;
 
 /** Push side of ApproverService: what `subscribe` delivers (ui.sock, web socket, IPC). */
 export interface NotificationSource {
@@ -56,3 +72,83 @@ export interface NotificationSource {
 export interface KeyScope {
   keysVisibleTo(task: string): Set<string> | null;
 }
+
+/** Facts about an egress connection that only the proxy knows (shown in its prompt). */
+export interface EgressFacts {
+  host: string;
+  port: number;
+  /** The address it will connect to, when known before the decision (see integrations/egress/resolve.ts). */
+  address: string | null;
+  /** `CONNECT` for a tunnel, else the HTTP method of a plain request. */
+  method: string;
+  /** What the task sent and received through its proxy so far, and to how many destinations. */
+  sentBytes: number;
+  receivedBytes: number;
+  destinations: number;
+  /** Set when the address reaches this machine or the local network ("this machine (loopback)"). */
+  local?: string;
+  /** Secrets (by name) that would be injected on this connection. */
+  secrets?: string[];
+}
+
+/** What went through one allowed egress connection, recorded after it ended. */
+export interface EgressRecord {
+  task: string;
+  /** `tunnel`: bytes of a CONNECT passed untouched; `request`: one HTTP request the proxy saw. */
+  kind: 'tunnel' | 'request';
+  method: string;
+  host: string;
+  port: number;
+  address: string;
+  /** Path and query of a request the proxy saw (null for an untouched tunnel). */
+  path: string | null;
+  status: number | null;
+  bytesOut: number;
+  bytesIn: number;
+  /** Names of the secrets injected into this request (never values). */
+  injected: string[];
+  /** The allow event of the connection this belongs to. */
+  connectEvent: number;
+  error?: string;
+  process?: ProcessInfo;
+}
+
+/** What the egress proxy needs from the core: ask like any request, and record. */
+export interface EgressCore extends Asker {
+  recordEgress(r: EgressRecord): void;
+  /** A placeholder went where its secret does not belong: recorded, and the task's risk becomes critical. */
+  recordPlaceholderLeak(p: { task: string; secret: string; host: string; port: number; where: string; process?: ProcessInfo }): void;
+  dropConnection(connection: string): void;
+}
+
+/** What a task's sandbox needs to reach its egress proxy (all paths under tasks/<id>/). */
+export interface EgressEndpoint {
+  sock: string;
+  /** Read-only files the sandbox binds at the same path: the CA bundle (only with secrets), the Node preload. */
+  caBundle: string | null;
+  nodePreload: string;
+  /** Environment variable → per-task placeholder, one per secret the task uses. */
+  placeholders: Record<string, string>;
+}
+
+/** Per-task egress proxies (implemented by main/api over main/integrations/egress). */
+export interface EgressService {
+  open(task: string, secrets: string[]): Promise<EgressEndpoint>;
+  close(task: string): Promise<void>;
+  /** Secret names that exist (task.start refuses unknown names). */
+  secretNames(): string[];
+}
+
+/** Secrets behind ApproverService `secrets.*`: values go in, never come out (implemented by main/integrations/egress). */
+export interface SecretService {
+  list(): import('../contract/approver').Secret[];
+  add(p: import('../contract/approver').SecretAdd): import('../contract/approver').Secret;
+  remove(name: string): void;
+}
+
+/**
+ * Where paths really lead, symbolic links resolved (implemented by main/os/real-path.ts).
+ * `real` lists only the paths whose target differs from the path as written; `incomplete`
+ * says why some were not resolved (a budget ran out, a link loop).
+ */
+export type PathResolver = (paths: readonly string[]) => { real: Map<string, string>; incomplete: string | null };

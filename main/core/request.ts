@@ -1,6 +1,6 @@
 // The request as the core sees it after validation and classification: one shape for
 // every source (API, exec, hook, MCP, SSH).
-import type { Action, ProcessInfo, SshInfo } from '../contract/common';
+import type { Action, ProcessInfo, RemoteInfo, SshInfo } from '../contract/common';
 
 export interface CoreRequest {
   source: string;
@@ -20,8 +20,14 @@ export interface CoreRequest {
   cwd: string | null;
   process?: ProcessInfo;
   ssh?: SshInfo;
+  /** Egress only: where the connection goes (from the proxy, never from the agent's JSON). */
+  egress?: import('./ports').EgressFacts;
+  /** Arrived through a remote's socket (airlock remote): set by the daemon, never by the agent. */
+  remote?: RemoteInfo;
   /** Shell commands only: each part of the command line as the daemon's classifier saw it. */
   parts?: { command: string; action: Action; resources: string[] }[];
   /** Extra risk from classification (e.g. `curl | sh`). */
   classifierRisk: { level: import('../contract/common').RiskLevel; reason: string }[];
+  /** MCP: where the action came from (the server's annotations, the human's pin, the tool's name). */
+  actionOrigin?: 'annotation' | 'pin' | 'name';
 }

@@ -21,6 +21,9 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   { test: /(^|\/)package\.json$/, what: 'package.json (npm scripts run on install/test)' },
   { test: /(^|\/)(\.config\/autostart\/|Library\/LaunchAgents\/|\.config\/systemd\/user\/|etc\/systemd\/|etc\/init\.d\/|etc\/rc\.local$)/, what: 'an autostart entry' },
   { test: /(^|\/)(var\/spool\/cron|etc\/cron|crontab$)/, what: 'a crontab' },
+  // A process's magic links: /proc/<pid>/root, cwd, fd/N lead wherever that process sees
+  // (the daemon cannot resolve them for the agent, main/os/real-path.ts).
+  { test: /^\/proc\/[^/]+\/(root|cwd|fd|map_files|exe)(\/|$)/, what: 'a /proc magic link (leads where Airlock cannot see)' },
   { test: /(^|\/)(\.npmrc|\.pypirc|pip\.conf|\.gitconfig|\.vimrc|\.envrc|Makefile)$/, what: 'a file other tools execute or trust' },
 ];
 
@@ -33,6 +36,7 @@ const SECRETS: { test: RegExp; what: string }[] = [
   { test: /(^|\/)\.config\/(gcloud|gh)\//, what: 'cloud credentials' },
   { test: /(^|\/)(credentials|secrets?)(\.[a-z]+)?$/i, what: 'a credentials file' },
   { test: /\.(pem|key|p12|pfx)$/i, what: 'a private key file' },
+  { test: /^\/proc\/[^/]+\/(environ|mem|root|cwd|fd|map_files)(\/|$)/, what: "another process's environment, memory or files (/proc)" },
   { test: /(^|\/)id_(rsa|ecdsa|ed25519|dsa)$/, what: 'an SSH private key' },
 ];
 
@@ -70,12 +74,18 @@ export interface TaskMemory {
   secretRead?: string;
   /** The first git hook the task wrote. */
   hookWrite?: string;
+  /** The first placeholder of a secret the task sent where that secret does not belong. */
+  placeholderLeak?: string;
 }
+
+/** The tool of the event that records a placeholder sent to the wrong host (see broker.recordPlaceholderLeak). */
+export const PLACEHOLDER_LEAK_TOOL = 'net.placeholder-leak';
 
 const GIT_HOOK = /(^|\/)\.git\/hooks\//;
 
 /** Updates a task's memory with one allowed request. */
-export function remember(m: TaskMemory, action: string, resources: readonly string[]): void {
+export function remember(m: TaskMemory, action: string, resources: readonly string[], tool?: string, reason?: string): void {
+  if (tool === PLACEHOLDER_LEAK_TOOL && !m.placeholderLeak) m.placeholderLeak = reason ?? 'a placeholder was sent where its secret does not belong';
   if (action === 'read' && !m.secretRead) m.secretRead = resources.find((x) => holdsSecrets(x));
   if ((action === 'write' || action === 'execute') && !m.hookWrite) m.hookWrite = resources.find((x) => GIT_HOOK.test(x));
 }
@@ -130,8 +140,12 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
     }
   }
 
+  if (r.egress?.local) raise('high', `connects to ${r.egress.local} (${r.egress.address})`);
   // Chains across the task: what it did earlier changes what this request means.
   if (r.task) {
+    // A task that sent a secret's placeholder elsewhere is being steered by someone: every
+    // later request of it asks the human (critical is never allowed by a grant alone).
+    if (memory.placeholderLeak) raise('critical', memory.placeholderLeak);
     if (memory.secretRead && r.action === 'transfer') {
       raise('critical', `this task read secrets (${memory.secretRead}) and now sends data out`);
     }

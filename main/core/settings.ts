@@ -10,6 +10,8 @@ export const DEFAULT_SETTINGS: Settings = {
   startAtLogin: false,
   mcpToolActions: {},
   maxPendingPerTask: 20,
+  maxPendingPerConnection: 50,
+  maxPendingTotal: 100,
 };
 
 /** Stored values win over defaults; anything stored that no longer validates is ignored. */

@@ -84,13 +84,15 @@ export function suggest(r: CoreRequest, risk: Risk, taskCwd: string | null): Sug
     const pats: string[] = [];
     for (const p of open.length ? open : r.parts) {
       if (p.resources.some((x) => x.startsWith('/') && (!cwd || under(cwd, x) === null) && x !== cwd)) return undefined;
-      const pat = commandPattern(p.command);
+      // A transfer's destination is never generalised (issue 11): `scp build.tgz host:` must
+      // not become "any scp", `git push origin main` not "any push" — exactly this command.
+      const pat = p.action === 'transfer' ? escapeGlob(p.command.trim()) : commandPattern(p.command);
       if (!pat) return undefined;
       if (!pats.includes(pat)) pats.push(pat);
     }
     if (pats.length === 0 || pats.length > 4) return undefined;
     const resource = pats.length === 1 ? pats[0]! : `{${pats.join(',')}}`;
-    const label = pats.map((x) => x.replace(/^\{([^,]*),.*$/, '$1 *').replace(/\\(.)/g, '$1')).join(', ');
+    const label = pats.map((x) => (x.startsWith('{') ? x.replace(/^\{([^,]*),.*$/, '$1 *') : `exactly: ${x}`).replace(/\\(.)/g, '$1')).join(', ');
     return { tool: r.tool, resource, label };
   }
 

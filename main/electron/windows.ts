@@ -4,6 +4,7 @@ import { BrowserWindow, screen } from 'electron';
 import type { Prompt } from '../contract/approver';
 import { appUrl } from './app-protocol';
 import { secureWebPreferences } from './hardening';
+import { visible } from '../../shared/display-text';
 
 /** More pop-ups than this would bury the desktop; the rest wait in the main window. */
 const MAX_POPUPS = 4;
@@ -52,15 +53,18 @@ export class Windows {
   openPrompt(p: Prompt): void {
     if (this.popups.has(p.id) || this.dismissed.has(p.id) || this.popups.size >= MAX_POPUPS) return;
     const area = screen.getPrimaryDisplay().workArea;
-    const width = 680;
-    const height = p.ssh ? 760 : 700;
+    // Small on purpose (issue 11): the card keeps its buttons visible (sticky) and the
+    // literal command first, so 480×640 is enough and covers less of the user's work.
+    const width = 480;
+    const height = 640;
     const offset = this.popups.size * 28;
     const win = new BrowserWindow({
       width,
       height: Math.min(height, area.height - 40),
       x: Math.round(area.x + (area.width - width) / 2 + offset),
       y: Math.round(area.y + 40 + offset),
-      title: `Airlock — ${p.action}: ${p.summary}`.slice(0, 120),
+      // The summary is the agent's text: no bidi override may turn the title around.
+      title: visible(`Airlock — ${p.action}: ${p.summary}`).slice(0, 120),
       alwaysOnTop: true,
       show: false,
       minimizable: false,

@@ -12,8 +12,12 @@ export interface AirlockPaths {
   uiSock: string;
   agentSock: string;
   tasksDir: string;
+  /** remotes/<name>/request.sock: one request socket per remote (airlock remote, ssh -R). */
+  remotesDir: string;
   db: string;
   keysDir: string;
+  /** Secrets of the egress proxy, sealed like the keys. */
+  secretsDir: string;
 }
 
 function dataDir(): string {
@@ -39,8 +43,10 @@ export function airlockPaths(env: NodeJS.ProcessEnv = process.env): AirlockPaths
     uiSock: path.join(sockets, 'ui.sock'),
     agentSock: path.join(sockets, 'agent.sock'),
     tasksDir: path.join(sockets, 'tasks'),
+    remotesDir: path.join(sockets, 'remotes'),
     db: path.join(home, 'airlock.db'),
     keysDir: path.join(home, 'keys'),
+    secretsDir: path.join(home, 'secrets'),
   };
 }
 

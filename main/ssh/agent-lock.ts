@@ -16,6 +16,10 @@ export class AgentLock {
   }
 
   async lock(passphrase: Buffer): Promise<boolean> {
+    // OpenSSH's ssh-agent refuses an empty password ("empty password not supported"):
+    // a lock anyone can lift by pressing Enter is no lock, and a script piping nothing
+    // into `ssh-add -x` would believe the agent is locked.
+    if (passphrase.length === 0) return false;
     if (this.hash) return false;
     const salt = crypto.randomBytes(16);
     const digest = await scrypt(passphrase, salt, 32, PARAMS);
@@ -27,6 +31,8 @@ export class AgentLock {
   async unlock(passphrase: Buffer): Promise<boolean> {
     const h = this.hash;
     if (!h) return false;
+    // Never the passphrase of a lock (see lock()); refused without counting a failure, as OpenSSH does.
+    if (passphrase.length === 0) return false;
     const digest = await scrypt(passphrase, h.salt, 32, PARAMS);
     if (this.hash === h && crypto.timingSafeEqual(digest, h.digest)) {
       this.hash = null;

@@ -126,10 +126,18 @@ export class AgentCore {
         if (onTaskSocket) return FAILURE_FRAME;
         return store.removeVolatile(fingerprintOf(msg.keyBlob)) ? SUCCESS_FRAME : FAILURE_FRAME;
       }
-      case 'removeAll':
+      case 'removeAll': {
         if (onTaskSocket) return FAILURE_FRAME;
-        store.removeAllVolatile();
-        return SUCCESS_FRAME;
+        // ssh-add -D prints "All identities removed." on success. Stored keys are not
+        // removed from here (only from the human side), so when some stay the answer is
+        // failure ("Failed to remove all identities."), and the log says which went and which stayed.
+        const r = store.removeAllVolatile();
+        if (r.kept.length === 0) return SUCCESS_FRAME;
+        this.deps.log(
+          `ssh-add -D removed ${r.removed.length} key(s) added by ssh-add; kept ${r.kept.length} stored key(s) (${r.kept.slice(0, 8).join(', ')}): remove those with \`airlock keys remove\``,
+        );
+        return FAILURE_FRAME;
+      }
       case 'lock':
         if (onTaskSocket) return FAILURE_FRAME;
         return (await lock.lock(msg.passphrase)) ? SUCCESS_FRAME : FAILURE_FRAME;

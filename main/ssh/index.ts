@@ -7,7 +7,7 @@ import type { AirlockPaths } from '../os/paths';
 import { AgentLock } from './agent-lock';
 import { AgentCore, AgentListener } from './agent-server';
 import { AgentKeyService } from './key-service';
-import { KeyStore } from './key-store';
+import { KeyStore, type KeyUsage } from './key-store';
 import { KnownHosts, defaultKnownHostsFiles } from './known-hosts';
 import { type Sealer, masterKeyFileSealer, passphraseSealer } from './sealer';
 import { TaskSockets } from './task-sockets';
@@ -29,6 +29,8 @@ export interface SshAgentOptions {
   passphrase?: string;
   /** known_hosts files to name hosts from (default: ~/.ssh/known_hosts, /etc/ssh/ssh_known_hosts). */
   knownHostsFiles?: string[];
+  /** Where stored keys' last use is kept across restarts (the store's key_usage table). */
+  keyUsage?: KeyUsage;
   /** Called when the key list changes (for the `keys.changed` notification). */
   onKeysChanged?: () => void;
   /** A client connection closed (the broker drops its pending prompts: Broker.dropConnection). */
@@ -39,6 +41,8 @@ export interface SshAgentOptions {
 export interface SshAgent {
   keyService: KeyService;
   taskSockets: TaskSocketService;
+  /** How private keys are sealed at rest: the egress proxy seals its secrets with the same one. */
+  sealer: Sealer;
   /** Path of the main agent socket (SSH_AUTH_SOCK). */
   socketPath: string;
   /** Keys that could not be opened at start-up (sealed another way, damaged). */
@@ -51,7 +55,7 @@ export interface SshAgent {
 export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
   const log = opts.log ?? ((m: string) => process.stderr.write(`airlock ssh: ${m}\n`));
   const sealer = opts.sealer ?? (opts.passphrase ? passphraseSealer(opts.paths.keysDir, opts.passphrase) : masterKeyFileSealer(opts.paths.keysDir));
-  const store = new KeyStore(opts.paths.keysDir, sealer, opts.onKeysChanged);
+  const store = new KeyStore(opts.paths.keysDir, sealer, opts.onKeysChanged, opts.keyUsage);
   store.load();
   const real = (p: string): string => {
     try {
@@ -87,6 +91,7 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
   return {
     keyService: new AgentKeyService(store, upstream),
     taskSockets: tasks,
+    sealer,
     socketPath: opts.paths.agentSock,
     warnings: [...store.loadWarnings],
     setUpstream: (p) => {

@@ -24,6 +24,23 @@ export interface KeyEntry {
   lastUsedAt: number | null;
 }
 
+/**
+ * Where stored keys' "last used" is kept across restarts (the daemon passes the store's
+ * key_usage table). ssh-add keys are memory-only, like ssh-agent's: nothing about them
+ * is written anywhere, not even when they were used.
+ */
+export interface KeyUsage {
+  load(): Map<string, number>;
+  touch(fingerprint: string, at: number): void;
+  forget(fingerprint: string): void;
+}
+
+/** What `ssh-add -D` did: the ssh-add keys it removed, the stored keys it left alone. */
+export interface RemoveAllResult {
+  removed: string[];
+  kept: string[];
+}
+
 /** Most ssh-add keys held at once: memory stays bounded whatever a client sends. */
 export const MAX_VOLATILE_KEYS = 256;
 
@@ -50,10 +67,17 @@ export class KeyStore {
     private readonly keysDir: string,
     private readonly sealer: Sealer,
     private readonly onChange: () => void = () => {},
+    private readonly usage?: KeyUsage,
   ) {}
 
   load(): void {
     ensurePrivateDir(this.keysDir);
+    let used = new Map<string, number>();
+    try {
+      used = this.usage?.load() ?? used;
+    } catch (e) {
+      this.loadWarnings.push(`last-used times unavailable (${(e as Error).message.slice(0, 200)})`);
+    }
     for (const name of fs.readdirSync(this.keysDir).sort()) {
       if (!name.endsWith('.key')) continue;
       const file = path.join(this.keysDir, name);
@@ -75,7 +99,7 @@ export class KeyStore {
           confirm: false,
           expiresAt: null,
           createdAt: meta.createdAt,
-          lastUsedAt: null,
+          lastUsedAt: used.get(key.fingerprint) ?? null,
         });
       } catch (e) {
         this.loadWarnings.push(`${name}: cannot be opened (${(e as Error).message.slice(0, 200)}); skipped`);
@@ -173,24 +197,46 @@ export class KeyStore {
     return true;
   }
 
-  /** ssh-add -D. */
-  removeAllVolatile(): void {
-    for (const e of [...this.byFp.values()]) if (e.origin === 'ssh-add') this.drop(e.key.fingerprint, false);
+  /**
+   * ssh-add -D: removes the keys ssh-add added. Stored keys stay (they are removed from the
+   * human side, `airlock keys remove`); the caller tells ssh-add it did not remove all.
+   */
+  removeAllVolatile(): RemoveAllResult {
+    const out: RemoveAllResult = { removed: [], kept: [] };
+    for (const e of [...this.entries()]) {
+      if (e.origin === 'ssh-add') {
+        this.drop(e.key.fingerprint, false);
+        out.removed.push(e.name);
+      } else out.kept.push(e.name);
+    }
     this.onChange();
+    return out;
   }
 
   /** keys.remove: any of ours, stored ones deleted from disk too. */
   remove(fingerprint: string): boolean {
     const e = this.byFp.get(fingerprint);
     if (!e) return false;
-    if (e.origin === 'airlock') fs.rmSync(this.fileOf(fingerprint), { force: true });
+    if (e.origin === 'airlock') {
+      fs.rmSync(this.fileOf(fingerprint), { force: true });
+      this.usage?.forget(fingerprint);
+    }
     this.drop(fingerprint);
     return true;
   }
 
   touch(fingerprint: string): void {
     const e = this.byFp.get(fingerprint);
-    if (e) e.lastUsedAt = Date.now();
+    if (!e) return;
+    e.lastUsedAt = Date.now();
+    // Stored keys only: an ssh-add key leaves no trace on disk.
+    if (e.origin === 'airlock') {
+      try {
+        this.usage?.touch(fingerprint, e.lastUsedAt);
+      } catch {
+        // A busy or closed database costs the persisted time, never the signature.
+      }
+    }
   }
 
   private clearTimer(fp: string): void {

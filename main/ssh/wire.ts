@@ -116,6 +116,3 @@ export class Writer {
   }
 }
 
-export function sshString(v: Buffer | string): Buffer {
-  return new Writer().string(v).toBuffer();
-}

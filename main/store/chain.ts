@@ -25,6 +25,8 @@ export interface ChainedColumns {
   grant_id: string | null;
   scope: string | null;
   reason: string;
+  /** JSON of RemoteInfo; NULL for local requests (and every row before migration 006). */
+  remote: string | null;
 }
 
 export function rowHash(prevHash: string, r: ChainedColumns): string {
@@ -32,6 +34,9 @@ export function rowHash(prevHash: string, r: ChainedColumns): string {
     r.id, r.ts, r.task, r.source, r.tool, r.action, r.resource, r.resources, r.summary, r.args,
     r.cwd, r.process, r.ssh, r.risk_level, r.risk_reasons, r.decision, r.decided_by, r.grant_id,
     r.scope, r.reason,
+    // Hashed only when set, so rows written before the column existed still verify;
+    // clearing it on a remote row changes the hash like any other edit.
+    ...(r.remote !== null && r.remote !== undefined ? [r.remote] : []),
   ]);
   return createHash('sha256').update(prevHash).update('\n').update(canonical).digest('hex');
 }

@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { AuditResult, Grant, HistoryEvent, HistoryQuery, Task } from '../contract/approver';
-import type { DecidedBy, Outcome, ProcessInfo, Risk, Scope, SshInfo } from '../contract/common';
+import type { AuditResult, Destination, Grant, HistoryEvent, HistoryQuery, Remote, Task } from '../contract/approver';
+import type { DecidedBy, Outcome, ProcessInfo, RemoteInfo, Risk, Scope, SshInfo } from '../contract/common';
 import { GENESIS, rowHash, type ChainedColumns } from './chain';
 import { migrate } from './migrations';
 import { indexBatch } from './search-index';
@@ -25,6 +25,8 @@ export interface NewEvent {
   cwd: string | null;
   process: ProcessInfo | null;
   ssh: SshInfo | null;
+  /** Set when the request came through a remote's socket (airlock remote). */
+  remote?: RemoteInfo | null;
   risk: Risk;
   decision: Outcome;
   decidedBy: DecidedBy;
@@ -45,8 +47,13 @@ type GrantRow = {
   id: string; task: string | null; source: string; tool: string; action: string; resource: string;
   key: string | null; effect: string; expires_at: number | null; uses_left: number | null;
   forwarded: number; note: string | null; created_at: number; created_by: string;
-  revoked_at: number | null; last_used_at: number | null;
+  revoked_at: number | null; last_used_at: number | null; when_expr?: string | null; remote?: string | null;
 };
+export interface LearnedMcpTool {
+  annotations: Record<string, unknown> | null;
+  description: string | null;
+  learnedAt: number;
+}
 type TaskRow = { id: string; name: string; cwd: string | null; created_at: number; ended_at: number | null; ssh_auth_sock: string | null };
 
 function parseJson<T>(text: string | null): T | null {
@@ -73,6 +80,7 @@ export function toEvent(r: EventRow): HistoryEvent {
     cwd: r.cwd,
     process: parseJson<ProcessInfo>(r.process),
     ssh: parseJson<SshInfo>(r.ssh),
+    remote: parseJson<RemoteInfo>(r.remote ?? null),
     risk: { level: r.risk_level as Risk['level'], reasons: parseJson<string[]>(r.risk_reasons) ?? [] },
     decision: r.decision as Outcome,
     decidedBy: r.decided_by as DecidedBy,
@@ -89,18 +97,21 @@ function toGrant(r: GrantRow): Grant {
     task: r.task,
     source: r.source,
     tool: r.tool,
-    action: r.action as Grant['action'],
+    // A set of actions is stored as its JSON array (`["write","delete"]`).
+    action: (r.action.startsWith('[') ? (parseJson<string[]>(r.action) ?? ['execute']) : r.action) as Grant['action'],
     resource: r.resource,
     key: r.key,
     effect: r.effect as Grant['effect'],
     expiresAt: r.expires_at,
     usesLeft: r.uses_left,
     forwarded: r.forwarded === 1,
+    remote: r.remote ?? null,
     note: r.note,
     createdAt: r.created_at,
     createdBy: r.created_by,
     revokedAt: r.revoked_at,
     lastUsedAt: r.last_used_at,
+    when: r.when_expr ?? null,
   };
 }
 
@@ -140,16 +151,16 @@ export class Store {
     const db = this.db;
     this.stmts = {
       insertEvent: db.prepare(`INSERT INTO events (id, ts, task, source, tool, action, resource, resources, summary, args, cwd,
-        process, ssh, risk_level, risk_reasons, decision, decided_by, grant_id, scope, reason, prev_hash, hash)
+        process, ssh, risk_level, risk_reasons, decision, decided_by, grant_id, scope, reason, remote, prev_hash, hash)
         VALUES (@id, @ts, @task, @source, @tool, @action, @resource, @resources, @summary, @args, @cwd, @process, @ssh,
-        @risk_level, @risk_reasons, @decision, @decided_by, @grant_id, @scope, @reason, @prev_hash, @hash)`),
+        @risk_level, @risk_reasons, @decision, @decided_by, @grant_id, @scope, @reason, @remote, @prev_hash, @hash)`),
       setHead: db.prepare(`INSERT INTO chain_head (one, id, hash) VALUES (1, ?, ?)
         ON CONFLICT(one) DO UPDATE SET id = excluded.id, hash = excluded.hash`),
       consumeGrant: db.prepare(`UPDATE grants SET uses_left = CASE WHEN uses_left IS NULL THEN NULL ELSE uses_left - 1 END,
         last_used_at = ? WHERE id = ?`),
       insertGrant: db.prepare(`INSERT INTO grants (id, task, source, tool, action, resource, key, effect, expires_at, uses_left,
-        forwarded, note, created_at, created_by, revoked_at, last_used_at) VALUES (@id, @task, @source, @tool, @action, @resource,
-        @key, @effect, @expires_at, @uses_left, @forwarded, @note, @created_at, @created_by, @revoked_at, @last_used_at)`),
+        forwarded, note, created_at, created_by, revoked_at, last_used_at, when_expr, remote) VALUES (@id, @task, @source, @tool, @action, @resource,
+        @key, @effect, @expires_at, @uses_left, @forwarded, @note, @created_at, @created_by, @revoked_at, @last_used_at, @when_expr, @remote)`),
       getEvent: db.prepare('SELECT * FROM events WHERE id = ?'),
     };
     this.head = this.readHead();
@@ -224,6 +235,7 @@ export class Store {
         grant_id: e.grant,
         scope: e.scope,
         reason: e.reason,
+        remote: e.remote ? JSON.stringify(e.remote) : null,
       };
       wellFormed(cols);
       const row: EventRow = { ...cols, prev_hash: this.head.hash, hash: rowHash(this.head.hash, cols) };
@@ -346,12 +358,42 @@ export class Store {
     return rows.map(toGrant);
   }
 
+  // ---- MCP tools learned by `airlock mcp` ----------------------------------------
+
+  getMcpTool(server: string, tool: string): LearnedMcpTool | null {
+    const r = this.db.prepare('SELECT annotations, description, learned_at FROM mcp_tools WHERE server = ? AND tool = ?').get(server, tool) as
+      | { annotations: string | null; description: string | null; learned_at: number }
+      | undefined;
+    if (!r) return null;
+    return { annotations: parseJson<Record<string, unknown>>(r.annotations), description: r.description, learnedAt: r.learned_at };
+  }
+
+  putMcpTools(server: string, tools: { name: string; annotations: Record<string, unknown> | null; description: string | null }[], at: number): void {
+    const stmt = this.db.prepare(`INSERT INTO mcp_tools (server, tool, annotations, description, learned_at) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT(server, tool) DO UPDATE SET annotations = excluded.annotations, description = excluded.description, learned_at = excluded.learned_at`);
+    this.db.transaction(() => {
+      for (const t of tools) stmt.run(server, t.name, t.annotations ? JSON.stringify(t.annotations) : null, t.description, at);
+    })();
+  }
+
   // ---- tasks --------------------------------------------------------------------
 
-  insertTask(t: Task): void {
+  /** `tokenHash`: the SHA-256 (hex) of the task's capability token (migration 008). */
+  insertTask(t: Task, tokenHash: string | null = null): void {
     this.db
-      .prepare('INSERT INTO tasks (id, name, cwd, created_at, ended_at, ssh_auth_sock) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(t.id, t.name, t.cwd, t.createdAt, t.endedAt, t.sshAuthSock);
+      .prepare('INSERT INTO tasks (id, name, cwd, created_at, ended_at, ssh_auth_sock, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(t.id, t.name, t.cwd, t.createdAt, t.endedAt, t.sshAuthSock, tokenHash);
+  }
+
+  /** The SHA-256 (hex) of a task's capability token, or null (no task, or one from before migration 008). */
+  taskTokenHash(id: string): string | null {
+    const r = this.db.prepare('SELECT token_hash FROM tasks WHERE id = ?').get(id) as { token_hash: string | null } | undefined;
+    return r?.token_hash ?? null;
+  }
+
+  /** At start-up no task socket is open yet: forget the paths a previous run recorded. */
+  clearTaskSockets(): void {
+    this.db.prepare('UPDATE tasks SET ssh_auth_sock = NULL WHERE ssh_auth_sock IS NOT NULL').run();
   }
 
   setTaskSocket(id: string, sock: string | null): void {
@@ -375,11 +417,75 @@ export class Store {
   }
 
   /** Every allowed request of a task, oldest first: rebuilds the chain rules' memory after a restart. */
-  *taskAllowedEvents(task: string): Generator<{ action: string; resources: string[] }> {
+  *taskAllowedEvents(task: string): Generator<{ action: string; resources: string[]; tool: string; reason: string }> {
     const it = this.db
-      .prepare(`SELECT action, resources FROM events WHERE task = ? AND decision = 'allow' ORDER BY id`)
-      .iterate(task) as IterableIterator<{ action: string; resources: string }>;
-    for (const r of it) yield { action: r.action, resources: parseJson<string[]>(r.resources) ?? [] };
+      .prepare(`SELECT action, resources, tool, reason FROM events WHERE task = ? AND decision = 'allow' ORDER BY id`)
+      .iterate(task) as IterableIterator<{ action: string; resources: string; tool: string; reason: string }>;
+    for (const r of it) yield { action: r.action, resources: parseJson<string[]>(r.resources) ?? [], tool: r.tool, reason: r.reason };
+  }
+
+  /**
+   * A task's egress destinations from its history: decisions (`net.connect`) and what went
+   * through (`net.tunnel`, `net.request`, whose args carry bytes and injected secret names).
+   */
+  egressDestinations(task: string, maxEvents = 100_000): Destination[] {
+    const rows = this.db
+      .prepare(`SELECT resource, tool, decision, args, ts FROM events WHERE task = ? AND source = 'egress' ORDER BY id LIMIT ?`)
+      .all(task, maxEvents) as { resource: string | null; tool: string; decision: string; args: string | null; ts: number }[];
+    const by = new Map<string, Destination>();
+    for (const r of rows) {
+      if (!r.resource) continue;
+      let d = by.get(r.resource);
+      if (!d) by.set(r.resource, (d = { resource: r.resource, allowed: 0, denied: 0, bytesOut: 0, bytesIn: 0, injected: [], lastAt: r.ts }));
+      d.lastAt = Math.max(d.lastAt, r.ts);
+      if (r.tool === 'net.connect') {
+        if (r.decision === 'allow') d.allowed++;
+        else d.denied++;
+      } else if (r.tool === 'net.tunnel' || r.tool === 'net.request') {
+        const a = parseJson<{ bytesOut?: unknown; bytesIn?: unknown; injected?: unknown }>(r.args) ?? {};
+        if (typeof a.bytesOut === 'number') d.bytesOut += a.bytesOut;
+        if (typeof a.bytesIn === 'number') d.bytesIn += a.bytesIn;
+        if (Array.isArray(a.injected)) for (const n of a.injected) if (typeof n === 'string' && !d.injected.includes(n)) d.injected.push(n);
+      }
+    }
+    return [...by.values()].sort((a, b) => b.lastAt - a.lastAt);
+  }
+
+  // ---- remotes (airlock remote) ---------------------------------------------------
+
+  listRemotes(): { name: string; createdAt: number }[] {
+    return (this.db.prepare('SELECT name, created_at FROM remotes ORDER BY name').all() as { name: string; created_at: number }[]).map((r) => ({
+      name: r.name,
+      createdAt: r.created_at,
+    }));
+  }
+
+  /** Returns the remote, inserting it first when it is new. */
+  addRemote(name: string, at: number): Pick<Remote, 'name' | 'createdAt'> {
+    this.db.prepare('INSERT INTO remotes (name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING').run(name, at);
+    const r = this.db.prepare('SELECT name, created_at FROM remotes WHERE name = ?').get(name) as { name: string; created_at: number };
+    return { name: r.name, createdAt: r.created_at };
+  }
+
+  removeRemote(name: string): boolean {
+    return this.db.prepare('DELETE FROM remotes WHERE name = ?').run(name).changes > 0;
+  }
+
+  // ---- SSH key use (stored keys only) -----------------------------------------------
+
+  keyUsage(): Map<string, number> {
+    const rows = this.db.prepare('SELECT fingerprint, last_used_at FROM key_usage').all() as { fingerprint: string; last_used_at: number }[];
+    return new Map(rows.map((r) => [r.fingerprint, r.last_used_at]));
+  }
+
+  touchKey(fingerprint: string, at: number): void {
+    this.db
+      .prepare('INSERT INTO key_usage (fingerprint, last_used_at) VALUES (?, ?) ON CONFLICT(fingerprint) DO UPDATE SET last_used_at = max(last_used_at, excluded.last_used_at)')
+      .run(fingerprint, at);
+  }
+
+  forgetKey(fingerprint: string): void {
+    this.db.prepare('DELETE FROM key_usage WHERE fingerprint = ?').run(fingerprint);
   }
 
   // ---- settings -----------------------------------------------------------------
@@ -421,7 +527,7 @@ function grantParams(g: Grant): GrantRow {
     task: g.task,
     source: g.source,
     tool: g.tool,
-    action: g.action,
+    action: Array.isArray(g.action) ? JSON.stringify(g.action) : g.action,
     resource: g.resource,
     key: g.key,
     effect: g.effect,
@@ -433,5 +539,7 @@ function grantParams(g: Grant): GrantRow {
     created_by: g.createdBy,
     revoked_at: g.revokedAt,
     last_used_at: g.lastUsedAt,
+    when_expr: g.when ?? null,
+    remote: g.remote ?? null,
   };
 }

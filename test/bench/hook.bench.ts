@@ -41,7 +41,7 @@ export async function run(): Promise<BenchResult> {
   try {
     const work = fs.mkdtempSync(path.join(d.home, 'bench-'));
     const agent = await d.agent();
-    const { task } = await agent.call<{ task: string }>('task.start', { name: 'hook bench', cwd: work });
+    const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'hook bench', cwd: work });
     agent.close();
     const ui = await d.ui();
     await ui.call('grants.create', { task, source: 'claude-code', tool: 'Write', action: 'write', resource: `${work}/**`, effect: 'allow' });
@@ -49,7 +49,8 @@ export async function run(): Promise<BenchResult> {
     const sid = 'bench-session-0001';
     const file = sessionFile(sid, d.env);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(file, task + '\n');
+    // The hook keeps the task's token in its session file (docs/task-binding.md).
+    fs.writeFileSync(file, token + '\n');
     const input = JSON.stringify({
       session_id: sid,
       transcript_path: '/tmp/t.jsonl',

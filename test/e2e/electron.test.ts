@@ -11,31 +11,35 @@ import { _electron, type Page } from 'playwright-core';
 import type { AgentAnswer } from '../../main/contract/agent';
 import { approverMethods } from '../../main/contract/approver';
 import { RpcClient } from '../../main/client/rpc-client';
-import { tempHome, waitFor } from '../helpers/daemon';
+import { REPO, tempHome, waitFor } from '../helpers/daemon';
 
 const OUT = path.join(__dirname, '..', '..');
 const MAIN = path.join(OUT, 'main', 'electron', 'main.js');
 
-/** The Electron binary, or why the test cannot run here. */
+/**
+ * The Electron binary, or why the test cannot run here — in Airlock's words
+ * (scripts/lib/electron-binary.cjs), never Electron's own "delete node_modules/electron
+ * and try installing again", which is wrong when the download was skipped or impossible.
+ */
 function electronOrReason(): { bin: string } | { reason: string } {
-  let bin: unknown;
-  try {
-    // In plain Node, the electron package exports the path of its downloaded binary.
-    bin = require('electron');
-  } catch (e) {
-    return { reason: `Electron binary not available: ${(e as Error).message.split('\n')[0]}` };
-  }
-  if (typeof bin !== 'string' || !fs.existsSync(bin)) return { reason: `Electron binary not available: ${String(bin)} does not exist` };
+  const { electronBinary } = require(path.join(REPO, 'scripts', 'lib', 'electron-binary.cjs')) as {
+    electronBinary(root: string): { ok: true; bin: string } | { ok: false; reason: string; fix: string };
+  };
+  const e = electronBinary(REPO);
+  if (!e.ok) return { reason: `${e.reason}; the tray app test needs it (${e.fix})` };
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) {
     return { reason: 'Electron binary found but no display: run the tests under xvfb-run' };
   }
+  // The tray app loads better-sqlite3 built for Electron's ABI from native/electron/ (npm start builds it).
+  const forElectron = path.join(REPO, 'native', 'electron', 'better_sqlite3.node');
+  if (!fs.existsSync(forElectron)) return { reason: 'better-sqlite3 is not built for Electron\'s ABI yet: run `node scripts/electron-native.mjs` (npm start does it once)' };
   try {
-    execFileSync(bin, ['-e', "require('better-sqlite3')"], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: 'pipe', timeout: 30_000 });
-  } catch (e) {
-    return { reason: `better-sqlite3 is not built for Electron's ABI (npx electron-rebuild -w better-sqlite3): ${String((e as { stderr?: Buffer }).stderr ?? e).split('\n').find((l) => /Error|NODE_MODULE_VERSION/.test(l)) ?? ''}` };
+    execFileSync(e.bin, ['-e', `require(${JSON.stringify(forElectron)})`], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: 'pipe', timeout: 30_000 });
+  } catch (err) {
+    return { reason: `native/electron/better_sqlite3.node does not load in Electron (rebuild it: node scripts/electron-native.mjs): ${String((err as { stderr?: Buffer }).stderr ?? err).split('\n').find((l) => /Error|NODE_MODULE_VERSION/.test(l)) ?? ''}` };
   }
   if (!fs.existsSync(MAIN)) return { reason: `${MAIN} is not built` };
-  return { bin };
+  return { bin: e.bin };
 }
 
 const found = electronOrReason();

@@ -98,8 +98,8 @@ test('web UI: prompts, choices, grants, input guard, revoke', { skip: skip ?? fa
   });
 
   await t.test('Allow for this task: a grant bound to the task covers the next request', async () => {
-    const { task } = await agent.call<{ task: string }>('task.start', { name: 'e2e: fix the build' });
-    const a = await ask(agent, human, { tool: 'fs.write', resource: '/srv/app/build.log', summary: 'write build.log', task });
+    const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'e2e: fix the build' });
+    const a = await ask(agent, human, { tool: 'fs.write', resource: '/srv/app/build.log', summary: 'write build.log', task, token });
     assert.equal(await page.locator(`[data-prompt-id="${a.prompt.id}"] [data-testid=prompt-task]`).textContent(), 'e2e: fix the build');
     await click(page, a.prompt.id, 'task');
     const ans = await a.answer;
@@ -110,7 +110,7 @@ test('web UI: prompts, choices, grants, input guard, revoke', { skip: skip ?? fa
     assert.ok(g, 'the grant is listed for the task');
     assert.equal(g.task, task);
     assert.equal(g.expiresAt, null);
-    const again = await agent.call<AgentAnswer>('request', { source: 'api', action: 'write', tool: 'fs.write', resource: '/srv/app/build.log', summary: 'write build.log again', task });
+    const again = await agent.call<AgentAnswer>('request', { source: 'api', action: 'write', tool: 'fs.write', resource: '/srv/app/build.log', summary: 'write build.log again', task, token });
     assert.equal(again.decision, 'allow');
     assert.equal(again.grant, g.id);
   });
@@ -136,6 +136,8 @@ test('web UI: prompts, choices, grants, input guard, revoke', { skip: skip ?? fa
     assert.equal(await page.inputValue(sel), a.prompt.suggestion?.resource ?? '', 'prefilled from the suggestion, else empty (exactly this request)');
     await page.fill(sel, '/srv/e2e/**');
     await click(page, a.prompt.id, 'always');
+    // "Always" is two steps (issue 11): the confirmation has its own guard.
+    await click(page, a.prompt.id, 'always-confirm');
     const ans = await a.answer;
     assert.equal(ans.decision, 'allow');
     const { grants } = await ui.call<{ grants: Grant[] }>('grants.list', {});
@@ -156,7 +158,12 @@ test('web UI: prompts, choices, grants, input guard, revoke', { skip: skip ?? fa
     await row.waitFor();
     assert.equal(await row.getByTestId('grant-resource-cell').textContent(), '/srv/e2e/**');
     await row.getByTestId('grant-revoke').click();
-    await row.getByTestId('grant-revoke').waitFor({ state: 'detached' });
+    // Revoking asks first (issue 11): Keep leaves it, "Revoke it" revokes.
+    await row.getByTestId('grant-revoke-cancel').click();
+    assert.equal((await ui.call<{ grants: Grant[] }>('grants.list', {})).grants.find((g) => g.id === alwaysGrant)?.revokedAt, null, 'Keep revoked nothing');
+    await row.getByTestId('grant-revoke').click();
+    await row.getByTestId('grant-revoke-confirm').click();
+    await row.getByTestId('grant-revoke-confirm').waitFor({ state: 'detached' });
     const a = await ask(agent, human, { tool: 'fs.write', resource: '/srv/e2e/b/c.txt', summary: 'write c.txt after revoke' });
     assert.ok((await pendingIds(ui)).includes(a.prompt.id), 'prompts again');
     await page.getByTestId('nav-pending').click();

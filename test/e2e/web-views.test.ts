@@ -26,7 +26,7 @@ test('web UI: every view in light and dark; verify chain; export', { skip: brows
   await ui.call('settings.set', { promptTimeoutSec: 900 });
 
   // ---- a realistic history: one task, answered requests, grants, keys ----------------
-  const { task } = await agent.call<{ task: string }>('task.start', { name: 'refactor payments service', cwd: '/home/dev/payments' });
+  const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'refactor payments service', cwd: '/home/dev/payments' });
   const answered: [Record<string, unknown>, 'allow' | 'deny', 'once' | 'task' | 'duration'][] = [
     [{ source: 'claude-code', tool: 'Edit', action: 'write', resource: '/home/dev/payments/src/ledger.ts', summary: 'Edit src/ledger.ts (+42 −17)' }, 'allow', 'task'],
     [{ source: 'claude-code', tool: 'Bash', action: 'execute', summary: 'npm test', args: { command: 'npm test' } }, 'allow', 'once'],
@@ -35,13 +35,13 @@ test('web UI: every view in light and dark; verify chain; export', { skip: brows
     [{ source: 'api', tool: 'http.post', action: 'transfer', resource: 'https://api.stripe.com/v1/refunds', summary: 'POST refunds (test mode)' }, 'allow', 'duration'],
   ];
   for (const [req, decision, scope] of answered) {
-    const answer = agent.call<AgentAnswer>('request', { task, ...req });
+    const answer = agent.call<AgentAnswer>('request', { task, token, ...req });
     const p = await human.next();
     await human.decide(p.id, decision, scope, scope === 'duration' ? { durationSec: 1800 } : {});
     await answer;
   }
-  await agent.call('request', { source: 'claude-code', tool: 'Edit', action: 'write', resource: '/home/dev/payments/src/ledger.ts', summary: 'Edit src/ledger.ts (+3 −1)', task });
-  await agent.call('request', { source: 'claude-code', tool: 'Read', action: 'read', resource: '/home/dev/payments/README.md', summary: 'Read README.md', task });
+  await agent.call('request', { source: 'claude-code', tool: 'Edit', action: 'write', resource: '/home/dev/payments/src/ledger.ts', summary: 'Edit src/ledger.ts (+3 −1)', task, token });
+  await agent.call('request', { source: 'claude-code', tool: 'Read', action: 'read', resource: '/home/dev/payments/README.md', summary: 'Read README.md', task, token });
   await ui.call('grants.create', { effect: 'deny', action: 'delete', tool: '*', resource: '/home/dev/**/.git/**', note: 'never touch git internals' });
   await ui.call('grants.create', { effect: 'allow', action: 'read', source: 'mcp', tool: 'filesystem.*', resource: '/home/dev/payments/**', task, uses: 50 });
   await ui.call('keys.generate', { type: 'ed25519', name: 'work laptop' });
@@ -50,6 +50,7 @@ test('web UI: every view in light and dark; verify chain; export', { skip: brows
   // ---- one pending, risky prompt ------------------------------------------------------
   const risky = agent.call<AgentAnswer>('request', {
     task,
+    token,
     source: 'claude-code',
     tool: 'Bash',
     action: 'execute',
@@ -130,7 +131,7 @@ test('web UI: every view in light and dark; verify chain; export', { skip: brows
     const { page, context, errors } = await openUi(browser, d);
     await page.getByTestId('nav-tasks').click();
     await page.getByTestId('task-item').first().getByRole('button').first().click();
-    await page.getByTestId('task-timeline').locator('li', { hasText: 'rm -rf ~/.cache' }).click();
+    await page.getByTestId('task-timeline').locator('button', { hasText: 'rm -rf ~/.cache' }).click();
     const detail = page.getByTestId('event-detail');
     await detail.waitFor();
     assert.match((await detail.getByTestId('detail-args').textContent()) ?? '', /rm -rf ~\/\.cache/);

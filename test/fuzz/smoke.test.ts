@@ -6,6 +6,7 @@ import type { FuzzReport } from './lib';
 import { fuzz as jsonRpc } from './json-rpc.fuzz';
 import { fuzz as mcpProxy } from './mcp-proxy.fuzz';
 import { fuzz as shell } from './shell.fuzz';
+import { fuzz as shellGrow } from './shell-grow.fuzz';
 import { fuzz as sshCodec } from './ssh-codec.fuzz';
 
 // Bounded by count (same inputs everywhere) and by time (a slow machine still finishes).
@@ -35,6 +36,15 @@ test(`fuzz smoke: shell classifier in a watched worker (seed ${SEED})`, async ()
   // regressions.test.ts); hangs, throws and wrong answers still fail.
   const r = await shell({ seconds: SECONDS, seed: SEED, slowMs: 10_000, maxIterations: 400 });
   check(r, 50);
+});
+
+test(`fuzz smoke: shell classifier, reads grown by one flag, prefix or wrapper never get less severe (seed ${SEED})`, async () => {
+  // Bounded by count (600 grown commands, the same on every machine: the stats below are
+  // deterministic); the time bound only stops a machine far slower than ours.
+  const r = await shellGrow({ seconds: Math.max(SECONDS, 90), seed: SEED, maxIterations: 600 });
+  check(r, 600);
+  // Every kind of growth was tried and reached a non-read.
+  for (const k of ['unknown-flag:execute', 'danger-flag:execute', 'danger-flag:write', 'prefix:execute', 'wrapper:execute', 'text-wrapper:read']) assert.ok((r.stats[k] ?? 0) > 0, `never produced ${k}`);
 });
 
 test(`fuzz smoke: MCP proxy framing and call gate (seed ${SEED})`, async () => {

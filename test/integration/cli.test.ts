@@ -41,6 +41,10 @@ test('task start/list/end, grants add/list/revoke, check and history', async () 
   const start = airlock(['task', 'start', 'cli task', '--env', '--cwd', '/repo']);
   assert.equal(start.code, 0, start.err);
   const task = /AIRLOCK_TASK=(\S+)/.exec(start.out)![1]!;
+  // --env exports the token too; check (like every client of ours) sends it beside the id.
+  const token = /AIRLOCK_TASK_TOKEN=(\S+)/.exec(start.out)![1]!;
+  assert.ok(token.startsWith(`${task}.`) && token.length >= task.length + 43, 'a 256-bit token');
+  const taskEnv = { ...d.env, AIRLOCK_TASK_TOKEN: token };
   assert.match(airlock(['task', 'list']).out, new RegExp(`${task}.*cli task`));
 
   const add = airlock(['grants', 'add', '-a', 'write', '-t', 'fs.write', '-r', '/repo/src/**', '--task', task, '--uses', '1', '--json']);
@@ -49,14 +53,14 @@ test('task start/list/end, grants add/list/revoke, check and history', async () 
   assert.equal(grant.usesLeft, 1);
   assert.match(airlock(['grants', 'list']).out, new RegExp(grant.id));
 
-  const ok = airlock(['check', '-a', 'write', '-t', 'fs.write', '-r', '/repo/src/a.ts', '--task', task]);
+  const ok = airlock(['check', '-a', 'write', '-t', 'fs.write', '-r', '/repo/src/a.ts', '--task', task], taskEnv);
   assert.equal(ok.code, 0, ok.err);
   assert.match(ok.out, new RegExp(`allowed: allowed by grant ${grant.id}`));
 
   // The single use is spent: the next check prompts; a human denies it → exit 126.
   const ui = await d.ui();
   const human = await Human.on(ui);
-  const p = spawn(process.execPath, [CLI, 'check', '-a', 'write', '-t', 'fs.write', '-r', '/repo/src/b.ts', '--task', task], { env: d.env });
+  const p = spawn(process.execPath, [CLI, 'check', '-a', 'write', '-t', 'fs.write', '-r', '/repo/src/b.ts', '--task', task], { env: taskEnv });
   let err = '';
   p.stderr.on('data', (x) => (err += x));
   const prompt = await human.next();

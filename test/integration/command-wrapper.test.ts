@@ -6,10 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, startDaemon, type Daemon } from '../helpers/daemon';
+import { CLI, REPO, startDaemon, type Daemon } from '../helpers/daemon';
 import { run } from '../helpers/run';
 import { WRAPPER_COMMANDS } from '../helpers/wrapper-commands';
 import { applyTemplate, commandWrapperTemplate, WRAPPER_DELIMITER } from '../../main/integrations/exec/wrapper';
+import { execFileSync } from 'node:child_process';
 import type { RpcClient } from '../../main/client/rpc-client';
 import type { HistoryEvent } from '../../main/contract/approver';
 import { shQuote } from '../../main/integrations/exec/exec';
@@ -17,8 +18,19 @@ import { shQuote } from '../../main/integrations/exec/exec';
 let d: Daemon;
 let ui: RpcClient;
 let work: string;
-// `airlock` here is node + the compiled CLI; the recipe in the docs says `airlock`.
-const template = commandWrapperTemplate(`${shQuote(process.execPath)} ${shQuote(CLI)}`);
+// `airlock` here is node + the compiled CLI; the recipe in the docs says `airlock`. The
+// template is the one `airlock hook command-wrapper` prints, as a user would copy it.
+const airlockHere = `${shQuote(process.execPath)} ${shQuote(CLI)}`;
+const template = execFileSync(process.execPath, [CLI, 'hook', 'command-wrapper', '--airlock', airlockHere], { encoding: 'utf8' }).replace(/\n$/, '');
+
+test('airlock hook command-wrapper prints the documented template (and the --args variant)', () => {
+  assert.equal(template, commandWrapperTemplate(airlockHere));
+  const plain = execFileSync(process.execPath, [CLI, 'hook', 'command-wrapper'], { encoding: 'utf8' });
+  const doc = fs.readFileSync(path.join(REPO, 'docs/command-wrapper.md'), 'utf8');
+  assert.ok(doc.includes(plain.trim()), 'docs/command-wrapper.md shows exactly what the command prints');
+  const sandboxed = execFileSync(process.execPath, [CLI, 'hook', 'command-wrapper', '--args', '--sandbox'], { encoding: 'utf8' });
+  assert.match(sandboxed, /^exec airlock exec --sandbox --stdin-command <<'AIRLOCK_COMMAND_7f3a9c'\n\{command\}\nAIRLOCK_COMMAND_7f3a9c\n$/);
+});
 
 before(async () => {
   d = await startDaemon();

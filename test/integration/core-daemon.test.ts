@@ -25,11 +25,16 @@ after(async () => {
   await d?.stop();
 });
 
+/** Each task's capability token: on the shared request.sock the id alone does not act as the task. */
+const tokens = new Map<string, string>();
+const tk = (task: string) => ({ task, token: tokens.get(task) });
+
 const write = (task: string | undefined, resource: string, tool = 'fs.write') =>
-  agent.call<AgentAnswer>('request', { source: 'api', tool, action: 'write', resource, summary: `write ${resource}`, ...(task ? { task } : {}) });
+  agent.call<AgentAnswer>('request', { source: 'api', tool, action: 'write', resource, summary: `write ${resource}`, ...(task ? tk(task) : {}) });
 
 async function newTask(name: string): Promise<string> {
-  const r = await agent.call<{ task: string }>('task.start', { name, cwd: '/repo' });
+  const r = await agent.call<{ task: string; token: string }>('task.start', { name, cwd: '/repo' });
+  tokens.set(r.task, r.token);
   return r.task;
 }
 
@@ -134,7 +139,7 @@ describe('core daemon', () => {
     const t = await newTask('deny-wins');
     await ui.call('grants.create', { task: t, action: 'delete', resource: '/mail/**', effect: 'allow' });
     await ui.call('grants.create', { task: t, action: 'delete', resource: '/mail/**', effect: 'deny', note: 'never delete my mail' });
-    const a = await agent.call<AgentAnswer>('request', { source: 'api', tool: 'mail', action: 'delete', resource: '/mail/inbox/1', summary: 'delete mail', task: t });
+    const a = await agent.call<AgentAnswer>('request', { source: 'api', tool: 'mail', action: 'delete', resource: '/mail/inbox/1', summary: 'delete mail', ...tk(t) });
     assert.equal(a.decision, 'deny');
     assert.match(a.reason, /never delete my mail/);
   });
@@ -153,8 +158,8 @@ describe('core daemon', () => {
   test('critical always asks, even with a matching allow grant', async () => {
     const t = await newTask('critical');
     await ui.call('grants.create', { task: t, action: '*', effect: 'allow' });
-    assert.equal((await agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.read', action: 'read', resource: '/repo/.env', summary: 'read .env', task: t })).decision, 'allow');
-    const exfil = agent.call<AgentAnswer>('request', { source: 'api', tool: 'http', action: 'transfer', resource: 'https://paste.example', summary: 'POST to paste', task: t });
+    assert.equal((await agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.read', action: 'read', resource: '/repo/.env', summary: 'read .env', ...tk(t) })).decision, 'allow');
+    const exfil = agent.call<AgentAnswer>('request', { source: 'api', tool: 'http', action: 'transfer', resource: 'https://paste.example', summary: 'POST to paste', ...tk(t) });
     const p = await human.next();
     assert.equal(p.risk.level, 'critical');
     assert.ok(p.risk.reasons.some((r) => /read secrets/.test(r)));
@@ -166,7 +171,7 @@ describe('core daemon', () => {
     const t = await newTask('ending');
     await ui.call('grants.create', { task: t, action: 'write', resource: '/e/**', effect: 'allow' });
     assert.equal((await write(t, '/e/1')).decision, 'allow');
-    await agent.call('task.end', { task: t });
+    await agent.call('task.end', tk(t));
     const { grants } = await ui.call<{ grants: Grant[] }>('grants.list', { task: t });
     assert.equal(grants.length, 0, 'no active grant of an ended task');
     await assert.rejects(write(t, '/e/2'), /has ended/);
@@ -206,7 +211,7 @@ describe('core daemon', () => {
   test('shell commands are re-classified by the daemon and decided part by part', async () => {
     const t = await newTask('shell parts');
     const bash = (command: string, claimed: 'read' | 'execute' = 'execute') =>
-      agent.call<AgentAnswer>('request', { source: 'claude-code', tool: 'Bash', action: claimed, summary: command, args: { command }, cwd: '/repo', task: t });
+      agent.call<AgentAnswer>('request', { source: 'claude-code', tool: 'Bash', action: claimed, summary: command, args: { command }, cwd: '/repo', ...tk(t) });
     // The agent claims a read; the daemon sees a delete and asks.
     const lying = bash('rm -rf build', 'read');
     const p0 = await human.next();
@@ -244,6 +249,7 @@ describe('core daemon', () => {
     await human.decide(p2.id, 'allow', 'once');
     const r2 = await accepted;
     assert.equal(r2.grants.length, 2);
+    tokens.set(r2.task, (r2 as unknown as { token: string }).token);
     assert.equal((await write(r2.task, '/w/x', 'Write')).decision, 'allow');
   });
 
@@ -297,6 +303,20 @@ describe('prompt timeout', () => {
       assert.ok(Date.now() - t0 >= 900);
       const { events } = await ui.call<{ events: HistoryEvent[] }>('history.query', { limit: 1 });
       assert.equal(events[0]!.decidedBy, 'timeout');
+    } finally {
+      await ui.call('settings.set', { promptTimeoutSec: 60 });
+    }
+  });
+
+  test('the timeout message names the timeout in force when the prompt was made, not the setting now', async () => {
+    await ui.call('settings.set', { promptTimeoutSec: 2 });
+    try {
+      const pending = write(undefined, '/tmp/slow-changed', 'timeout.changed');
+      await human.next();
+      await ui.call('settings.set', { promptTimeoutSec: 300 });
+      const a = await pending;
+      assert.equal(a.decision, 'deny');
+      assert.match(a.reason, /no answer within 2 s/);
     } finally {
       await ui.call('settings.set', { promptTimeoutSec: 60 });
     }

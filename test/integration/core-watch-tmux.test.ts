@@ -32,8 +32,8 @@ after(async () => {
 });
 
 test('a prompt appears live with its countdown; "t" allows it for the task', async () => {
-  const { task } = await agent.call<{ task: string }>('task.start', { name: 'tmux task', cwd: '/repo' });
-  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/w.ts', summary: 'write src/w.ts from tmux test', task });
+  const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'tmux task', cwd: '/repo' });
+  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/w.ts', summary: 'write src/w.ts from tmux test', task, token });
   await waitFor(() => /write src\/w\.ts from tmux test/.test(screen()), 'the prompt on screen');
   const s = screen();
   assert.match(s, /1 pending/);
@@ -48,18 +48,18 @@ test('a prompt appears live with its countdown; "t" allows it for the task', asy
   assert.equal(a.decision, 'allow');
   assert.match(a.reason, /for this task/);
   await waitFor(() => /0 pending/.test(screen()) && /allowed for this task/.test(screen()), 'the screen to update');
-  const again = await agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/w.ts', summary: 'again', task });
+  const again = await agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/w.ts', summary: 'again', task, token });
   assert.equal(again.decision, 'allow');
   assert.ok(again.grant);
   // The suggested pattern (src/**) covers the next file in src/ too: no prompt.
-  const sibling = await agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/deep/other.ts', summary: 'sibling', task });
+  const sibling = await agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/deep/other.ts', summary: 'sibling', task, token });
   assert.equal(sibling.decision, 'allow');
   assert.equal(sibling.grant, again.grant);
 });
 
 test('"e" edits the pattern before allowing for the task', async () => {
-  const { task } = await agent.call<{ task: string }>('task.start', { name: 'edit task', cwd: '/repo' });
-  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/lib/a.ts', summary: 'write lib/a.ts (edit me)', task });
+  const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'edit task', cwd: '/repo' });
+  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/lib/a.ts', summary: 'write lib/a.ts (edit me)', task, token });
   await waitFor(() => /edit me/.test(screen()), 'the prompt on screen');
   await new Promise((r) => setTimeout(r, 600));
   tmux('send-keys', '-t', SESSION, 'e');
@@ -85,7 +85,7 @@ test('a key pressed in the first half second is ignored (input guard); "d" then 
   assert.match(a.reason, /denied once by the human/);
 });
 
-test('"m" allows for 15 minutes and "a" always', async () => {
+test('"m" allows for 15 minutes and "a" then "y" always', async () => {
   const p1 = agent.call<AgentAnswer>('request', { source: 'api', tool: 'm.tool', action: 'write', resource: '/m', summary: 'minutes please' });
   await waitFor(() => /minutes please/.test(screen()), 'prompt');
   await new Promise((r) => setTimeout(r, 600));
@@ -95,6 +95,124 @@ test('"m" allows for 15 minutes and "a" always', async () => {
   await waitFor(() => /always please/.test(screen()), 'prompt');
   await new Promise((r) => setTimeout(r, 600));
   tmux('send-keys', '-t', SESSION, 'a');
+  // Always is two steps: the confirmation, then y after a fresh guard.
+  await waitFor(() => /press y to confirm/.test(screen()), 'the always confirmation');
+  await new Promise((r) => setTimeout(r, 600));
+  tmux('send-keys', '-t', SESSION, 'y');
   assert.match((await p2).reason, /always/);
   assert.equal((await agent.call<AgentAnswer>('request', { source: 'api', tool: 'a.tool', action: 'write', resource: '/a', summary: 'again' })).decision, 'allow');
+});
+
+test('escape sequences and bidi overrides from the agent are shown escaped, never acted on', async () => {
+  const hostile = 'hygiene \x1b]2;PWNED\x07\x1b[2J\x1b[31mred\x1b[0m evil\u202etxt.sh zero\u200bwidth';
+  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/tmp/x\u202etxt', summary: hostile });
+  await waitFor(() => /hygiene/.test(screen()), 'the prompt on screen');
+  const s = screen();
+  assert.ok(s.includes('hygiene \\x1b]2;PWNED\\x07\\x1b[2J\\x1b[31mred\\x1b[0m evil\\u202etxt.sh zero\\u200bwidth'), `summary shown escaped:\n${s}`);
+  assert.ok(s.includes('/tmp/x\\u202etxt'), 'resource shown escaped');
+  assert.doesNotMatch(s, /[\u202e\u200b]/, 'no raw bidi or zero-width character reached the terminal');
+  // An OSC 2 that reached the terminal would have set the pane title.
+  assert.notEqual(tmux('display-message', '-p', '-t', SESSION, '#{pane_title}').trim(), 'PWNED');
+  await new Promise((r) => setTimeout(r, 600));
+  tmux('send-keys', '-t', SESSION, 'd');
+  assert.equal((await pending).decision, 'deny');
+  // History keeps the text raw: it is evidence.
+  const { events } = await (await d.ui()).call<{ events: { summary: string }[] }>('history.query', { limit: 5 });
+  assert.ok(events.some((e) => e.summary === hostile), 'recorded raw');
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Which prompt is on screen: the header line of the card names its id. */
+const onScreen = () => /· (p_[\w-]+) · denies in/.exec(screen())?.[1] ?? null;
+
+test('five queued prompts: a new one never takes the screen, a double key press decides exactly one, j/k re-arm', async () => {
+  const answers: Promise<AgentAnswer>[] = [];
+  const settled = new Set<number>();
+  for (let i = 1; i <= 5; i++) {
+    const a = agent.call<AgentAnswer>('request', { source: 'api', tool: 'q.tool', action: 'write', resource: `/q/${i}`, summary: `queue item ${i}` });
+    a.then(() => settled.add(i)).catch(() => undefined);
+    answers.push(a);
+    if (i === 1) await waitFor(() => /queue item 1/.test(screen()), 'the first prompt');
+  }
+  await waitFor(() => /request 1 of 5/.test(screen()), 'the queue of five');
+  const first = onScreen();
+  assert.ok(first);
+  assert.match(screen(), /summary: queue item 1/, 'the oldest stays on screen while the others arrive');
+  await sleep(600);
+  tmux('send-keys', '-t', SESSION, 'd');
+  await sleep(120);
+  tmux('send-keys', '-t', SESSION, 'd');
+  await sleep(400);
+  assert.deepEqual([...settled], [1], 'exactly one prompt was decided: the one on screen');
+  assert.equal((await answers[0]!).decision, 'deny');
+  assert.match(screen(), /ignored "d": the prompt on screen changed/);
+  assert.match(screen(), /summary: queue item 2/);
+  assert.match(screen(), /request 1 of 4/);
+  // j moves on purpose, and a key right after it is ignored too.
+  await sleep(600);
+  tmux('send-keys', '-t', SESSION, 'j');
+  tmux('send-keys', '-t', SESSION, 'o');
+  await waitFor(() => /summary: queue item 3/.test(screen()), 'j to move to item 3');
+  await sleep(300);
+  assert.deepEqual([...settled], [1], '"o" right after j answered nothing');
+  await sleep(400);
+  tmux('send-keys', '-t', SESSION, 'o');
+  assert.equal((await answers[2]!).decision, 'allow');
+  // The rest, one by one: after each answer the next comes up, guarded afresh.
+  for (let n = 3; n <= 5; n++) {
+    await sleep(650);
+    tmux('send-keys', '-t', SESSION, 'd');
+    await waitFor(() => settled.size === n, `${n} prompts decided`);
+  }
+  await waitFor(() => /0 pending/.test(screen()), 'the queue to empty');
+});
+
+test('only the choices the prompt allows: critical offers no grant, no task offers no [t]', async () => {
+  const crit = agent.call<AgentAnswer>('request', { source: 'api', tool: 'net.upload', action: 'transfer', resource: '/home/u/.ssh/id_ed25519', summary: 'upload my key (critical)' });
+  await waitFor(() => /upload my key/.test(screen()), 'the critical prompt');
+  const s = screen();
+  assert.match(s, /\[CRITICAL\]/);
+  assert.match(s, /\[d\]\/Esc deny {2}\[o\] once\s*$/m, 'deny and once only');
+  assert.doesNotMatch(s, /\[t\] task|\[m\] 15 min|\[a\] always/);
+  await sleep(600);
+  tmux('send-keys', '-t', SESSION, 'a');
+  await waitFor(() => /"a" is not offered for this critical request/.test(screen()), 'a refused');
+  tmux('send-keys', '-t', SESSION, 'd');
+  assert.equal((await crit).decision, 'deny');
+  const plain = agent.call<AgentAnswer>('request', { source: 'api', tool: 'p.tool', action: 'write', resource: '/p', summary: 'no task here' });
+  await waitFor(() => /no task here/.test(screen()), 'the prompt');
+  assert.doesNotMatch(screen(), /\[t\] task|\[D\] deny all/);
+  assert.match(screen(), /\[a\] always…/);
+  await sleep(600);
+  tmux('send-keys', '-t', SESSION, 'd');
+  assert.equal((await plain).decision, 'deny');
+});
+
+test('the alternate screen: no scrollback however long it runs, the header stays on the first line', async () => {
+  const p = agent.call<AgentAnswer>('request', { source: 'api', tool: 'long.tool', action: 'write', resource: '/long', summary: 'stay a while' });
+  await waitFor(() => /stay a while/.test(screen()), 'the prompt');
+  await sleep(3200); // three countdown ticks
+  assert.equal(tmux('display-message', '-p', '-t', SESSION, '#{alternate_on}').trim(), '1', 'watch runs on the alternate screen');
+  assert.equal(Number(tmux('display-message', '-p', '-t', SESSION, '#{history_size}').trim()), 0, 'nothing scrolled into the scrollback');
+  assert.match(screen().split('\n')[0]!, /^Airlock watch — 1 pending/);
+  tmux('send-keys', '-t', SESSION, 'd');
+  assert.equal((await p).decision, 'deny');
+});
+
+test('the daemon goes away: watch says so and reconnects by itself after a restart', async () => {
+  const p = agent.call<AgentAnswer>('request', { source: 'api', tool: 'r.tool', action: 'write', resource: '/r', summary: 'before the restart' });
+  p.catch(() => undefined);
+  await waitFor(() => /before the restart/.test(screen()), 'the prompt');
+  agent.close();
+  await d.stop();
+  await waitFor(() => /can't reach Airlock/.test(screen()), 'the unreachable state', 3000);
+  assert.doesNotMatch(screen(), /before the restart/, 'the prompt is gone with the daemon');
+  d = await d.restart();
+  agent = await d.agent();
+  await waitFor(() => /connected to Airlock again/.test(screen()) && /0 pending/.test(screen()), 'watch to reconnect', 10_000);
+  const again = agent.call<AgentAnswer>('request', { source: 'api', tool: 'r.tool', action: 'write', resource: '/r', summary: 'after the restart' });
+  await waitFor(() => /after the restart/.test(screen()), 'a prompt from the new daemon');
+  await sleep(600);
+  tmux('send-keys', '-t', SESSION, 'd');
+  assert.equal((await again).decision, 'deny');
 });

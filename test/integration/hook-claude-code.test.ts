@@ -160,11 +160,14 @@ describe('Claude Code hook (real daemon)', () => {
     const sid = sessionId();
     await hook(claudeJson(sid, 'Read', { file_path: '/etc/hostname' }));
     const file = path.join(d.home, 'claude-code', `${sid}.task`);
-    const task = fs.readFileSync(file, 'utf8').trim();
+    // The session file holds the task's token (`<id>.<secret>`), never the bare id.
+    const token = fs.readFileSync(file, 'utf8').trim();
+    const task = token.split('.')[0]!;
+    assert.match(token, /^t_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/);
     await ui.call('tasks.end', { task });
     const out = await hook(claudeJson(sid, 'Read', { file_path: '/etc/hostname' }));
     assert.equal(out.permissionDecision, 'allow');
-    assert.notEqual(fs.readFileSync(file, 'utf8').trim(), task);
+    assert.notEqual(fs.readFileSync(file, 'utf8').trim().split('.')[0], task);
   });
 
   test('parallel tool calls of a new session share one task', async () => {

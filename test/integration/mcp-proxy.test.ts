@@ -74,7 +74,9 @@ describe('MCP proxy with server-filesystem (real daemon, real SDK client)', () =
     const p = await human.next(15_000);
     assert.equal(p.source, 'mcp');
     assert.equal(p.tool, 'fs/write_file');
-    assert.equal(p.action, 'delete', 'destructiveHint → delete');
+    assert.equal(p.action, 'write', 'destructiveHint on a write raises the risk; it does not make a delete');
+    assert.equal(p.actionOrigin, 'annotation');
+    assert.ok(p.risk.reasons.some((r) => /destructive/.test(r)), p.risk.reasons.join('; '));
     assert.equal(p.resource, file);
     await human.decide(p.id, 'deny');
     const r = await pending;
@@ -93,12 +95,38 @@ describe('MCP proxy with server-filesystem (real daemon, real SDK client)', () =
     assert.equal(fs.readFileSync(file, 'utf8'), 'once');
   });
 
+  test('write_file is a write, and a write grant covers it', async () => {
+    const { grant } = await ui.call<{ grant: { id: string } }>('grants.create', { action: 'write', source: 'mcp', tool: 'fs/*', resource: `${root}/**`, effect: 'allow' });
+    try {
+      const file = path.join(root, 'granted.txt');
+      const r = await client.callTool({ name: 'write_file', arguments: { path: file, content: 'granted' } });
+      assert.ok(!r.isError, text(r));
+      assert.equal(fs.readFileSync(file, 'utf8'), 'granted');
+      assert.equal(human.unanswered().length, 0, 'no prompt');
+    } finally {
+      await ui.call('grants.revoke', { id: grant.id });
+    }
+  });
+
+  test('move_file is shown honestly: a write whose source disappears', async () => {
+    fs.writeFileSync(path.join(root, 'from.txt'), 'm');
+    const pending = client.callTool({ name: 'move_file', arguments: { source: path.join(root, 'from.txt'), destination: path.join(root, 'to.txt') } });
+    const p = await human.next(15_000);
+    assert.equal(p.action, 'write');
+    assert.deepEqual(p.resources, [path.join(root, 'from.txt'), path.join(root, 'to.txt')]);
+    assert.ok(p.risk.reasons.some((r) => /moves or renames/.test(r)), p.risk.reasons.join('; '));
+    await human.decide(p.id, 'deny');
+    assert.equal((await pending).isError, true);
+    assert.ok(fs.existsSync(path.join(root, 'from.txt')));
+  });
+
   test('the mcpToolActions setting overrides the annotations', async () => {
     await ui.call('settings.set', { mcpToolActions: { 'fs/list_directory': 'write' } });
     try {
       const pending = client.callTool({ name: 'list_directory', arguments: { path: root } });
       const p = await human.next(15_000);
       assert.equal(p.action, 'write');
+      assert.equal(p.actionOrigin, 'pin');
       await human.decide(p.id, 'allow');
       assert.ok(!(await pending).isError);
     } finally {
@@ -107,12 +135,65 @@ describe('MCP proxy with server-filesystem (real daemon, real SDK client)', () =
   });
 });
 
-describe('MCP proxy with a task grant', () => {
-  test('allow-for-task lets the next write through without a prompt', async () => {
+describe('MCP proxy sessions are tasks', () => {
+  test('"allow for this task" works for the session and dies with it', async () => {
+    const tasksBefore = (await ui.call<{ tasks: { id: string }[] }>('tasks.list', {})).tasks.map((t) => t.id);
+    const client = await connect();
+    let task: string;
+    try {
+      await client.listTools();
+      const first = client.callTool({ name: 'write_file', arguments: { path: path.join(root, 's1.txt'), content: '1' } });
+      const p = await human.next(15_000);
+      assert.ok(p.task, 'the prompt belongs to the session task');
+      assert.equal(p.taskName, 'mcp: fs');
+      task = p.task!;
+      assert.ok(!tasksBefore.includes(task));
+      await human.decide(p.id, 'allow', 'task', { pattern: { resource: `${root}/**` } });
+      assert.ok(!(await first).isError);
+      const second = await client.callTool({ name: 'write_file', arguments: { path: path.join(root, 's2.txt'), content: '2' } });
+      assert.ok(!second.isError, text(second));
+      assert.equal(human.unanswered().length, 0, 'no prompt for the second write');
+    } finally {
+      await client.close();
+    }
+    await waitFor(async () => {
+      const all = (await ui.call<{ tasks: { id: string; endedAt: number | null }[] }>('tasks.list', { includeEnded: true })).tasks;
+      return all.find((t) => t.id === task)?.endedAt != null;
+    }, 'the session task to end with the session', 15_000);
+    // A new session is a new task: the grant died with the old one.
+    const again = await connect();
+    try {
+      await again.listTools();
+      const third = again.callTool({ name: 'write_file', arguments: { path: path.join(root, 's3.txt'), content: '3' } });
+      const p = await human.next(15_000);
+      assert.notEqual(p.task, task);
+      await human.decide(p.id, 'deny');
+      assert.equal((await third).isError, true);
+    } finally {
+      await again.close();
+    }
+  });
+
+  test('a request with no task offers no task scope: pending.decide with scope task is -32602, never a hang', async () => {
     const agent = await d.agent();
-    const { task } = await agent.call<{ task: string }>('task.start', { name: 'mcp writes', cwd: root });
+    try {
+      const pending = agent.call<{ decision: string }>('request', { source: 'mcp', tool: 'fs/write_file', action: 'write', summary: 'no task', args: { arguments: { path: '/x' }, annotations: {} } });
+      const p = await human.next(15_000);
+      assert.equal(p.task, null);
+      await assert.rejects(human.decide(p.id, 'allow', 'task'), (e: { code?: number; message?: string }) => e.code === -32602 && /belongs to no task/.test(e.message ?? ''));
+      await human.decide(p.id, 'deny');
+      assert.equal((await pending).decision, 'deny');
+    } finally {
+      agent.close();
+    }
+  });
+
+  test('--task joins an existing task (and leaves it running); allow-for-task lets the next write through without a prompt', async () => {
+    const agent = await d.agent();
+    const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'mcp writes', cwd: root });
     agent.close();
-    const client = await connect(['--task', task]);
+    // The token, not the id, acts as the task on the shared request.sock.
+    const client = await connect(['--task', token]);
     try {
       await client.listTools();
       const first = client.callTool({ name: 'write_file', arguments: { path: path.join(root, 'a.txt'), content: 'a' } });
@@ -127,6 +208,9 @@ describe('MCP proxy with a task grant', () => {
     } finally {
       await client.close();
     }
+    await new Promise((r) => setTimeout(r, 300));
+    const t = (await ui.call<{ tasks: { id: string; endedAt: number | null }[] }>('tasks.list', { includeEnded: true })).tasks.find((x) => x.id === task);
+    assert.equal(t?.endedAt, null, 'a joined task is not ended by the proxy');
   });
 });
 
@@ -190,7 +274,8 @@ describe('MCP proxy framing, hostile input and exit codes', () => {
     x.send('{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"rm","arguments":{"path":"/tmp/x"}}}\n');
     const p = await human.next(15_000);
     assert.equal(p.tool, 'echo/rm');
-    assert.equal(p.action, 'delete');
+    assert.equal(p.action, 'delete', 'a delete is shown as one: its name says it removes, and it is destructive');
+    assert.equal(p.actionOrigin, 'annotation');
     x.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"user gave up"}}\n');
     await new Promise((r) => setTimeout(r, 200));
     await human.decide(p.id, 'allow');

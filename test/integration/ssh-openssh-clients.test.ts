@@ -114,6 +114,29 @@ describe('ssh-add against the agent', () => {
     await sshAdd(['-D']);
   });
 
+  test('-x with an empty passphrase is refused (as OpenSSH does): the agent stays unlocked and keeps signing', async () => {
+    const k = await makeKey(dir, 'emptylock', ['-t', 'ed25519']);
+    assert.equal((await sshAdd([k])).code, 0);
+    fs.rmSync(k);
+    fs.writeFileSync(path.join(dir, 'msg-e'), 'hello');
+    // The askpass answers an empty line to both "Enter lock password" and "Again".
+    let r = await sshAdd(['-x'], '');
+    assert.notEqual(r.code, 0, `an empty lock password must fail: ${r.stdout}${r.stderr}`);
+    assert.match(r.stderr, /Failed to lock agent/);
+    r = await sshAdd(['-l']);
+    assert.equal(r.code, 0, 'still unlocked: keys are listed');
+    assert.match(r.stdout, /test-emptylock/);
+    assert.equal((await run('ssh-keygen', ['-Y', 'sign', '-f', k + '.pub', '-n', 'file', path.join(dir, 'msg-e')], { env: a.env })).code, 0, 'still signs');
+    // An empty unlock of an unlocked agent fails too, and a real lock then still works.
+    assert.notEqual((await sshAdd(['-X'], '')).code, 0);
+    assert.equal((await sshAdd(['-x'], 'pw2')).code, 0);
+    r = await sshAdd(['-X'], '');
+    assert.notEqual(r.code, 0, 'an empty passphrase never unlocks a locked agent');
+    assert.equal((await sshAdd(['-l'])).code, 1, 'still locked');
+    assert.equal((await sshAdd(['-X'], 'pw2')).code, 0);
+    await sshAdd(['-D']);
+  });
+
   test('a passphrase-protected key added with ssh-add', async () => {
     const k = await makeKey(dir, 'enc', ['-t', 'ecdsa', '-b', '384'], 'sekrit');
     const r = await sshAdd([k], 'sekrit');

@@ -40,6 +40,8 @@ const cases: { name: string; g: Partial<Grant>; r: Partial<CoreRequest>; miss: R
   { name: 'a deny wildcard does reach secrets', g: { resource: '/repo/**', effect: 'deny' }, r: { resources: ['/repo/.env'] }, miss: null },
   { name: '** (any) still does not reach package.json', g: { resource: '**' }, r: { resources: ['/repo/package.json'] }, miss: 'resource' },
   { name: 'every resource must be covered', g: {}, r: { resources: ['/repo/src/a.ts', '/etc/passwd'] }, miss: 'resource' },
+  { name: 'a deny reaches a request through any one of its resources (a link and its real target)', g: { resource: '/repo/.git/**', effect: 'deny' }, r: { resources: ['/repo/src/h/pre-commit', '/repo/.git/hooks/pre-commit'] }, miss: null },
+  { name: 'a deny that reaches none of the resources does not match', g: { resource: '/repo/.git/**', effect: 'deny' }, r: { resources: ['/repo/src/a.ts', '/repo/src/b.ts'] }, miss: 'resource' },
   { name: 'a request with no resource needs a ** grant', g: {}, r: { resources: [] }, miss: 'resource' },
   { name: '** matches a request with no resource', g: { resource: '**' }, r: { resources: [] }, miss: null },
   { name: 'command globs: * spans slashes', g: { tool: 'Bash', action: 'execute', resource: 'npm run test *' }, r: { tool: 'Bash', action: 'execute', resources: ['npm run test src/a.test.ts'] }, miss: null },

@@ -15,7 +15,16 @@ type Handler = (...args: unknown[]) => unknown;
 const ipcHandlers = new Map<string, Handler>();
 const protocolHandlers = new Map<string, (req: Request) => Promise<Response>>();
 const loginItems: unknown[] = [];
+const notices: { title: string; body: string }[] = [];
+class NotificationStandIn {
+  static isSupported = () => true;
+  constructor(private readonly o: { title: string; body: string }) {}
+  show() {
+    notices.push(this.o);
+  }
+}
 const stand_in = {
+  Notification: NotificationStandIn,
   app: { setLoginItemSettings: (s: unknown) => loginItems.push(s) },
   ipcMain: {
     handle: (channel: string, fn: Handler) => ipcHandlers.set(channel, fn),
@@ -34,6 +43,7 @@ const { serveContractOverIpc } = require('../../main/electron/contract-ipc') as 
 const { handleAppProtocol } = require('../../main/electron/app-protocol') as typeof import('../../main/electron/app-protocol');
 const { INVOKE_CHANNEL } = require('../../preload/ipc-protocol') as typeof import('../../preload/ipc-protocol');
 const { applyStartAtLogin } = require('../../main/electron/login-item') as typeof import('../../main/electron/login-item');
+const { notifyIfGrantAllowed } = require('../../main/electron/desktop-notify') as typeof import('../../main/electron/desktop-notify');
 
 const calls: { method: string; params: unknown }[] = [];
 const handlers = Object.fromEntries(
@@ -119,4 +129,14 @@ test('start at login: an XDG autostart entry on Linux, the login item elsewhere'
     if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
     else process.env.XDG_CONFIG_HOME = saved;
   }
+});
+
+test('desktop notification: the agent\'s escapes and bidi overrides are shown escaped', () => {
+  const e = { action: 'write', decision: 'allow', decidedBy: 'grant', summary: 'write \x1b]0;pwned\x07 evil\u202etxt.sh', resource: '/tmp/\u200bx' } as unknown as Parameters<typeof notifyIfGrantAllowed>[0];
+  notifyIfGrantAllowed(e, true);
+  assert.equal(notices.length, 1);
+  assert.equal(notices[0]!.body, 'write \\x1b]0;pwned\\x07 evil\\u202etxt.sh\n/tmp/\\u200bx');
+  assert.doesNotMatch(notices[0]!.body, /[\u001b\u0007\u202e\u200b]/);
+  notifyIfGrantAllowed({ ...e, decidedBy: 'human' } as typeof e, true);
+  assert.equal(notices.length, 1, 'only grant-allowed actions are announced');
 });

@@ -31,8 +31,14 @@ describe('exec argv quoting', () => {
     assert.equal(shell.req.action, 'delete');
   });
   test('the sandbox summary says whether the network will be on', () => {
-    assert.match(buildRequest({ argv: ['curl', 'https://x.example'], shell: false, cwd: '/r', sandbox: true, env: {} }).req.summary, /^\[sandbox, network\]/);
-    assert.match(buildRequest({ argv: ['make'], shell: false, cwd: '/r', sandbox: true, env: {} }).req.summary, /^\[sandbox, no network\]/);
+    // The sandbox never has the network itself: only its task's egress proxy, where one runs.
+    const viaProxy = buildRequest({ argv: ['curl', 'https://x.example'], shell: false, cwd: '/r', sandbox: true, env: {} }, true);
+    assert.match(viaProxy.req.summary, /^\[sandbox, network through the egress proxy\]/);
+    assert.equal(viaProxy.network, true);
+    const none = buildRequest({ argv: ['curl', 'https://x.example'], shell: false, cwd: '/r', sandbox: true, env: {} });
+    assert.match(none.req.summary, /^\[sandbox, no network\]/);
+    assert.equal(none.network, false);
+    assert.doesNotMatch(buildRequest({ argv: ['make'], shell: false, cwd: '/r', sandbox: false, env: {} }).req.summary, /sandbox/);
   });
 });
 

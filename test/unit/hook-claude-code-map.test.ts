@@ -80,14 +80,47 @@ describe('Claude Code mapping', () => {
     assert.equal(s.req.action, 'transfer');
   });
 
+  test('WebFetch: the host is the one the fetch really reaches (WHATWG URL), never a host hidden behind `\\@` or a second `@`', () => {
+    for (const url of ['https://evil.example\\@docs.example.com/x', 'https://u:p@docs.example.com:443@evil.example/', 'https://evil.example#@docs.example.com']) {
+      assert.equal(map('WebFetch', { url, prompt: 'x' }).req.resource, new URL(url).hostname, url);
+      assert.equal(new URL(url).hostname, 'evil.example');
+    }
+    assert.equal(map('WebFetch', { url: 'https://ｄocs.example.com/' }).req.resource, 'docs.example.com', 'fullwidth letters are what the fetch reaches');
+    assert.equal(map('WebFetch', { url: 'not a url' }).req.resource, 'not a url', 'unparseable: kept whole, so no host grant covers it');
+    assert.equal(map('WebFetch', { url: 'https://ex\u0430mple.com/' }).req.resource, 'xn--exmple-4nf.com', 'a Cyrillic look-alike host is shown as the punycode it is, never as example.com');
+  });
+
+  test('paths: `~` is the home directory (as Claude Code expands it), relative paths join the cwd, `..` is kept for the daemon', () => {
+    const home = os.homedir().replace(/\/+$/, '');
+    assert.equal(map('Write', { file_path: '~/.local/bin/git', content: '' }).req.resource, `${home}/.local/bin/git`);
+    assert.equal(map('Read', { file_path: '~' }).req.resource, home);
+    assert.equal(map('Edit', { file_path: '~other/x', old_string: 'a', new_string: 'b' }).req.resource, '/repo/~other/x', 'only ~ and ~/ are expanded');
+    assert.equal(map('Write', { file_path: '../x', content: '' }).req.resource, '/repo/../x');
+    assert.equal(map('mcp__fs__write_file', { path: '~/.bashrc' }).req.resource, `${home}/.bashrc`);
+  });
+
+  test('a file tool naming two paths: both are resources, the one the tool acts on first', () => {
+    const nb = map('NotebookEdit', { file_path: '/repo/ok.ipynb', notebook_path: '/repo/.git/hooks/pre-commit', new_source: 'x' }).req;
+    assert.equal(nb.resource, '/repo/.git/hooks/pre-commit', 'NotebookEdit acts on notebook_path');
+    assert.deepEqual(nb.resources, ['/repo/.git/hooks/pre-commit', '/repo/ok.ipynb']);
+    const rd = map('Read', { file_path: '/repo/a', path: '/home/u/.env' }).req;
+    assert.deepEqual(rd.resources, ['/repo/a', '/home/u/.env'], 'a read names both, so the chain rules see the secret');
+    assert.deepEqual(map('Write', { file_path: '/repo/a', content: '' }).req.resources, ['/repo/a']);
+  });
+
   test('mcp__server__tool is an MCP call named server/tool', () => {
     const r = map('mcp__filesystem__write_file', { path: '/repo/x', content: 'y' });
     assert.equal(r.req.source, 'mcp');
     assert.equal(r.req.tool, 'filesystem/write_file');
     assert.equal(r.req.action, 'write');
     assert.equal(r.req.resource, '/repo/x');
-    assert.equal(map('mcp__filesystem__read_text_file', { path: '/repo/x' }).req.action, 'read');
+    // A name never makes a read (issue 10 item 7): the daemon uses what the proxy learned.
+    assert.equal(map('mcp__filesystem__read_text_file', { path: '/repo/x' }).req.action, 'write');
+    assert.equal(map('mcp__gmail__get_and_delete_all_mail', {}).req.action, 'delete');
     assert.equal(map('mcp__db__delete_rows', {}).req.action, 'delete');
+    assert.deepEqual(r.req.args, { arguments: { path: '/repo/x', content: 'y' }, via: 'claude-code' }, 'the input goes under arguments');
+    const big = map('mcp__mail__send', { to: 'a@b.c', body: 'x'.repeat(9000) }).req.args as { truncated?: boolean };
+    assert.equal(big.truncated, true, 'cut arguments are marked, so no condition can allow them');
   });
 
   test('unknown tools ask; internal bookkeeping tools are reads', () => {

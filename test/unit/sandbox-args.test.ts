@@ -2,9 +2,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bwrapArgs, unsafeSandboxCwd, type PathKind, type SandboxSpec } from '../../main/integrations/exec/sandbox';
-import { mcpActionFromAnnotations, mcpResources } from '../../main/core/classify/mcp';
+import { mcpResources } from '../../main/core/classify/mcp';
 import { LineSplitter } from '../../main/integrations/mcp/lines';
-import { taskSshSocket } from '../../main/integrations/exec/exec';
+import { taskSocketDir } from '../../main/integrations/exec/exec';
 
 const fsLayout: Record<string, PathKind> = {
   '/usr': { kind: 'dir' },
@@ -12,7 +12,9 @@ const fsLayout: Record<string, PathKind> = {
   '/lib': { kind: 'symlink', target: 'usr/lib' },
   '/etc': { kind: 'dir' },
   '/run/airlock/request.sock': { kind: 'file' },
+  '/run/airlock/tasks/t1': { kind: 'dir' },
   '/run/airlock/tasks/t1/agent.sock': { kind: 'file' },
+  '/run/airlock/tasks/t1/request.sock': { kind: 'file' },
   '/home/u/proj/.airlock': { kind: 'dir' },
 };
 const probe = (p: string): PathKind => fsLayout[p] ?? { kind: 'missing' };
@@ -20,8 +22,7 @@ const spec = (over: Partial<SandboxSpec> = {}): SandboxSpec => ({
   cwd: '/home/u/proj',
   home: '/home/u',
   network: false,
-  requestSock: '/run/airlock/request.sock',
-  sshAuthSock: '/run/airlock/tasks/t1/agent.sock',
+  task: { id: 't1', dir: '/run/airlock/tasks/t1' },
   hide: ['/run/airlock'],
   readOnly: [],
   ...over,
@@ -33,7 +34,8 @@ describe('bwrap arguments', () => {
     const a = bwrapArgs(spec(), probe);
     for (const f of ['--die-with-parent', '--new-session', '--unshare-all']) assert.ok(a.includes(f), f);
     assert.ok(!a.includes('--share-net'));
-    assert.ok(bwrapArgs(spec({ network: true }), probe).includes('--share-net'));
+    // Even a caller that still asks for the network does not get it: the egress proxy is the way out.
+    assert.ok(!bwrapArgs(spec({ network: true }), probe).includes('--share-net'));
   });
 
   test('system read-only (symlinks kept), home empty, cwd read-write after it', () => {
@@ -45,14 +47,22 @@ describe('bwrap arguments', () => {
     assert.equal(a[a.indexOf('--chdir') + 1], '/home/u/proj');
   });
 
-  test('only request.sock and the task SSH socket of Airlock are bound, with their env', () => {
+  test("only the task's own socket directory of Airlock is bound (read-only), with its env; never the shared request.sock", () => {
     const a = bwrapArgs(spec(), probe);
-    assert.ok(pairs(a, '--bind').includes('/run/airlock/request.sock /run/airlock/request.sock'));
-    assert.ok(pairs(a, '--bind').includes('/run/airlock/tasks/t1/agent.sock /run/airlock/tasks/t1/agent.sock'));
-    assert.ok(pairs(a, '--setenv').includes('AIRLOCK_REQUEST_SOCK /run/airlock/request.sock'));
-    assert.ok(a.join(' ').includes('--unsetenv AIRLOCK_HOME'));
-    const noSsh = bwrapArgs(spec({ sshAuthSock: null }), probe);
-    assert.ok(noSsh.join(' ').includes('--unsetenv SSH_AUTH_SOCK'));
+    assert.deepEqual(pairs(a, '--ro-bind').filter((x) => x.includes('airlock')), ['/run/airlock/tasks/t1 /run/airlock/tasks/t1']);
+    assert.ok(!a.some((x) => x === '/run/airlock/request.sock'), 'the shared request.sock is never bound');
+    assert.deepEqual(pairs(a, '--bind'), ['/home/u/proj /home/u/proj'], 'nothing of Airlock is bound writable');
+    assert.ok(pairs(a, '--setenv').includes('AIRLOCK_REQUEST_SOCK /run/airlock/tasks/t1/request.sock'));
+    assert.ok(pairs(a, '--setenv').includes('SSH_AUTH_SOCK /run/airlock/tasks/t1/agent.sock'));
+    assert.ok(pairs(a, '--setenv').includes('AIRLOCK_TASK t1'));
+    for (const v of ['AIRLOCK_HOME', 'AIRLOCK_TASK_TOKEN']) assert.ok(a.join(' ').includes(`--unsetenv ${v}`), v);
+    // No task: nothing of Airlock at all, and no variable pointing at it.
+    const none = bwrapArgs(spec({ task: null }), probe);
+    assert.ok(!none.join(' ').includes('/run/airlock/tasks'));
+    for (const v of ['AIRLOCK_REQUEST_SOCK', 'SSH_AUTH_SOCK', 'AIRLOCK_TASK']) assert.ok(none.join(' ').includes(`--unsetenv ${v}`), v);
+    // A task directory that is not there (the task ended): nothing bound.
+    const gone = bwrapArgs(spec({ task: { id: 't2', dir: '/run/airlock/tasks/t2' } }), probe);
+    assert.ok(!gone.join(' ').includes('/run/airlock/tasks/t2 '));
   });
 
   test("Airlock's own directory is hidden even inside the workspace", () => {
@@ -70,17 +80,7 @@ describe('bwrap arguments', () => {
   });
 });
 
-describe('MCP annotations and resources', () => {
-  test('annotations → action', () => {
-    assert.equal(mcpActionFromAnnotations({ readOnlyHint: true }, true), 'read');
-    assert.equal(mcpActionFromAnnotations({ readOnlyHint: true, openWorldHint: true }, true), 'transfer');
-    assert.equal(mcpActionFromAnnotations({ destructiveHint: true }, true), 'delete');
-    assert.equal(mcpActionFromAnnotations({}, true), 'write');
-    assert.equal(mcpActionFromAnnotations(null, true), 'write');
-    assert.equal(mcpActionFromAnnotations({ readOnlyHint: 'yes' }, true), 'write', 'only a real true counts');
-    assert.equal(mcpActionFromAnnotations({ readOnlyHint: true }, false), 'execute');
-  });
-
+describe('MCP resources', () => {
   test('resources from common argument names', () => {
     assert.deepEqual(mcpResources({ path: 'a.txt', url: 'https://Api.Example.com/x', paths: ['/b', '/c'] }, '/w'), ['/w/a.txt', '/b', '/c', 'api.example.com']);
     assert.deepEqual(mcpResources('nope'), []);
@@ -103,16 +103,13 @@ describe('line framing', () => {
   });
 });
 
-describe('which SSH socket the sandbox sees', () => {
+describe('which task directory the sandbox sees', () => {
   const env = { AIRLOCK_HOME: '/run/al' };
-  const all = () => true;
-  test("the task's own socket, or SSH_AUTH_SOCK only when it is a task socket", () => {
-    assert.equal(taskSshSocket(env, 't_abc', all), '/run/al/tasks/t_abc/agent.sock');
-    assert.equal(taskSshSocket({ ...env, SSH_AUTH_SOCK: '/run/al/tasks/t_x/agent.sock' }, undefined, all), '/run/al/tasks/t_x/agent.sock');
-    assert.equal(taskSshSocket({ ...env, SSH_AUTH_SOCK: '/run/al/agent.sock' }, undefined, all), null, 'not the main agent socket');
-    assert.equal(taskSshSocket({ ...env, SSH_AUTH_SOCK: '/tmp/ssh-XXXX/agent.123' }, undefined, all), null, 'not a foreign agent');
-    assert.equal(taskSshSocket(env, '..', all), null, 'no path tricks through the task id');
-    assert.equal(taskSshSocket({ ...env, SSH_AUTH_SOCK: '/run/al/tasks/../agent.sock' }, undefined, all), null);
-    assert.equal(taskSshSocket(env, 't_gone', () => false), null);
+  test("the task's directory under the runtime dir, or the one AIRLOCK_REQUEST_SOCK names for that task", () => {
+    assert.equal(taskSocketDir(env, 't_abc'), '/run/al/tasks/t_abc');
+    assert.equal(taskSocketDir({ AIRLOCK_REQUEST_SOCK: '/x/tasks/t_abc/request.sock' }, 't_abc'), '/x/tasks/t_abc', 'nested: the path the env names');
+    assert.equal(taskSocketDir({ ...env, AIRLOCK_REQUEST_SOCK: '/x/tasks/t_other/request.sock' }, 't_abc'), '/run/al/tasks/t_abc', 'another task\'s socket is not taken');
+    assert.equal(taskSocketDir(env, '..'), null, 'no path tricks through the task id');
+    assert.equal(taskSocketDir(env, 't_a/../../x'), null);
   });
 });

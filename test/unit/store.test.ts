@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS, migrate, schemaVersion, Store, ftsQuery, type NewEvent } from '../../main/store';
+import { GENESIS, rowHash } from '../../main/store/chain';
 
 function tmpDb(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'al-store-')), 'airlock.db');
@@ -161,7 +162,100 @@ test('migration 005: the search index mark starts at the last event; events afte
   migrate(db, 4);
   db.prepare(`INSERT INTO events (id, ts, source, tool, action, resources, summary, risk_level, risk_reasons, decision, decided_by, reason, prev_hash, hash)
     VALUES (1, 1, 'api', 'deploy', 'execute', '[]', 'never indexed before', 'medium', '[]', 'allow', 'human', 'ok', 'x', 'y')`).run();
-  assert.deepEqual(migrate(db), [5]);
+  assert.deepEqual(migrate(db, 5), [5]);
   assert.equal((db.prepare('SELECT upto FROM search_index_mark').get() as { upto: number }).upto, 1);
   assert.equal(db.prepare("SELECT rowid FROM events_fts WHERE events_fts MATCH 'indexed'").all().length, 1, 'rebuilt');
+});
+
+test('migration 006: grants keep a condition and a set of actions; learned MCP tools are kept per server', () => {
+  const file = tmpDb();
+  const db = new Database(file);
+  migrate(db, 5);
+  db.prepare(`INSERT INTO grants (id, task, source, tool, action, resource, key, effect, expires_at, uses_left, forwarded, note, created_at, created_by)
+    VALUES ('g_old', NULL, '*', 'x', 'write', '**', NULL, 'allow', NULL, NULL, 0, NULL, 1, 'human')`).run();
+  assert.deepEqual(migrate(db, 6), [6]);
+  migrate(db);
+  db.close();
+  const s = new Store(file);
+  assert.equal(s.getGrant('g_old')!.when, null, 'an old grant has no condition');
+  const g = { ...s.getGrant('g_old')!, id: 'g_new', action: ['write', 'delete'] as ['write', 'delete'], when: 'args.amount <= 50' };
+  s.insertGrant(g);
+  assert.deepEqual(s.getGrant('g_new')!.action, ['write', 'delete']);
+  assert.equal(s.getGrant('g_new')!.when, 'args.amount <= 50');
+  assert.equal(s.getMcpTool('gmail', 'send'), null);
+  s.putMcpTools('gmail', [{ name: 'send', annotations: { openWorldHint: true }, description: 'Sends a mail' }], 5);
+  s.putMcpTools('other', [{ name: 'send', annotations: { readOnlyHint: true }, description: null }], 6);
+  assert.deepEqual(s.getMcpTool('gmail', 'send'), { annotations: { openWorldHint: true }, description: 'Sends a mail', learnedAt: 5 });
+  s.putMcpTools('gmail', [{ name: 'send', annotations: null, description: null }], 7);
+  assert.deepEqual(s.getMcpTool('gmail', 'send'), { annotations: null, description: null, learnedAt: 7 }, 'one row per server and tool');
+  assert.deepEqual(s.getMcpTool('other', 'send')!.annotations, { readOnlyHint: true });
+  s.close();
+});
+
+test('migration 007: remotes, the remote of events (in the chain) and grants, and stored keys\' last use', () => {
+  const file = tmpDb();
+  const db = new Database(file);
+  migrate(db, 6);
+  // A row written before 007, hashed the way it was then (no remote column).
+  const cols = {
+    id: 1, ts: 1, task: null, source: 'api', tool: 'deploy', action: 'execute', resource: null, resources: '[]', summary: 'old row',
+    args: null, cwd: null, process: null, ssh: null, risk_level: 'medium', risk_reasons: '[]', decision: 'allow', decided_by: 'human',
+    grant_id: null, scope: null, reason: 'ok', remote: null,
+  };
+  const old: Record<string, unknown> = { ...cols };
+  delete old.remote;
+  const hash = rowHash(GENESIS, cols);
+  db.prepare(`INSERT INTO events (id, ts, task, source, tool, action, resource, resources, summary, args, cwd, process, ssh, risk_level,
+    risk_reasons, decision, decided_by, grant_id, scope, reason, prev_hash, hash) VALUES (@id, @ts, @task, @source, @tool, @action, @resource,
+    @resources, @summary, @args, @cwd, @process, @ssh, @risk_level, @risk_reasons, @decision, @decided_by, @grant_id, @scope, @reason, @prev_hash, @hash)`)
+    .run({ ...old, prev_hash: GENESIS, hash });
+  db.prepare('INSERT INTO chain_head (one, id, hash) VALUES (1, 1, ?)').run(hash);
+  db.prepare(`INSERT INTO grants (id, task, source, tool, action, resource, key, effect, expires_at, uses_left, forwarded, note, created_at, created_by)
+    VALUES ('g_old', NULL, '*', 'x', 'write', '**', NULL, 'allow', NULL, NULL, 0, NULL, 1, 'human')`).run();
+  assert.deepEqual(migrate(db, 7), [7]);
+  db.close();
+
+  const s = new Store(file);
+  assert.equal(s.verifyChain().ok, true, 'rows from before 007 still verify');
+  assert.equal(s.getEvent(1)!.remote, null);
+  assert.equal(s.getGrant('g_old')!.remote, null, 'old grants are local-only');
+  const remote = { name: 'build', via: 'ssh me@build:22 (pid 7)' };
+  const e2 = s.appendEvent(ev(2, { remote }));
+  assert.deepEqual(s.getEvent(e2.id)!.remote, remote);
+  s.insertGrant({ ...s.getGrant('g_old')!, id: 'g_remote', remote: 'build' });
+  assert.equal(s.getGrant('g_remote')!.remote, 'build');
+  assert.equal(s.verifyChain().ok, true);
+  // Clearing the remote of a remote row is tampering like any other edit.
+  s.db.prepare('UPDATE events SET remote = NULL WHERE id = ?').run(e2.id);
+  const v = s.verifyChain();
+  assert.equal(v.ok, false);
+  assert.equal(v.firstBad?.id, e2.id);
+
+  assert.deepEqual(s.listRemotes(), []);
+  assert.equal(s.addRemote('build', 5).createdAt, 5);
+  assert.equal(s.addRemote('build', 9).createdAt, 5, 'adding again keeps the first');
+  assert.deepEqual(s.listRemotes(), [{ name: 'build', createdAt: 5 }]);
+  assert.equal(s.removeRemote('build'), true);
+  assert.equal(s.removeRemote('build'), false);
+
+  s.touchKey('SHA256:k', 10);
+  s.touchKey('SHA256:k', 8);
+  assert.deepEqual([...s.keyUsage()], [['SHA256:k', 10]], 'last use only moves forward');
+  s.forgetKey('SHA256:k');
+  assert.equal(s.keyUsage().size, 0);
+  s.close();
+});
+
+test('migration 008: tasks keep only a hash of their token; tasks from before have none (nothing can act as them)', () => {
+  const db = new Database(':memory:');
+  migrate(db, 7);
+  db.prepare(`INSERT INTO tasks (id, name, cwd, created_at, ended_at, ssh_auth_sock) VALUES ('t_old', 'old', NULL, 1, NULL, NULL)`).run();
+  assert.deepEqual(migrate(db, 8), [8]);
+  assert.equal((db.prepare('SELECT token_hash FROM tasks WHERE id = ?').get('t_old') as { token_hash: string | null }).token_hash, null);
+  const s = new Store(tmpDb());
+  s.insertTask({ id: 't_new', name: 'n', cwd: null, createdAt: 1, endedAt: null, sshAuthSock: null }, 'ab'.repeat(32));
+  assert.equal(s.taskTokenHash('t_new'), 'ab'.repeat(32));
+  assert.equal(s.taskTokenHash('t_missing'), null);
+  assert.ok(!('tokenHash' in s.getTask('t_new')!) && !JSON.stringify(s.listTasks(true)).includes('abab'), 'the hash never leaves the store in a Task');
+  s.close();
 });

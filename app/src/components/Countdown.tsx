@@ -1,8 +1,14 @@
-// The visible countdown to the default-deny timeout of a prompt.
-import { useEffect, useState } from 'react';
+// The visible countdown to the default-deny timeout of a prompt. For the prompt on
+// screen it is also spoken, at 30 s and 10 s left (a per-second live region would talk
+// over everything else).
+import { useEffect, useRef, useState } from 'react';
+import { useAnnounce } from './Announcer';
 
-export function Countdown({ createdAt, expiresAt }: { createdAt: number; expiresAt: number }) {
+const SPOKEN_AT = [30, 10];
+
+export function Countdown({ createdAt, expiresAt, announce = false }: { createdAt: number; expiresAt: number; announce?: boolean }) {
   const [now, setNow] = useState(() => Date.now());
+  const spoken = useRef(new Set<number>());
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 250);
     return () => clearInterval(t);
@@ -11,6 +17,16 @@ export function Countdown({ createdAt, expiresAt }: { createdAt: number; expires
   const left = Math.max(0, expiresAt - now);
   const secs = Math.ceil(left / 1000);
   const urgent = secs <= 10;
+  useEffect(() => {
+    if (!announce) return;
+    for (const at of SPOKEN_AT) {
+      // Only when the count passes the mark, not for a prompt that was already past it.
+      if (secs === at && !spoken.current.has(at)) {
+        spoken.current.add(at);
+        useAnnounce.getState().say(`${at} seconds left to answer; then the request is denied.`);
+      }
+    }
+  }, [secs, announce]);
   return (
     <div className={`countdown${urgent ? ' urgent' : ''}`} role="timer" aria-live="off" data-testid="countdown">
       <div className="countdown-text">

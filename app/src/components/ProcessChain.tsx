@@ -1,5 +1,6 @@
 import type { ProcessInfo } from '../../../preload/types';
 import { processChain } from '../format';
+import { V, vis } from './Visible';
 
 /** `claude → bash → git → ssh`, each step with its full command line on hover. */
 export function ProcessChain({ process }: { process: ProcessInfo }) {
@@ -9,8 +10,8 @@ export function ProcessChain({ process }: { process: ProcessInfo }) {
       {chain.map(({ name, node }, i) => (
         <span key={`${node.pid}-${i}`}>
           {i > 0 && <span className="arrow"> → </span>}
-          <span className="proc" title={`pid ${node.pid}: ${node.argv.join(' ') || node.exe || ''}`}>
-            {name}
+          <span className="proc" title={`pid ${node.pid}: ${vis(node.argv.join(' ') || node.exe || '')}`}>
+            <V text={name} />
           </span>
         </span>
       ))}

@@ -1,5 +1,7 @@
 // One subscription to the core's push side, fanned out to the stores.
 import { airlock, onConnectionState } from '../bridge';
+import { useAnnounce } from '../components/Announcer';
+import { useConnection } from './connection-store';
 import { useHistory } from './history-store';
 import { useLists } from './lists-store';
 import { usePending } from './pending-store';
@@ -10,6 +12,7 @@ export function wireNotifications(): () => void {
     switch (n.method) {
       case 'pending.added':
         usePending.getState().added(n.params);
+        useAnnounce.getState().say(`New request waiting for you: ${n.params.risk.level} risk, ${n.params.action}: ${n.params.summary || n.params.tool}`, true);
         break;
       case 'pending.resolved':
         usePending.getState().resolved(n.params.id);
@@ -29,15 +32,23 @@ export function wireNotifications(): () => void {
     }
   });
   // After a web socket reconnect, whatever happened meanwhile was not pushed: reload.
+  // While it is down, the prompts on screen are expired: the daemon denies what it cannot
+  // deliver, so no button may pretend otherwise (issue 11: honest states).
   let first = true;
   const offState = onConnectionState((s) => {
-    if (s !== 'open') return;
+    useConnection.getState().set(s);
+    if (s !== 'open') {
+      usePending.getState().lost();
+      return;
+    }
     if (first) {
       first = false;
       return;
     }
     void attempt('Reload failed', () => usePending.getState().load());
     void attempt('Reload failed', () => useHistory.getState().reload());
+    void useLists.getState().loadGrants().catch(() => {});
+    void useLists.getState().loadTasks().catch(() => {});
   });
   return () => {
     off();

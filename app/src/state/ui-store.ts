@@ -5,7 +5,9 @@ import type { HistoryEvent } from '../../../preload/types';
 export const VIEWS = ['pending', 'history', 'grants', 'tasks', 'keys', 'settings'] as const;
 export type View = (typeof VIEWS)[number];
 
-export type Toast = { id: number; kind: 'info' | 'error'; text: string };
+/** An action offered on a toast, e.g. Undo for a grant just made. */
+export type ToastAction = { label: string; run(): void | Promise<void> };
+export type Toast = { id: number; kind: 'info' | 'error'; text: string; action?: ToastAction };
 
 type UiState = {
   view: View;
@@ -13,7 +15,7 @@ type UiState = {
   /** An event to open in History's detail pane (from a task's timeline). */
   focusEvent: HistoryEvent | null;
   show(view: View): void;
-  toast(text: string, kind?: Toast['kind']): void;
+  toast(text: string, kind?: Toast['kind'], action?: ToastAction): void;
   dismiss(id: number): void;
   openEvent(e: HistoryEvent): void;
 };
@@ -25,10 +27,11 @@ export const useUi = create<UiState>((set, get) => ({
   toasts: [],
   focusEvent: null,
   show: (view) => set({ view }),
-  toast: (text, kind = 'info') => {
+  toast: (text, kind = 'info', action) => {
     const id = nextToast++;
-    set({ toasts: [...get().toasts, { id, kind, text }].slice(-4) });
-    setTimeout(() => get().dismiss(id), kind === 'error' ? 8000 : 3000);
+    set({ toasts: [...get().toasts, { id, kind, text, ...(action ? { action } : {}) }].slice(-4) });
+    // A toast with an action (Undo) stays long enough to use it.
+    setTimeout(() => get().dismiss(id), kind === 'error' || action ? 10_000 : 3000);
   },
   dismiss: (id) => set({ toasts: get().toasts.filter((t) => t.id !== id) }),
   openEvent: (e) => set({ view: 'history', focusEvent: e }),

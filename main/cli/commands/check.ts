@@ -2,8 +2,14 @@ import type { Command } from 'commander';
 import { ACTIONS, SOURCES } from '../../contract/common';
 import type { AgentAnswer } from '../../contract/agent';
 import { AirlockRpcError } from '../../client/rpc-client';
+import { taskTokenFor } from '../../client';
 import { EXIT } from '../exit-codes';
 import { CliError, connectAgent, printJson } from '../util';
+
+const withTaskToken = (task: string): { token?: string } => {
+  const token = taskTokenFor(task);
+  return token ? { token } : {};
+};
 
 export function registerCheck(program: Command): void {
   program
@@ -14,7 +20,7 @@ export function registerCheck(program: Command): void {
     .option('-r, --resource <resource...>', 'what it acts on (path, host, URL); repeat for several')
     .option('-s, --summary <text>', 'one readable line for the prompt')
     .option('--source <source>', `one of ${SOURCES.join(', ')}`, 'api')
-    .option('--task <id>', 'the task this belongs to (see `airlock task start`)', process.env.AIRLOCK_TASK)
+    .option('--task <id>', 'the task this belongs to (see `airlock task start`; its token comes from AIRLOCK_TASK_TOKEN, or give the token here)', process.env.AIRLOCK_TASK)
     .option('--cwd <dir>', 'working directory', process.cwd())
     .option('--json', 'print the answer as JSON')
     .addHelpText('after', '\nExample:\n  airlock check -a write -t fs.write -r "$PWD/src/app.ts" -s "write src/app.ts" && echo allowed')
@@ -28,7 +34,8 @@ export function registerCheck(program: Command): void {
           action: o.action,
           ...(o.resource?.length ? { resource: o.resource[0], resources: o.resource } : {}),
           summary: o.summary ?? `${o.action} ${o.tool}${o.resource ? ' ' + o.resource.join(' ') : ''}`,
-          ...(o.task ? { task: o.task } : {}),
+          // On the shared socket a task needs its token (AIRLOCK_TASK_TOKEN, or --task TOKEN).
+          ...(o.task ? { task: o.task, ...withTaskToken(o.task) } : {}),
           cwd: o.cwd,
         });
       } catch (e) {

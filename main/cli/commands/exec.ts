@@ -9,7 +9,7 @@ export function registerExec(program: Command): void {
     .description('ask Airlock, then run a command (sudo for agents): exits with its code, or 126 when denied')
     .argument('[cmd...]', 'the command and its arguments, after --')
     .option('--task <id>', 'the task this belongs to', process.env.AIRLOCK_TASK)
-    .option('--sandbox', 'run under bubblewrap: cwd read-write, system read-only, no home, no network unless the command is an approved transfer or the task holds a transfer grant')
+    .option('--sandbox', 'run under bubblewrap: cwd read-write, system read-only, no home, no network; with --task, its way out is the task\'s egress proxy, where every new destination asks')
     .option('--timeout <seconds>', 'kill the command after this many seconds (exit 124)')
     .option('--cwd <dir>', 'working directory', process.cwd())
     .option('--shell', 'CMD is shell text run by /bin/sh -c (pipes, &&, redirections)')

@@ -7,10 +7,10 @@ export function describeGrant(g: Grant): string[] {
   return [
     g.id,
     g.effect,
-    g.action,
+    Array.isArray(g.action) ? g.action.join(',') : g.action,
     g.tool,
-    g.resource,
-    g.task ?? 'any task',
+    g.resource + (g.when ? ` when ${g.whenText ?? g.when}` : ''),
+    g.remote ? `${g.task ?? 'any task'} @${g.remote}` : (g.task ?? 'any task'),
     g.expiresAt ? fmtTime(g.expiresAt) : 'never',
     g.usesLeft === null ? '∞' : String(g.usesLeft),
   ];
@@ -32,7 +32,7 @@ export function registerGrants(program: Command): void {
   grants
     .command('add')
     .description('create a grant (deny beats allow; a critical request still asks)')
-    .requiredOption('-a, --action <action>', `${ACTIONS.join('|')}|*`)
+    .requiredOption('-a, --action <action>', `${ACTIONS.join('|')}|* (several: write,delete)`)
     .option('-t, --tool <glob>', 'tool pattern', '*')
     .option('-r, --resource <glob>', 'resource pattern (paths: * stays in a directory, ** crosses)', '**')
     .option('--source <glob>', 'source pattern (api, exec, claude-code, mcp, ssh)', '*')
@@ -43,11 +43,14 @@ export function registerGrants(program: Command): void {
     .option('--uses <n>', 'number of uses', (v) => Number(v))
     .option('--forwarded', 'SSH: also match forwarded agent requests')
     .option('--note <text>', 'why this grant exists')
+    .option('--remote <name>', 'requests from this remote only (airlock remote); without it an allow grant is for this machine only')
+    .option('--when <cel>', "condition over the request's arguments (CEL), e.g. 'args.amount <= 50 && args.to in [\"alice@example.com\"]'")
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExamples:\n  airlock grants add -a write -t Write -r "$PWD/src/**" --task t_abc\n  airlock grants add -a delete --deny -r "/home/me/mail/**" --note "never delete my mail"')
+    .addHelpText('after', '\nExamples:\n  airlock grants add -a write -t Write -r "$PWD/src/**" --task t_abc\n  airlock grants add -a delete --deny -r "/home/me/mail/**" --note "never delete my mail"\n  airlock grants add -a write -t "payments/pay" --when \'args.amount <= 50 && args.to in ["alice@example.com"]\'\n  airlock grants add -a write,delete,transfer,execute --deny -t "gmail/*" --note "gmail: never change anything"')
     .action(async (o: Record<string, string | number | boolean | undefined>) => {
+      const action = typeof o.action === 'string' && o.action.includes(',') ? o.action.split(',').map((a) => a.trim()) : o.action;
       const spec = {
-        action: o.action,
+        action,
         tool: o.tool,
         resource: o.resource,
         source: o.source,
@@ -57,7 +60,9 @@ export function registerGrants(program: Command): void {
         ...(o.expires ? { expiresAt: Date.now() + parseDuration(String(o.expires)) * 1000 } : {}),
         ...(o.uses !== undefined ? { uses: o.uses } : {}),
         ...(o.forwarded ? { forwarded: true } : {}),
+        ...(o.remote ? { remote: o.remote } : {}),
         ...(o.note ? { note: o.note } : {}),
+        ...(o.when !== undefined ? { when: o.when } : {}),
       };
       const { grant } = await callUi<{ grant: Grant }>('grants.create', spec);
       if (o.json) return printJson(grant);

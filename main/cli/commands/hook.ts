@@ -27,4 +27,14 @@ export function registerHook(program: Command): void {
       const { runClaudeCodeHook } = require('../../integrations/claude-code/hook') as typeof import('../../integrations/claude-code/hook');
       await runClaudeCodeHook();
     });
+  hook
+    .command('command-wrapper')
+    .description("print the quote-safe command template for assistants that run shell text through one ({command}), e.g. nanobot's tools.exec.commandWrapper")
+    .option('--airlock <path>', 'how the assistant reaches airlock', 'airlock')
+    .option('--args <flags>', 'extra flags for airlock exec, e.g. "--sandbox --task $AIRLOCK_TASK"', '')
+    .addHelpText('after', '\nThe recipe and why it is safe: docs/command-wrapper.md')
+    .action((o: { airlock: string; args: string }) => {
+      const { commandWrapperTemplate } = require('../../integrations/exec/wrapper') as typeof import('../../integrations/exec/wrapper');
+      process.stdout.write(commandWrapperTemplate(o.airlock, o.args) + '\n');
+    });
 }

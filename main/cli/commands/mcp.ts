@@ -6,7 +6,7 @@ export function registerMcp(program: Command): void {
     .command('mcp')
     .description('stdio MCP proxy: runs SERVER and asks Airlock before every tools/call (denied → isError result)')
     .argument('[server...]', 'the MCP server command, after --')
-    .option('--task <id>', 'the task the calls belong to', process.env.AIRLOCK_TASK)
+    .option('--task <id>', 'join this task instead of starting one for the session', process.env.AIRLOCK_TASK)
     .option('--name <name>', 'label of this server in requests and grants (NAME/TOOL); default: from the command')
     .addHelpText(
       'after',
@@ -15,8 +15,13 @@ Example (an MCP client's server entry):
   "filesystem": { "command": "airlock", "args": ["mcp", "--name", "filesystem", "--",
                   "npx", "-y", "@modelcontextprotocol/server-filesystem", "/work"] }
 
-Actions come from the tool annotations in tools/list (readOnlyHint → read, openWorldHint →
-transfer, destructiveHint → delete, else write); pin one with the mcpToolActions setting.
+Every session is a task named "mcp: NAME" that ends with the session (so "allow for this
+task" lasts as long as the session); --task joins an existing task instead.
+Actions come from the tool annotations in tools/list: readOnlyHint → read; not read-only →
+write; delete only when the tool's name or description says it removes something;
+openWorldHint with a URL/recipient/host argument → transfer; destructiveHint on a write
+raises the risk. What the proxy learns is kept, so the Claude Code hook's mcp__NAME__TOOL
+calls get the same action. Pin a tool's action with the mcpToolActions setting.
 Exits with the server's exit code.`,
     )
     .action(async (server: string[], o: { task?: string; name?: string }) => {
@@ -25,19 +30,32 @@ Exits with the server's exit code.`,
       const { McpProxy } = require('../../integrations/mcp/proxy') as typeof import('../../integrations/mcp/proxy');
       const { AirlockClient, defaultRequestSocket } = require('../../client') as typeof import('../../client');
       let client: import('../../client').AirlockClient | null = null;
-      const ask: import('../../integrations/mcp/proxy').McpProxyOptions['ask'] = async (req) => {
+      const withClient = async <T>(fn: (c: import('../../client').AirlockClient) => Promise<T>): Promise<T> => {
         for (let attempt = 0; ; attempt++) {
           try {
             client ??= await AirlockClient.connect(defaultRequestSocket());
-            return await client.ask(req);
+            return await fn(client);
           } catch (e) {
             // A dropped connection is retried once on a fresh one; a real answer error is not.
             const dropped = /closed|ECONNRESET|EPIPE/.test((e as Error).message);
-            client?.close();
-            client = null;
+            if (dropped) {
+              client?.close();
+              client = null;
+            }
             if (!dropped || attempt > 0) throw e;
           }
         }
+      };
+      const ask: import('../../integrations/mcp/proxy').McpProxyOptions['ask'] = (req) => withClient((c) => c.ask(req));
+      // Every session is a task (`mcp: NAME`), ended with the session; --task joins one instead.
+      const session: import('../../integrations/mcp/proxy').McpSessionHooks = {
+        startTask: (name, cwd) => withClient((c) => c.startTask({ name, cwd })),
+        endTask: async (task) => {
+          await withClient((c) => c.endTask(task));
+        },
+        learn: async (server, tools) => {
+          await withClient((c) => c.rpc.call('mcp.tools', { server, tools }));
+        },
       };
       const proxy = new McpProxy({
         serverArgv: server,
@@ -48,6 +66,7 @@ Exits with the server's exit code.`,
         input: process.stdin,
         output: process.stdout,
         ask,
+        session,
         log: (line) => process.stderr.write(`airlock mcp: ${line}\n`),
       });
       for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => proxy.signal(sig));

@@ -2,32 +2,37 @@ import type { Command } from 'commander';
 import type { Task } from '../../contract/approver';
 import { callUi, CliError, connectAgent, fmtTime, printJson, table } from '../util';
 import { AirlockRpcError } from '../../client/rpc-client';
+import type { TaskStarted } from '../../client';
 import { EXIT } from '../exit-codes';
 
 export function registerTask(program: Command): void {
   const task = program.command('task').description('start, end and list tasks (a task owns its grants and its SSH socket)');
   task
     .command('start <name>')
-    .description('start a task; prints its id and, with --env, shell exports for AIRLOCK_TASK and SSH_AUTH_SOCK')
+    .description('start a task; prints its id and, with --env, shell exports for AIRLOCK_TASK, AIRLOCK_TASK_TOKEN and SSH_AUTH_SOCK')
     .argument('[agent...]', 'after --: run this agent as the task (ends the task when it exits)')
     .option('--cwd <dir>', 'the task working directory', process.cwd())
     .option('--env', 'print `export …` lines for eval')
     .option('--json', 'print JSON')
     .option('--sandbox', 'with an agent: run it under bubblewrap (workspace, request.sock and its SSH socket only)')
-    .option('--network', 'with an agent: ask the human for a transfer grant at start; the sandbox has network only if granted')
+    .option('--network', 'with an agent: ask the human at start for a transfer grant, which then covers every destination of its egress proxy')
+    .option('--secret <name...>', "secrets the task uses: its sandbox sees a placeholder, the egress proxy injects the value on the secret's hosts")
     .option('--ro <path...>', 'with --sandbox: extra paths visible read-only')
     .addHelpText('after', '\nExamples:\n  eval "$(airlock task start "fix CI" --env)"\n  airlock task start "fix CI" --sandbox -- claude')
-    .action(async (name: string, agent: string[], o: { cwd: string; env?: boolean; json?: boolean; sandbox?: boolean; network?: boolean; ro?: string[] }) => {
+    .action(async (name: string, agent: string[], o: { cwd: string; env?: boolean; json?: boolean; sandbox?: boolean; network?: boolean; secret?: string[]; ro?: string[] }) => {
       if (agent.length > 0 || o.sandbox) {
         const { runTaskAgentCli } = require('./task-agent') as typeof import('./task-agent');
         return runTaskAgentCli(name, agent, o);
       }
       const c = await connectAgent();
       try {
-        const r = await c.call<{ task: string; sshAuthSock: string | null; grants: string[] }>('task.start', { name, cwd: o.cwd });
+        const r = await c.call<TaskStarted>('task.start', { name, cwd: o.cwd, ...(o.secret?.length ? { secrets: o.secret } : {}) });
         if (o.json) printJson(r);
         else if (o.env) {
+          // The token, not the id, acts as the task on the shared request.sock; our clients
+          // (exec, check, mcp, the hook, airlock/client) send it beside AIRLOCK_TASK.
           process.stdout.write(`export AIRLOCK_TASK=${r.task}\n`);
+          process.stdout.write(`export AIRLOCK_TASK_TOKEN=${r.token}\n`);
           if (r.sshAuthSock) process.stdout.write(`export SSH_AUTH_SOCK=${r.sshAuthSock}\n`);
         } else process.stdout.write(`${r.task}\n`);
       } catch (e) {

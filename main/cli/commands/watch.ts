@@ -1,174 +1,428 @@
-// `airlock watch`: the terminal approver for machines without a desktop. Pending
-// prompts appear live with their countdown; one key answers each.
+// `airlock watch`: the terminal approver for machines without a desktop (issue 11 item 10).
+// - One prompt in front at a time, with a "1 of N" queue the human moves through on
+//   purpose (j/k, ↑/↓). A new request joins the queue; it never takes the screen.
+// - Every key acts on the prompt on screen, by id. Whenever that prompt changes (moved,
+//   answered, gone), keys are ignored for half a second: a key pressed twice cannot answer
+//   a second prompt the human has not seen.
+// - Only the choices the prompt allows (shared/prompt-choices: critical = deny or once,
+//   high = no always, no task = no [t]); "always" needs a second, deliberate key (y).
+// - The alternate screen with a fixed header; a frame is written only when it changed,
+//   in place (no clearing, no scrollback flooding). Agent text is shown escaped.
+// - When the daemon goes away the prompts shown are gone (the daemon denied them); watch
+//   says so and reconnects by itself.
 import type { Command } from 'commander';
-import type { Prompt } from '../../contract/approver';
+import type { RpcClient } from '../../client/rpc-client';
+import type { Prompt, PromptGrant } from '../../contract/approver';
 import { describeTree } from '../../os/peer';
+import { visible } from '../../../shared/display-text';
+import { allowedChoices, literalOf, type Choice } from '../../../shared/prompt-choices';
 import { connectUi } from '../util';
 
-type Choice = { decision: 'allow' | 'deny'; scope: 'once' | 'task' | 'duration' | 'always'; label: string; durationSec?: number; suggested?: boolean };
-const KEYS: Record<string, Choice> = {
-  d: { decision: 'deny', scope: 'once', label: 'denied' },
-  o: { decision: 'allow', scope: 'once', label: 'allowed once' },
-  t: { decision: 'allow', scope: 'task', label: 'allowed for this task', suggested: true },
-  T: { decision: 'allow', scope: 'task', label: 'allowed for this task (exactly this)' },
-  m: { decision: 'allow', scope: 'duration', durationSec: 15 * 60, label: 'allowed for 15 minutes' },
-  a: { decision: 'allow', scope: 'always', label: 'allowed always' },
-};
-/** Keystrokes within this long of a prompt appearing are ignored (meant for another window). */
+/** Keystrokes within this long of a prompt coming on screen are ignored. */
 const GUARD_MS = 500;
+const RECONNECT_MS = 1000;
+/** Lines of the literal command shown before "(+N more lines)". */
+const LITERAL_LINES = 6;
+
+type Decide = { decision: 'allow' | 'deny'; scope: 'once' | 'task' | 'duration' | 'always'; durationSec?: number; pattern?: { tool: string; resource?: string }; confirmGrants?: number[] };
+
+const ALT_ON = '\x1b[?1049h\x1b[?25l';
+const ALT_OFF = '\x1b[?25h\x1b[?1049l';
+
+/** The task.start grant request: every grant, as structured data (Prompt.grants). */
+const grantSpecs = (p: Prompt): PromptGrant[] | null => (p.tool === 'task.start' && p.grants ? p.grants : null);
+
+/**
+ * One entry per grant a task asks for in task.start, in full (issue 10 item 3): never cut
+ * into a summary or to the terminal's width (a long grant wraps) or height (the grant list
+ * is never shortened). `!` high-impact action, `*` wildcard; a wildcard allow of a
+ * high-impact action says whether it was confirmed (key c), since "o" alone never creates it.
+ */
+export function grantLines(grants: PromptGrant[], confirmed: ReadonlySet<number>, width = Number.MAX_SAFE_INTEGER): string[] {
+  const flagged = grants.filter((g) => g.needsConfirmation).length;
+  const out = [`  grants asked for (${grants.length}; ! high-impact action, * wildcard${flagged ? `; ${flagged} need [c]onfirming one by one, else not created` : ''}):`];
+  for (const g of grants) {
+    const marks = `${g.highImpact ? '!' : ' '}${g.wildcard ? '*' : ' '}`;
+    const limits = [g.key ? `key ${g.key}` : '', g.when ? `when ${g.when}` : '', g.expiresAt !== null ? `until ${new Date(g.expiresAt).toISOString()}` : '', g.uses !== null ? `${g.uses} uses` : '', g.forwarded ? 'forwarded ok' : '']
+      .filter(Boolean)
+      .join(', ');
+    const confirm = g.needsConfirmation ? (confirmed.has(g.index) ? '   [CONFIRMED]' : '   [WILDCARD HIGH-IMPACT: not created unless confirmed with c]') : '';
+    const action = g.action === '*' ? '* (every action)' : Array.isArray(g.action) ? g.action.join(', ') : g.action;
+    const line = visible(`  ${marks} #${String(g.index).padEnd(3)} ${g.effect} ${action} · source ${g.source} · tool ${g.tool} · on ${g.resource}${limits ? ` · ${limits}` : ''}${g.note ? ` · note: ${g.note}` : ''}${confirm}`);
+    const w = Math.max(20, width - 8);
+    out.push(line.slice(0, w));
+    for (let i = w; i < line.length; i += w) out.push(`        ${line.slice(i, i + w)}`);
+  }
+  return out;
+}
+
+function choicesOf(p: Prompt): Choice[] {
+  return grantSpecs(p) ? ['deny', 'once'] : allowedChoices(p);
+}
+
+/** Cuts a (visible, escaped) line to the terminal width so the layout never wraps. */
+function fit(line: string, width: number): string {
+  return line.length > width ? line.slice(0, Math.max(1, width - 1)) + '…' : line;
+}
+
+/** A long text wrapped to the width, at most `max` lines, with what was left out counted. */
+function wrap(text: string, width: number, max: number, indent = '    '): string[] {
+  const w = Math.max(10, width - indent.length);
+  const out: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = visible(raw, { multiline: true }).replace(/\t/g, '  ');
+    for (let i = 0; i < Math.max(1, line.length); i += w) out.push(indent + line.slice(i, i + w));
+  }
+  if (out.length <= max) return out;
+  return [...out.slice(0, max), `${indent}(+${out.length - max} more lines)`];
+}
 
 export function registerWatch(program: Command): void {
   program
     .command('watch')
-    .description('answer prompts in this terminal: [d]eny [o]nce [t]ask (suggested pattern) [T]ask exactly [e]dit pattern, 15 [m]inutes [a]lways, ↑/↓ or j/k to pick, q to quit')
+    .description('answer prompts in this terminal, one at a time: [d]eny [o]nce [t]ask [T]ask exactly [e]dit, 15 [m]inutes, [a]lways then y, [D]eny all of the task; j/k to move through the queue, q to quit')
     .action(async () => {
-      const c = await connectUi();
+      const tty = Boolean(process.stdout.isTTY);
       const prompts = new Map<string, Prompt>();
-      const shownAt = new Map<string, number>();
-      let selected = 0;
+      let currentId: string | null = null;
+      /** When the prompt on screen came on screen: the input guard counts from here. */
+      let onScreenSince = Date.now();
       let status = 'waiting for requests…';
+      let connected = false;
+      let c: RpcClient | null = null;
       /** While editing a pattern for "allow for this task": the text typed so far. */
       let editing: { id: string; text: string } | null = null;
-      const tty = process.stdout.isTTY;
+      /** "Always" waits for its second key (y) on this prompt. */
+      let confirmAlways: string | null = null;
+      /** Per task.start prompt: the wildcard high-impact grants the human confirmed, one by one (key c). */
+      const confirmedGrants = new Map<string, Set<number>>();
+      let lastFrame = '';
+      let quitting = false;
 
-      const list = () => [...prompts.values()].sort((a, b) => a.createdAt - b.createdAt);
-      const render = () => {
+      const list = () => [...prompts.values()].sort((a, b) => a.expiresAt - b.expiresAt || a.createdAt - b.createdAt);
+      const current = () => (currentId ? (prompts.get(currentId) ?? null) : null);
+      /** Puts another prompt on screen and re-arms the guard (it is what a key would act on now). */
+      const show = (id: string | null) => {
+        if (id === currentId) return;
+        currentId = id;
+        onScreenSince = Date.now();
+        editing = null;
+        confirmAlways = null;
+      };
+      const armed = () => Date.now() - onScreenSince >= GUARD_MS;
+
+      const frame = (): string[] => {
+        const width = Math.max(40, process.stdout.columns || 100);
+        const height = Math.max(12, process.stdout.rows || 40);
         const ps = list();
-        if (selected >= ps.length) selected = Math.max(0, ps.length - 1);
-        const out: string[] = [];
-        out.push(`Airlock — ${ps.length} pending   [d]eny [o]nce [t]ask [T]ask exactly [e]dit pattern [m] 15 min [a]lways   ↑↓ pick   q quit`);
-        out.push('');
-        ps.forEach((p, i) => {
+        const p = current();
+        const pos = p ? ps.findIndex((x) => x.id === p.id) + 1 : 0;
+        const head: string[] = [
+          `Airlock watch — ${connected ? `${ps.length} pending` : "can't reach Airlock"}${ps.length ? ` · request ${pos} of ${ps.length}` : ''} · j/k move · q quit`,
+          '─'.repeat(Math.min(width, 100)),
+        ];
+        const body: string[] = [];
+        if (!p) body.push(connected ? '  no pending prompts' : '  (reconnecting…)');
+        else {
           const left = Math.max(0, Math.ceil((p.expiresAt - Date.now()) / 1000));
-          const mark = i === selected ? '>' : ' ';
-          out.push(`${mark} [${p.risk.level.toUpperCase()}] ${p.action} · ${p.tool} · denies in ${left}s`);
-          out.push(`    ${p.summary}`);
-          if (p.resource) out.push(`    resource: ${p.resources.slice(0, 4).join(', ')}${p.resources.length > 4 ? ` (+${p.resources.length - 4})` : ''}`);
+          body.push(`[${p.risk.level.toUpperCase()}] ${p.action} · ${p.tool} · ${p.id} · denies in ${left}s${armed() ? '' : ' · (keys wake up in ½ s)'}`);
+          const specs = grantSpecs(p);
+          if (!specs) {
+            body.push(...wrap(literalOf(p), width, LITERAL_LINES));
+            body.push(`  summary: ${p.summary}`);
+          } else body.push(`  task "${p.taskName ?? p.task}" asks for ${specs.length} standing grant(s), each listed below`);
+          if (p.resource) body.push(`  resource: ${p.resources.slice(0, 4).join(', ')}${p.resources.length > 4 ? ` (+${p.resources.length - 4})` : ''}`);
           if (p.ssh) {
             const where = p.ssh.purpose === 'login' ? `login ${p.ssh.user ?? '?'}@${p.ssh.host ?? p.ssh.hostKey ?? '?'}` : p.ssh.purpose === 'sshsig' ? `sign, namespace ${p.ssh.namespace}` : 'unknown data';
-            out.push(`    ssh: ${where} · key ${p.ssh.keyName ?? ''} ${p.ssh.fingerprint}${p.ssh.forwarded ? ' · FORWARDED' : ''}`);
+            body.push(`  ssh: ${where} · key ${p.ssh.keyName ?? ''} ${p.ssh.fingerprint}${p.ssh.forwarded ? ' · FORWARDED' : ''}`);
           }
-          out.push(`    task: ${p.taskName ?? p.task ?? 'none'}${p.process ? ` · who: ${describeTree(p.process)} (pid ${p.process.pid})` : ''}`);
-          if (p.risk.reasons.length) out.push(`    why: ${p.risk.reasons.join('; ')}`);
-          if (p.nearMiss) out.push(`    asked because: ${p.nearMiss}`);
-          if (p.suggestion) out.push(`    [t] allows for this task: ${p.suggestion.label}   (pattern ${p.suggestion.resource})`);
-          else if (p.task) out.push('    [t] allows exactly this request for this task (no wider pattern is safe)');
-          out.push('');
-        });
-        if (ps.length === 0) out.push('  no pending prompts');
-        out.push('');
-        if (editing) out.push(`pattern for this task (Enter accepts, empty = exactly this request, Esc cancels): ${editing.text}█`);
-        out.push(status);
-        if (tty) process.stdout.write('\x1b[2J\x1b[H' + out.join('\n') + '\n');
-        else process.stdout.write(out.join('\n') + '\n');
+          if (p.remote) body.push(`  FROM REMOTE ${p.remote.name} · via ${p.remote.via}`);
+          body.push(`  task: ${p.taskName ?? p.task ?? 'none'}${p.process ? ` · who: ${describeTree(p.process)} (pid ${p.process.pid})` : ''}`);
+          for (const r of p.risk.reasons) body.push(`  why: ${r}`);
+          if (p.risk.level === 'critical') body.push('  critical: only [o]nce is offered — no grant ever approves this by itself');
+          if (p.nearMiss) body.push(`  asked because: ${p.nearMiss}`);
+          if (p.actionOrigin) body.push(`  action from: ${p.actionOrigin === 'pin' ? 'your pin (mcpToolActions)' : p.actionOrigin === 'annotation' ? "the server's annotations" : 'the tool name only (no annotations seen)'}`);
+          const allowed = choicesOf(p);
+          if (allowed.includes('task')) {
+            if (p.suggestion) body.push(`  [t] allows for this task: ${p.suggestion.label}   (pattern ${p.suggestion.resource})`);
+            else body.push('  [t] allows exactly this request for this task (no wider pattern is safe)');
+          }
+          body.push('');
+          const keys = specs
+            ? [`[d]/Esc refuse`, `[o] accept the grants (unconfirmed wildcard ones excepted)`, ...(specs.some((g) => g.needsConfirmation) ? ['[c] confirm the next wildcard grant'] : [])]
+            : [
+                '[d]/Esc deny',
+                '[o] once',
+                ...(allowed.includes('task') ? ['[t] task', '[T] task exactly', '[e] edit pattern'] : []),
+                ...(allowed.includes('duration') ? ['[m] 15 min'] : []),
+                ...(allowed.includes('always') ? ['[a] always…'] : []),
+                ...(p.task ? [`[D] deny all from this task (${ps.filter((x) => x.task === p.task).length})`] : []),
+              ];
+          body.push(keys.join('  '));
+          if (confirmAlways === p.id) body.push('ALWAYS allow exactly this request, for every task, with no end? press y to confirm, any other key cancels');
+          if (editing) body.push(`pattern for this task (Enter accepts, empty = exactly this request, Esc cancels): ${editing.text}█`);
+        }
+        if (ps.length > 1) {
+          body.push('');
+          body.push('queue:');
+          ps.forEach((x, i) => body.push(`${x.id === currentId ? '>' : ' '} ${i + 1}. [${x.risk.level.toUpperCase()}] ${x.action}: ${x.summary}`));
+        }
+        const foot = ['', status];
+        // A grant request's list is never shortened: it goes last, after the keys, and the
+        // rest of the body gives way (the terminal scrolls if even the list does not fit).
+        const grantList = p && grantSpecs(p) ? grantLines(grantSpecs(p)!, confirmedGrants.get(p.id) ?? new Set(), width) : [];
+        const room = height - head.length - foot.length - grantList.length;
+        const cut = body.length > room ? [...body.slice(0, Math.max(0, room - 1)), `  … (${body.length - Math.max(0, room - 1)} more lines)`] : body;
+        const shown = [...(room > 0 ? cut : []), ...grantList];
+        // Every line may hold agent text: made visible once here, then cut to the width.
+        return [...head, ...shown, ...foot].map((l) => fit(visible(l), width));
       };
 
-      c.onNotification = (method, params) => {
-        if (method === 'pending.added') {
-          const p = params as Prompt;
-          prompts.set(p.id, p);
-          shownAt.set(p.id, Date.now());
-          render();
-        } else if (method === 'pending.resolved') {
-          const r = params as { id: string; reason: string };
-          if (prompts.delete(r.id)) {
-            status = `resolved: ${r.reason}`;
-            render();
+      const render = (force = false) => {
+        if (quitting) return;
+        const lines = frame();
+        const text = lines.join('\n');
+        if (!force && text === lastFrame) return;
+        if (tty) {
+          // In place: home, each line cleared to its end, the rest of the screen cleared.
+          process.stdout.write('\x1b[H' + lines.map((l) => `${l}\x1b[K`).join('\n') + '\x1b[J');
+        } else {
+          // A pipe or log: only what changed, never the countdown ticking.
+          const quiet = text.replace(/denies in \d+s/g, '');
+          if (quiet === lastFrame.replace(/denies in \d+s/g, '') && !force) {
+            lastFrame = text;
+            return;
           }
+          process.stdout.write(text + '\n\n');
         }
+        lastFrame = text;
       };
-      c.onClose = () => {
-        process.stdout.write('\nairlock: the daemon went away\n');
-        process.exit(69);
-      };
-      await c.call('subscribe');
-      const { prompts: initial } = await c.call<{ prompts: Prompt[] }>('pending.list');
-      for (const p of initial) {
+
+      const onAdded = (p: Prompt) => {
         prompts.set(p.id, p);
-        shownAt.set(p.id, Date.now());
-      }
-      render();
-      const ticker = setInterval(render, 1000);
+        // A new request joins the queue; only an empty screen takes it.
+        if (!current()) show(p.id);
+      };
+      const onGone = (id: string) => {
+        confirmedGrants.delete(id);
+        if (!prompts.has(id)) return;
+        const ps = list();
+        const i = ps.findIndex((x) => x.id === id);
+        prompts.delete(id);
+        if (id === currentId) {
+          const rest = list();
+          show(rest[Math.min(i, rest.length - 1)]?.id ?? null);
+        }
+      };
 
-      const decide = async (key: string) => {
-        const choice = KEYS[key];
-        const p = list()[selected];
-        if (!choice || !p) return;
-        if (Date.now() - (shownAt.get(p.id) ?? 0) < GUARD_MS) {
-          status = `ignored "${key}": the prompt appeared less than ${GUARD_MS} ms ago`;
-          return render();
+      const connect = async (): Promise<void> => {
+        for (let attempt = 0; !quitting; attempt++) {
+          try {
+            const conn = await connectUi();
+            conn.onNotification = (method, params) => {
+              if (method === 'pending.added') onAdded(params as Prompt);
+              else if (method === 'pending.resolved') {
+                const r = params as { id: string; reason: string };
+                if (prompts.has(r.id)) status = `resolved ${r.id}: ${r.reason}`;
+                onGone(r.id);
+              } else return;
+              render();
+            };
+            conn.onClose = () => {
+              if (quitting) return;
+              connected = false;
+              c = null;
+              const n = prompts.size;
+              prompts.clear();
+              show(null);
+              status = `can't reach Airlock: the daemon went away${n ? ` and denied the ${n} prompt${n === 1 ? '' : 's'} shown` : ''}; reconnecting…`;
+              render();
+              setTimeout(() => void connect(), RECONNECT_MS);
+            };
+            await conn.call('subscribe');
+            const { prompts: initial } = await conn.call<{ prompts: Prompt[] }>('pending.list');
+            prompts.clear();
+            currentId = null;
+            for (const p of initial) onAdded(p);
+            c = conn;
+            connected = true;
+            if (attempt > 0 || status.startsWith("can't reach")) status = 'connected to Airlock again';
+            render();
+            return;
+          } catch {
+            connected = false;
+            status = "can't reach Airlock (is `airlock serve` running?); retrying every second…";
+            render();
+            await new Promise((r) => setTimeout(r, RECONNECT_MS));
+          }
         }
-        if (choice.scope === 'task' && !p.task) {
-          status = 'this request belongs to no task: use [o]nce, [m]inutes or [a]lways';
-          return render();
-        }
+      };
+
+      const quit = (code: number) => {
+        quitting = true;
+        clearInterval(ticker);
+        c?.close();
+        if (tty) process.stdout.write(ALT_OFF);
+        process.exit(code);
+      };
+
+      if (tty) process.stdout.write(ALT_ON);
+      process.on('SIGTERM', () => quit(0));
+      process.stdout.on('resize', () => render(true));
+      // The countdown; render() writes only when the frame changed.
+      const ticker = setInterval(() => render(), 1000);
+      await connect();
+
+      const send = async (p: Prompt, d: Decide, label: string) => {
+        if (!c) return;
         try {
-          const pattern = choice.suggested && p.suggestion ? { pattern: { tool: p.suggestion.tool, resource: p.suggestion.resource } } : {};
-          await c.call('pending.decide', { id: p.id, decision: choice.decision, scope: choice.scope, ...(choice.durationSec ? { durationSec: choice.durationSec } : {}), ...pattern });
-          prompts.delete(p.id);
-          status = `${choice.label}: ${p.summary}`;
+          await c.call('pending.decide', { id: p.id, ...d });
+          status = `${label} ${p.id}: ${p.summary}`;
+          onGone(p.id);
         } catch (e) {
           status = `error: ${(e as Error).message}`;
         }
         render();
       };
 
-      if (process.stdin.isTTY) process.stdin.setRawMode(true);
-      process.stdin.setEncoding('utf8');
+      /** Whether a key may act now; says why not when it may not. */
+      const mayAct = (key: string): Prompt | null => {
+        const p = current();
+        if (!p || !connected) return null;
+        if (!armed()) {
+          status = `ignored "${key}": the prompt on screen changed less than ${GUARD_MS} ms ago`;
+          render();
+          return null;
+        }
+        return p;
+      };
+
+      const onKey = async (key: string) => {
+        const p = mayAct(key);
+        if (!p) return;
+        const allowed = choicesOf(p);
+        const offer = (ch: Choice): boolean => {
+          if (allowed.includes(ch)) return true;
+          status = ch === 'task' ? 'this request belongs to no task (or its risk allows no grant)' : `"${key}" is not offered for this ${p.risk.level} request`;
+          render();
+          return false;
+        };
+        switch (key) {
+          case 'd':
+          case '\u001b':
+            return send(p, { decision: 'deny', scope: 'once' }, 'denied');
+          case 'o': {
+            const specs = grantSpecs(p);
+            if (!specs) return send(p, { decision: 'allow', scope: 'once' }, 'allowed once');
+            const confirmed = [...(confirmedGrants.get(p.id) ?? [])];
+            const left = specs.filter((g) => g.needsConfirmation && !confirmed.includes(g.index)).map((g) => `#${g.index}`);
+            return send(
+              p,
+              { decision: 'allow', scope: 'once', ...(confirmed.length ? { confirmGrants: confirmed } : {}) },
+              `accepted ${specs.length - left.length} grant(s)${left.length ? ` (NOT created (wildcard, not confirmed): ${left.join(', ')})` : ''} of`,
+            );
+          }
+          case 'c': {
+            // One press confirms one wildcard grant of a high-impact action, after the guard.
+            const specs = grantSpecs(p);
+            if (!specs) return;
+            const set = confirmedGrants.get(p.id) ?? new Set<number>();
+            const next = specs.find((g) => g.needsConfirmation && !set.has(g.index));
+            if (!next) status = 'no wildcard grant left to confirm';
+            else {
+              set.add(next.index);
+              confirmedGrants.set(p.id, set);
+              status = `confirmed #${next.index}: ${next.effect} ${next.action} ${next.tool} on ${next.resource} — [o] to accept`;
+            }
+            return render();
+          }
+          case 't':
+            if (!offer('task')) return;
+            return send(p, { decision: 'allow', scope: 'task', ...(p.suggestion ? { pattern: { tool: p.suggestion.tool, resource: p.suggestion.resource } } : {}) }, 'allowed for this task');
+          case 'T':
+            if (!offer('task')) return;
+            return send(p, { decision: 'allow', scope: 'task' }, 'allowed for this task (exactly this)');
+          case 'e':
+            if (!offer('task')) return;
+            // Prefilled with the suggestion; with none, empty = exactly this request.
+            editing = { id: p.id, text: p.suggestion?.resource ?? '' };
+            return render();
+          case 'm':
+            if (!offer('duration')) return;
+            // Exactly this request for 15 minutes: the suggestion is a task-sized pattern.
+            return send(p, { decision: 'allow', scope: 'duration', durationSec: 15 * 60 }, 'allowed for 15 minutes');
+          case 'a':
+            if (!offer('always')) return;
+            // The second step: y confirms, after a fresh guard; anything else cancels.
+            confirmAlways = p.id;
+            onScreenSince = Date.now();
+            status = 'always? press y to confirm';
+            return render();
+          case 'D': {
+            if (!p.task) {
+              status = 'this request belongs to no task';
+              return render();
+            }
+            const ids = list().filter((x) => x.task === p.task);
+            for (const x of ids) await send(x, { decision: 'deny', scope: 'once' }, 'denied');
+            status = `denied ${ids.length} request${ids.length === 1 ? '' : 's'} from task ${p.taskName ?? p.task}`;
+            return render();
+          }
+        }
+      };
+
       const finishEdit = async (accept: boolean) => {
         const e = editing;
         editing = null;
         const p = e ? prompts.get(e.id) : undefined;
-        if (!accept || !e || !p) {
+        if (!accept || !e || !p || p.id !== currentId) {
           status = 'edit cancelled';
           return render();
         }
-        try {
-          // An empty pattern means exactly this request (the core escapes it).
-          const text = e.text.trim();
-          const pattern = text ? { pattern: { tool: p.suggestion?.tool ?? p.tool, resource: text } } : {};
-          await c.call('pending.decide', { id: p.id, decision: 'allow', scope: 'task', ...pattern });
-          prompts.delete(p.id);
-          status = `allowed for this task ${text ? `with pattern ${text}` : 'exactly'}: ${p.summary}`;
-        } catch (err) {
-          status = `error: ${(err as Error).message}`;
-        }
-        render();
+        // An empty pattern means exactly this request (the core escapes it).
+        const text = e.text.trim();
+        await send(p, { decision: 'allow', scope: 'task', ...(text ? { pattern: { tool: p.suggestion?.tool ?? p.tool, resource: text } } : {}) }, `allowed for this task ${text ? `with pattern ${text}` : 'exactly'}:`);
       };
 
+      if (process.stdin.isTTY) process.stdin.setRawMode(true);
+      process.stdin.setEncoding('utf8');
       process.stdin.on('data', (s: string) => {
+        if (s === '\u0003' || (!editing && s === 'q')) return quit(0);
         if (editing) {
           // Keys can arrive several to a chunk (fast typing, paste): take them one by one.
           for (const ch of s) {
             if (ch === '\r' || ch === '\n') return void finishEdit(true);
-            if (ch === '\u001b' || ch === '\u0003') return void finishEdit(false);
+            if (ch === '\u001b') return void finishEdit(false);
             if (ch === '\u007f' || ch === '\b') editing.text = editing.text.slice(0, -1);
             else if (!/[\u0000-\u001f]/.test(ch)) editing.text += ch;
           }
           return render();
         }
-        if (s === 'e') {
-          const p = list()[selected];
-          if (!p) return;
-          if (!p.task) {
-            status = 'this request belongs to no task: use [o]nce, [m]inutes or [a]lways';
-            return render();
+        if (confirmAlways) {
+          const id = confirmAlways;
+          confirmAlways = null;
+          const p = current();
+          if (s === 'y' && p && p.id === id) {
+            if (!mayAct('y')) return;
+            // Exactly this request, with no end: a wider standing pattern is made under Grants.
+            return void send(p, { decision: 'allow', scope: 'always' }, 'allowed always');
           }
-          if (Date.now() - (shownAt.get(p.id) ?? 0) < GUARD_MS) return;
-          // Prefilled with the suggestion; with none, empty = exactly this request.
-          editing = { id: p.id, text: p.suggestion?.resource ?? '' };
+          status = 'always: cancelled';
           return render();
         }
-        if (s === 'q' || s === '\u0003') {
-          clearInterval(ticker);
-          c.close();
-          process.exit(0);
+        const ps = list();
+        const i = ps.findIndex((x) => x.id === currentId);
+        if (s === '\u001b[A' || s === 'k') {
+          if (i > 0) show(ps[i - 1]!.id);
+          return render();
         }
-        if (s === '\u001b[A' || s === 'k') selected = Math.max(0, selected - 1);
-        else if (s === '\u001b[B' || s === 'j') selected = Math.min(prompts.size - 1, selected + 1);
-        else if (s === '\u001b') return void decide('d');
-        else if (s.length === 1 && KEYS[s]) return void decide(s);
-        render();
+        if (s === '\u001b[B' || s === 'j') {
+          if (i >= 0 && i < ps.length - 1) show(ps[i + 1]!.id);
+          return render();
+        }
+        // One key per chunk: a burst ("dd", a paste) answers nothing — the guard is per key
+        // and a human presses one at a time.
+        if (s.length === 1 || s === '\u001b') void onKey(s);
       });
     });
 }

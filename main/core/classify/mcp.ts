@@ -1,25 +1,144 @@
-// The action of an MCP tool call, from the annotations the server declared in tools/list
-// (MCP spec "Tool annotations"). Annotations are the server's claim: the daemon lets the
-// human pin a tool's action in settings (`mcpToolActions`), which wins over this.
-import type { Action } from '../../contract/common';
+// The action of an MCP tool call: ONE mapping for the stdio proxy (`airlock mcp`) and the
+// Claude Code hook (`mcp__server__tool`), applied again by the daemon (broker.normalize),
+// which also knows what earlier proxies learned from tools/list and the human's pins.
+//
+// Annotations (MCP spec "Tool annotations") are the server's claim, so they can make a
+// call *more* dangerous freely but make it a read only when nothing else says otherwise:
+//   - readOnlyHint → read (unless the tool's own name says it removes something);
+//   - not read-only → write;
+//   - delete only when the tool's name or description says it removes something
+//     (delete, remove, trash, purge, destroy, …) and destructiveHint does not deny it;
+//   - openWorldHint with an outbound argument (URL, recipient, host) → transfer;
+//   - destructiveHint on a write raises the risk instead of changing the action
+//     (server-filesystem marks write_file/edit_file/move_file destructive: they are writes);
+//   - nothing known (no annotations seen, no pin) → never a read: delete when the name says
+//     it removes something, else write. A name alone never makes a tool a read.
+// The human's `mcpToolActions` pin wins over all of it (broker.normalize).
+import type { Action } from '../../contract/constants';
+import { riskier } from '../../contract/constants';
 
 export interface ToolAnnotations {
   readOnlyHint?: unknown;
   destructiveHint?: unknown;
   openWorldHint?: unknown;
+  idempotentHint?: unknown;
+  title?: unknown;
 }
 
+/** What a tool is known as: from the proxy's tools/list (or the store), or nothing. */
+export interface McpToolInfo {
+  annotations?: ToolAnnotations | null;
+  description?: string | null;
+}
+
+export type ActionOrigin = 'annotation' | 'pin' | 'name';
+
+type RiskLevel = 'low' | 'medium' | 'high' | 'critical';
+
+export interface McpActionResult {
+  action: Action;
+  origin: ActionOrigin;
+  /** Lines for the prompt and history: where the action came from, what raised the risk. */
+  reasons: { level: RiskLevel; reason: string }[];
+}
+
+/** Words that mean "removes something" (whole words of the name, or of the description). */
+const REMOVES = new Set([
+  'delete', 'deletes', 'deleting', 'deleted', 'remove', 'removes', 'removing', 'rm', 'rmdir', 'unlink', 'trash', 'purge', 'purges',
+  'destroy', 'destroys', 'erase', 'erases', 'wipe', 'wipes', 'drop', 'drops', 'truncate', 'expunge', 'shred', 'empty', 'clear', 'revoke', 'uninstall', 'discard',
+]);
+const MOVES = new Set(['move', 'moves', 'rename', 'renames', 'mv']);
+
+/** `get_and_delete_all_mail`, `deleteAllMail`, `mail-purge` → lower-case words. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+}
+
+export const nameRemoves = (name: string): boolean => nameWords(name).some((w) => REMOVES.has(w));
+/** In prose, "empty", "clear" and "drop" mostly mean something else ("may be empty"). */
+const PROSE_NOT_REMOVAL = new Set(['empty', 'clear', 'drop', 'drops']);
+const textRemoves = (text: string): boolean => nameWords(text.slice(0, 4096)).some((w) => REMOVES.has(w) && !PROSE_NOT_REMOVAL.has(w));
+const nameMoves = (name: string): boolean => nameWords(name).some((w) => MOVES.has(w));
+
+/** Argument names that say where data goes. */
+const OUTBOUND_KEYS = /^(url|uri|urls|endpoint|webhook|webhook_?url|host|hostname|server|domain|to|cc|bcc|recipient|recipients|email|emails|address|addresses|destination_?url|callback(_?url)?|channel|phone)$/i;
+const URLISH = /^[a-z][a-z0-9+.-]*:\/\/[^\s/]/i;
+const EMAILISH = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The first argument that sends data somewhere (a URL, a recipient, a host), or null. */
+export function outboundArgument(args: unknown): string | null {
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return null;
+  let n = 0;
+  for (const [k, v] of Object.entries(args as Record<string, unknown>)) {
+    if (++n > 256) break;
+    const values = Array.isArray(v) ? v.slice(0, 64) : [v];
+    for (const x of values) {
+      if (typeof x !== 'string' || !x) continue;
+      if (OUTBOUND_KEYS.test(k) || (URLISH.test(x) && !x.startsWith('file://')) || EMAILISH.test(x)) return k;
+    }
+  }
+  return null;
+}
+
+const isTrue = (v: unknown) => v === true;
+const isFalse = (v: unknown) => v === false;
+
 /**
- * readOnlyHint → read; openWorldHint → transfer (it talks to the outside world);
- * destructiveHint → delete; any other declared tool → write. A tool never seen in
- * tools/list (a client can call without listing) → execute: we know nothing about it.
+ * The action of a call to `name` with `args`, from what is known about the tool.
+ * `info` null/undefined: nothing is known (no tools/list seen for it).
  */
-export function mcpActionFromAnnotations(a: ToolAnnotations | null | undefined, listed: boolean): Action {
-  if (!listed) return 'execute';
-  if (a?.openWorldHint === true) return 'transfer';
-  if (a?.readOnlyHint === true) return 'read';
-  if (a?.destructiveHint === true) return 'delete';
-  return 'write';
+export function mcpAction(name: string, info: McpToolInfo | null | undefined, args?: unknown): McpActionResult {
+  const reasons: McpActionResult['reasons'] = [];
+  const removesByName = nameRemoves(name);
+  if (!info) {
+    const action: Action = removesByName ? 'delete' : 'write';
+    reasons.push({
+      level: 'medium',
+      reason: `action ${action} from the tool's name: no annotations were seen for this tool (run its server through \`airlock mcp\` once, or pin it with mcpToolActions); a name never makes a read`,
+    });
+    return { action, origin: 'name', reasons };
+  }
+  const a = info.annotations ?? {};
+  const description = typeof info.description === 'string' ? info.description : '';
+  if (isTrue(a.readOnlyHint) && !removesByName) {
+    // A read-only tool that talks to the open world with a URL or recipient still sends
+    // what it is given out (like WebFetch): a transfer.
+    const out = isTrue(a.openWorldHint) ? outboundArgument(args) : null;
+    if (out) {
+      reasons.push({ level: 'low', reason: `action transfer from the server's annotations (read-only, but open world with an outbound argument: ${out})` });
+      return { action: 'transfer', origin: 'annotation', reasons };
+    }
+    reasons.push({ level: 'low', reason: 'action read from the server\'s annotations (readOnlyHint)' });
+    return { action: 'read', origin: 'annotation', reasons };
+  }
+  if (isTrue(a.readOnlyHint)) {
+    reasons.push({ level: 'high', reason: `the server marks ${name} read-only but its name says it removes something: treated as a delete` });
+  }
+  let action: Action = 'write';
+  const why: string[] = [isTrue(a.readOnlyHint) ? 'its name says it removes' : 'not read-only'];
+  if ((removesByName || textRemoves(description)) && !isFalse(a.destructiveHint)) {
+    action = 'delete';
+    why.push(removesByName ? 'its name says it removes' : 'its description says it removes');
+  }
+  if (isTrue(a.openWorldHint)) {
+    const out = outboundArgument(args);
+    if (out) {
+      action = riskier(action, 'transfer');
+      why.push(`open world, with an outbound argument (${out})`);
+    }
+  }
+  if (action === 'write' && isTrue(a.destructiveHint)) {
+    reasons.push({ level: 'medium', reason: `the server marks ${name} destructive: it may overwrite or change data irreversibly` });
+  }
+  if (action === 'write' && nameMoves(name)) {
+    reasons.push({ level: 'medium', reason: `${name} moves or renames: the source path stops existing` });
+  }
+  reasons.unshift({ level: 'low', reason: `action ${action} from the server's annotations (${[...new Set(why)].join('; ')})` });
+  return { action, origin: 'annotation', reasons };
 }
 
 /** Argument keys that name what a tool acts on, by common MCP server conventions. */
@@ -42,4 +161,11 @@ export function mcpResources(args: unknown, cwd?: string): string[] {
     else add(v);
   }
   return out;
+}
+
+/** `server/tool` → [server, tool] (the proxy's and the hook's tool label), or null. */
+export function splitMcpTool(tool: string): [string, string] | null {
+  const i = tool.indexOf('/');
+  if (i <= 0 || i === tool.length - 1) return null;
+  return [tool.slice(0, i), tool.slice(i + 1)];
 }

@@ -62,6 +62,7 @@ export interface ShParamExp extends ShNode {
 
 interface MvdanSyntax {
   NewParser(...opts: unknown[]): { Parse(src: string, name: string): ShFile };
+  KeepComments(keep: boolean): unknown;
   NodeType(n: ShNode): string;
   Walk(n: ShNode, visit: (n: ShNode | null) => boolean): void;
 }
@@ -85,8 +86,10 @@ export interface ShOps {
   readFile: Set<number>;
   /** Here-documents and here-strings: the word is data, not a path. */
   hereDoc: Set<number>;
-  /** `>&2`, `<&0`: the word is a file descriptor. */
+  /** `>&2`, `<&0`: the word is a file descriptor (or, for `>& file`, a file). */
   dup: Set<number>;
+  /** `>&` */
+  dupOut: number;
 }
 let ops: ShOps | null = null;
 export function shOps(): ShOps {
@@ -103,6 +106,7 @@ export function shOps(): ShOps {
     readFile: new Set([rdr('a < b')]),
     hereDoc: new Set([rdr('a <<E\nx\nE\n'), rdr('a <<-E\nx\nE\n'), rdr('a <<< x')]),
     dup: new Set([rdr('a >&2'), rdr('a <&0')]),
+    dupOut: rdr('a >&2'),
   };
   return ops;
 }

@@ -7,6 +7,11 @@
 // network peers, so grants and the core's chain rules can match them.
 import * as path from 'node:path';
 import type { Action, RiskLevel } from '../../contract/common';
+import { ACTION_RANK } from './limits';
+import { prefixVerdict } from './sh-env';
+import { checkForm } from './sh-flags';
+import { GIT_GLOBAL, GIT_MIXED, GIT_READ } from './sh-git';
+import { checkRead, DOCKER_READ, KUBECTL_READ } from './sh-readonly';
 import { resolvePath, type WordValue } from './sh-words';
 
 export type Arg = WordValue;
@@ -34,8 +39,16 @@ export interface CmdResult {
   cd?: string | null;
   /** A shell script this runs that we can read (`sh -c '…'`, `eval '…'`, `find -exec`). */
   script?: { text: string; dynamic: boolean };
+  /** The script is classified for what it touches, but this command stays as it is (eval, zsh -c, bash -O …). */
+  scriptOpaque?: boolean;
   /** An argv this runs (`xargs rm`, `find -exec rm {} ;`). */
   argv?: Arg[];
+  /**
+   * How the argv's action combines with this one: `inner` takes the inner action (find
+   * -exec: `{}` is a path it found), `wrapper` makes anything but a plain read execute
+   * (xargs: input can add any argument).
+   */
+  argvMode?: 'inner' | 'wrapper';
   /** A git command that runs the repository's hooks (commit, merge, push, checkout …). */
   runsGitHooks?: boolean;
 }
@@ -106,23 +119,6 @@ function result(action: Action, resources: string[] = [], extra: Partial<CmdResu
   return { action, resources, reasons: [], ...extra };
 }
 
-// --- reads ---------------------------------------------------------------------------
-
-const READ_PATHS = new Set([
-  'cat', 'less', 'more', 'head', 'tail', 'ls', 'll', 'la', 'dir', 'tree', 'stat', 'file', 'wc', 'diff', 'cmp', 'du',
-  'tac', 'nl', 'od', 'xxd', 'hexdump', 'strings', 'md5sum', 'sha1sum', 'sha256sum', 'sha512sum', 'cksum', 'b2sum',
-  'realpath', 'readlink', 'sort', 'uniq', 'cut', 'column', 'paste', 'comm', 'join', 'fold', 'fmt', 'rev', 'expand',
-  'base64', 'bat', 'exa', 'eza', 'lsd', 'fd', 'locate', 'zcat', 'zless', 'bzcat', 'xzcat', 'sha224sum', 'sha384sum',
-]);
-const READ_NO_PATHS = new Set([
-  'echo', 'printf', 'true', 'false', ':', 'test', '[', 'which', 'type', 'whereis', 'whoami', 'id', 'uname', 'date',
-  'printenv', 'hostname', 'ps', 'pgrep', 'pwd', 'tr', 'seq', 'yes', 'sleep', 'man', 'help', 'history', 'alias',
-  'basename', 'dirname', 'uptime', 'free', 'df', 'locale', 'tput', 'clear', 'nproc', 'groups', 'lsof', 'env',
-  'export', 'set', 'unset', 'read', 'local', 'declare', 'typeset', 'readonly', 'shift', 'return', 'exit', 'wait',
-  'jobs', 'hash', 'umask', 'ulimit', 'getconf', 'arch', 'tty', 'stty', 'expr', 'bc', 'dc', 'cal', 'w', 'who',
-  'popd', 'dirs', 'trap', 'shopt', 'compgen', 'complete', 'mktemp', 'lscpu', 'lsblk', 'top', 'htop', 'watch',
-]);
-/** Options that take a value, for the read programs where it matters. */
 /**
  * A lookup table without a prototype: a command named `constructor` or `toString` must
  * find nothing here, not Object.prototype's members (found by the shell fuzzer).
@@ -130,40 +126,6 @@ const READ_NO_PATHS = new Set([
 function lookupTable<T>(entries: Record<string, T>): Record<string, T | undefined> {
   return Object.assign(Object.create(null) as Record<string, T | undefined>, entries);
 }
-
-const READ_VALUE: Record<string, Set<string> | undefined> = lookupTable({
-  head: new Set(['-n', '-c', '--lines', '--bytes']),
-  tail: new Set(['-n', '-c', '--lines', '--bytes', '-s', '--pid', '--sleep-interval']),
-  cut: new Set(['-d', '-f', '-c', '-b', '--delimiter', '--fields', '--characters', '--bytes', '--output-delimiter']),
-  sort: new Set(['-k', '-t', '-o', '-S', '-T', '--key', '--field-separator', '--output', '--buffer-size']),
-  uniq: new Set(['-f', '-s', '-w']),
-  column: new Set(['-s', '-t', '-o', '-c', '-N']),
-  paste: new Set(['-d']),
-  join: new Set(['-1', '-2', '-t', '-o', '-e', '-j']),
-  fold: new Set(['-w']),
-  fmt: new Set(['-w', '-p']),
-  od: new Set(['-A', '-j', '-N', '-t', '-w']),
-  xxd: new Set(['-c', '-g', '-l', '-s']),
-  tree: new Set(['-L', '-P', '-I', '-o', '--charset']),
-  du: new Set(['-d', '--max-depth', '-B', '--exclude', '-t']),
-  ls: new Set(['-I', '--ignore', '-w', '-T', '--color', '--format', '--sort', '--time-style']),
-  strings: new Set(['-n', '-t', '-e']),
-  fd: new Set(['-e', '-t', '-E', '-d', '--extension', '--type', '--exclude', '--max-depth']),
-});
-/** Programs whose first positional argument is a pattern or program text, not a file. */
-const PATTERN_FIRST: Record<string, Set<string> | undefined> = lookupTable({
-  grep: new Set(['-e', '-f', '-m', '-A', '-B', '-C', '--include', '--exclude', '--exclude-dir', '--color', '--regexp', '--file', '--max-count']),
-  egrep: new Set(['-e', '-f', '-m', '-A', '-B', '-C']),
-  fgrep: new Set(['-e', '-f', '-m', '-A', '-B', '-C']),
-  rg: new Set(['-e', '-f', '-g', '-t', '-T', '-m', '-A', '-B', '-C', '--glob', '--type', '--max-count', '-M', '-j']),
-  ag: new Set(['-G', '-m', '-A', '-B', '-C', '--ignore']),
-  ack: new Set(['-m', '-A', '-B', '-C', '--type']),
-  awk: new Set(['-F', '-v', '-f']),
-  gawk: new Set(['-F', '-v', '-f']),
-  mawk: new Set(['-F', '-v', '-f']),
-  jq: new Set(['--arg', '--argjson', '--slurpfile', '--rawfile', '-f', '--indent']),
-  yq: new Set(['--arg', '-I', '-o', '-p']),
-});
 
 // --- writes / deletes -------------------------------------------------------------------
 
@@ -191,6 +153,7 @@ const WRITE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
   zip: new Set(['-x', '-i']),
   split: new Set(['-l', '-b', '-n', '-a']),
   mkfifo: new Set(['-m']),
+  mktemp: new Set(['-p', '--tmpdir', '--suffix']),
   mknod: new Set(['-m']),
   rename: new Set(),
   cpio: new Set(),
@@ -288,33 +251,38 @@ function scpLike(args: Arg[], ctx: CmdContext, withValue: Set<string>): CmdResul
 
 // --- git -------------------------------------------------------------------------------
 
-const GIT_READ = new Set([
-  'status', 'log', 'diff', 'show', 'blame', 'ls-files', 'ls-tree', 'grep', 'describe', 'shortlog', 'rev-parse', 'rev-list',
-  'cat-file', 'reflog', 'whatchanged', 'help', 'version', 'check-ignore', 'name-rev', 'merge-base', 'for-each-ref', 'show-ref',
-  'count-objects', 'fsck', 'var', 'bisect',
-]);
 const GIT_NET = new Set(['push', 'pull', 'fetch', 'clone', 'ls-remote', 'send-email', 'request-pull']);
 const GIT_WRITE = new Set([
   'add', 'commit', 'checkout', 'switch', 'restore', 'merge', 'rebase', 'cherry-pick', 'revert', 'apply', 'am', 'init', 'mv',
   'notes', 'worktree', 'submodule', 'pull', 'reset', 'tag', 'branch', 'stash', 'config', 'remote', 'update-index', 'gc', 'prune',
   'sparse-checkout', 'replace', 'filter-branch', 'commit-tree', 'update-ref', 'symbolic-ref', 'format-patch', 'lfs',
+  'bisect', 'reflog',
 ]);
 
 function git(args: Arg[], ctx: CmdContext): CmdResult {
+  // Global options before the subcommand must be on the allowlist (sh-git.ts): `-c`,
+  // `--config-env`, `--exec-path=DIR` … make git run programs of the caller's choosing.
   let cwd = ctx.cwd;
   let i = 0;
-  // Global options before the subcommand: -C DIR moves the repository.
   while (i < args.length && args[i].text.startsWith('-')) {
     const o = args[i].text;
-    if ((o === '-C' || o === '-c' || o === '--git-dir' || o === '--work-tree' || o === '--namespace') && i + 1 < args.length) {
+    if ((o === '-C' || o === '--git-dir' || o === '--work-tree' || o === '--namespace') && i + 1 < args.length) {
       if (o === '-C') cwd = resolvePath(args[i + 1].text, cwd, args[i + 1].dynamic);
       i += 2;
-    } else i++;
+    } else if (o === '-c' && i + 1 < args.length) i += 2;
+    else i++;
+  }
+  const repo = cwd ?? '.';
+  const global = checkForm('git', GIT_GLOBAL, args.slice(0, i), ctx.cwd);
+  if (global.action) {
+    // Still classify what follows (its resources and reasons show), but as execute.
+    const inner = args[i] ? gitSub(args[i].text, args.slice(i + 1), cwd, repo) : result('read', [repo]);
+    return { ...inner, action: 'execute', reasons: [{ level: global.level ?? 'high', reason: global.reason ?? 'git option not known to be read-only' }, ...inner.reasons], runsGitHooks: true };
   }
   const sub = args[i]?.text ?? '';
   const rest = args.slice(i + 1);
-  const repo = cwd ?? '.';
-  if (args[i]?.dynamic) return result('execute', [repo], { reasons: [{ level: 'medium', reason: 'runs a git subcommand computed at run time' }], runsGitHooks: true });
+  if (!args[i]) return result('read', [repo]); // `git`, `git --version`
+  if (args[i].dynamic || args[i].mayBeOption) return result('execute', [repo], { reasons: [{ level: 'medium', reason: 'runs a git subcommand computed at run time' }], runsGitHooks: true });
   const r = gitSub(sub, rest, cwd, repo);
   if (GIT_HOOKED.has(sub)) r.runsGitHooks = true;
   return r;
@@ -324,6 +292,19 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
 const GIT_HOOKED = new Set(['commit', 'merge', 'push', 'checkout', 'switch', 'rebase', 'am', 'pull', 'cherry-pick', 'revert', 'gc', 'clone']);
 
 function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string): CmdResult {
+  const readForm = GIT_READ[sub];
+  if (readForm) {
+    const v = checkForm(`git ${sub}`, readForm, rest, cwd);
+    if (!v.action) return result('read', [repo]);
+    return result(v.action, [repo, ...v.resources], { reasons: [{ level: v.level ?? 'medium', reason: v.reason ?? `git ${sub}: not known to be read-only` }] });
+  }
+  const mixed = GIT_MIXED[sub];
+  if (mixed) {
+    const v = mixed(rest, cwd);
+    if (!v.action) return result('read', [repo]);
+    // A danger (an editor, `bisect run`) is reported; a plain change goes to the rules below.
+    if (v.action === 'execute' && v.level === 'high') return result('execute', [repo], { reasons: [{ level: 'high', reason: v.reason ?? `git ${sub}: not known to be read-only` }] });
+  }
   const { pos, opts } = positionals(rest, new Set(['-m', '-F', '-C', '-c', '-b', '-B', '--message', '--file', '--author', '--date', '-o', '--origin', '--depth', '--branch', '--upload-pack']));
   if (GIT_NET.has(sub)) {
     const r = result('transfer', []);
@@ -339,18 +320,13 @@ function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string)
     if (sub === 'pull' || sub === 'clone') r.resources.push(repo);
     return r;
   }
+  if (sub === 'rebase' && rest.some((a) => a.text === '-x' || /^-[a-zA-Z]*x$/.test(a.text))) return result('execute', [repo], { reasons: [{ level: 'high', reason: 'git rebase -x runs a command after every commit' }] });
   if (sub === 'clean') return result('delete', [repo]);
   if (sub === 'rm') return result('delete', paths(pos, { cwd }));
   if (sub === 'reset' && opts.has('--hard')) return result('delete', [repo], { reasons: [{ level: 'medium', reason: 'discards uncommitted changes (git reset --hard)' }] });
   if (sub === 'branch' && (opts.has('-D') || opts.has('-d') || opts.has('--delete'))) return result('delete', [repo]);
   if (sub === 'stash' && (pos[0]?.text === 'drop' || pos[0]?.text === 'clear')) return result('delete', [repo]);
-  if (sub === 'stash' && (pos[0]?.text === 'list' || pos[0]?.text === 'show')) return result('read', [repo]);
-  if (sub === 'branch' && pos.length === 0) return result('read', [repo]);
-  if (sub === 'tag' && (pos.length === 0 || opts.has('-l') || opts.has('--list'))) return result('read', [repo]);
-  if (sub === 'remote' && (pos.length === 0 || pos[0].text === 'show' || pos[0].text === 'get-url')) return result('read', [repo]);
-  if (sub === 'config' && (opts.has('--get') || opts.has('--list') || opts.has('-l') || opts.has('--get-all') || pos.length === 1)) return result('read', [repo]);
-  if (sub === 'worktree' && pos[0]?.text === 'list') return result('read', [repo]);
-  if (GIT_READ.has(sub)) return result('read', [repo]);
+  if (sub === 'remote' && pos[0]?.text === 'show' && !opts.has('-n')) return result('transfer', [repo, `remote:${pos[1]?.text ?? 'origin'}`]);
   if (GIT_WRITE.has(sub)) {
     const files = sub === 'add' || sub === 'checkout' || sub === 'restore' ? paths(pos, { cwd }).filter((p) => p !== repo) : [];
     // `git config core.hooksPath`/aliases and `.git/config` run code later: the core's chain rules see .git/config.
@@ -364,7 +340,6 @@ function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string)
 // --- interpreters and package managers -----------------------------------------------------
 
 const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash', 'fish', 'mksh', 'yash', 'busybox']);
-const SHELL_VALUE = new Set(['-o', '-O', '+o', '+O', '--rcfile', '--init-file']);
 /** Interpreter → [options taking inline code, options taking a value, options that make it read stdin]. */
 const INTERPRETERS: Record<string, [string[], string[]] | undefined> = lookupTable({
   python: [['-c'], ['-m', '-W', '-X', '-Q']],
@@ -389,25 +364,59 @@ function interpreterName(name: string): string | null {
   return null;
 }
 
-function shell(args: Arg[], ctx: CmdContext): CmdResult {
+/** Shells whose scripts this classifier reads (their syntax is the one mvdan/sh parses). */
+const TRANSPARENT_SHELLS = new Set(['sh', 'bash', 'dash', 'ash']);
+/**
+ * Shell options that leave `sh -c 'script'` meaning what the script says. Not `-x`/xtrace:
+ * it expands PS4 before every command, and bash takes PS4 from the environment, so
+ * `PS4='$(cmd)'` set anywhere up the process tree runs cmd (tried for real as a normal
+ * user). Not `-l`/`--login`: a login shell first runs /etc/profile and ~/.profile.
+ */
+const SHELL_SAFE_BUNDLE = /^[-+][euvcs]+$/;
+const SHELL_SAFE_LONG = new Set(['--noprofile', '--norc', '--']);
+const SHELL_SAFE_O = new Set(['pipefail', 'errexit', 'nounset', 'verbose']);
+
+function shell(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   const r = result('execute', []);
+  const opaque = (reason: string) => {
+    r.scriptOpaque = true;
+    if (!r.reasons.some((x) => x.reason === reason)) r.reasons.push({ level: 'medium', reason });
+  };
+  if (!TRANSPARENT_SHELLS.has(name)) opaque(`runs a script in ${name}, whose syntax is not checked here`);
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (a.text === '-c' || (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.text) && !a.dynamic)) {
+    if (a.dynamic || a.mayBeOption) {
+      opaque(`${name}: an argument computed at run time (${a.text.slice(0, 60)})`);
+      if (!a.text.startsWith('-')) {
+        const p = resolvePath(a.text, ctx.cwd, true);
+        r.resources.push(p);
+        r.runs = p;
+        return r;
+      }
+      continue;
+    }
+    if (/^[-+][a-zA-Z]*o$/.test(a.text)) {
+      // `-o NAME` (alone or ending a bundle: `-euo pipefail`).
+      if (!SHELL_SAFE_O.has(args[i + 1]?.text ?? '') || !/^[-+][euv]*o$/.test(a.text)) opaque(`${name} ${a.text} ${args[i + 1]?.text ?? ''} changes how the script runs`);
+      i++;
+      continue;
+    }
+    if (/^-[a-zA-Z]*c[a-zA-Z]*$/.test(a.text)) {
+      if (!SHELL_SAFE_BUNDLE.test(a.text)) opaque(`${name} ${a.text} changes how the script runs`);
       const script = args[i + 1];
       if (!script) return r;
       r.script = { text: script.text, dynamic: script.dynamic };
       return r;
     }
-    if (SHELL_VALUE.has(a.text)) {
-      i++;
-      continue;
-    }
     if (a.text === '-s' || a.text === '-') {
       r.runsStdin = r.stdinIsShell = true;
       return r;
     }
-    if (a.text.startsWith('-') || a.text.startsWith('+')) continue;
+    if (a.text.startsWith('-') || a.text.startsWith('+')) {
+      if (!SHELL_SAFE_BUNDLE.test(a.text) && !SHELL_SAFE_LONG.has(a.text)) opaque(`${name} ${a.text} changes how the script runs`);
+      if (a.text === '-O' || a.text === '+O' || a.text === '--rcfile' || a.text === '--init-file') i++;
+      continue;
+    }
     const p = resolvePath(a.text, ctx.cwd, a.dynamic);
     r.resources.push(p);
     r.runs = p;
@@ -464,7 +473,31 @@ function installer(r: CmdResult): CmdResult {
   return r;
 }
 
-const PKG_READ = new Set(['ls', 'list', 'view', 'info', 'show', 'outdated', 'search', 'why', 'explain', 'freeze', 'help', 'config', 'doctor', 'whoami', 'root', 'prefix', 'bin', '--version', '-v', '-V', '--help', 'check', 'tree', 'metadata']);
+/**
+ * Package-manager commands that only read local state (no registry, no scripts). Registry
+ * look-ups (`npm view`, `pip index`, `npm outdated` …) send names to the network: transfer.
+ */
+const PKG_READ: Record<string, Set<string> | undefined> = lookupTable({
+  npm: new Set(['ls', 'list', 'll', 'la', 'root', 'prefix', 'bin', '--version', '-v', 'version', 'help', '--help', '-h', 'explain', 'why', 'query']),
+  pnpm: new Set(['ls', 'list', 'll', 'root', 'bin', '--version', '-v', 'help', '--help', 'why']),
+  yarn: new Set(['--version', '-v', 'help', '--help', 'why', 'list']),
+  pip: new Set(['list', 'show', 'freeze', 'check', '--version', '-V', 'help', '--help', '-h']),
+  pip3: new Set(['list', 'show', 'freeze', 'check', '--version', '-V', 'help', '--help', '-h']),
+  cargo: new Set(['--version', '-V', 'version', 'help', '--help']),
+  go: new Set(['version', 'help', 'env']),
+  gem: new Set(['list', '--version', '-v', 'help']),
+  uv: new Set(['--version', 'version', 'help']),
+  poetry: new Set(['--version', 'show', 'help']),
+  brew: new Set(['list', 'ls', '--version', 'config', '--prefix', 'help']),
+  apt: new Set(['list', 'show', 'policy']),
+  'apt-get': new Set(['--version']),
+  dotnet: new Set(['--version', '--info', '--list-sdks', '--list-runtimes']),
+  conda: new Set(['list', 'info', '--version']),
+});
+/** Options of those read forms that change things anyway. */
+/** The only options those read forms may carry (anything else: not known to be read-only). */
+const PKG_READ_FLAGS = /^(--json|--depth(=\d+)?|-a|--all|--long|-l|--parseable|-p|--prod|--production|--dev|-g|--global|--format=(json|columns|freeze)|--not-required|--user|--local|-v|--verbose|--omit=\w+|--include=\w+|-q|--quiet|--version|-V|--help|-h|--files|-f|--tree)$/;
+const PKG_NETWORK = new Set(['view', 'info', 'show', 'outdated', 'search', 'whoami', 'doctor', 'audit', 'ping', 'index', 'owner', 'access', 'team', 'dist-tag']);
 const PKG_INSTALL = new Set(['install', 'i', 'ci', 'add', 'update', 'upgrade', 'up', 'get', 'remove', 'uninstall', 'rm', 'reinstall', 'dist-upgrade', 'full-upgrade', 'link']);
 const PKG_PUBLISH = new Set(['publish', 'upload', 'push', 'release', 'deploy']);
 const PKG_MANAGERS = new Set(['npm', 'yarn', 'pnpm', 'pip', 'pip3', 'pipx', 'uv', 'poetry', 'cargo', 'go', 'gem', 'bundle', 'composer', 'apt', 'apt-get', 'dnf', 'yum', 'brew', 'pacman', 'apk', 'snap', 'flatpak', 'conda', 'mamba', 'twine', 'dotnet', 'mvn', 'gradle']);
@@ -478,16 +511,103 @@ function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   }
   // Bare `yarn` and `bundle` install dependencies; bare `npm`, `pip` … print help.
   if (args.length === 0) return name === 'yarn' || name === 'bundle' ? installer(result('execute', [repo])) : result('read', [repo]);
-  if (PKG_READ.has(sub) || (name === 'pip' && sub === 'freeze')) return result('read', [repo]);
+  const reads = PKG_READ[name];
+  if (reads?.has(sub) && args[0]?.text === sub && args.slice(1).every((a) => !a.dynamic && !a.mayBeOption && (!a.text.startsWith('-') || PKG_READ_FLAGS.test(a.text)))) {
+    return result('read', [repo]);
+  }
+  if (sub === 'config' && args[0]?.text === 'config' && (args[1]?.text === 'get' || args[1]?.text === 'list' || args[1]?.text === 'ls') && args.slice(2).every((a) => !a.dynamic && !a.mayBeOption && (!a.text.startsWith('-') || PKG_READ_FLAGS.test(a.text)))) return result('read', [repo]);
+  if (PKG_NETWORK.has(sub)) return result('transfer', [repo, `${name} registry`]);
   if (PKG_INSTALL.has(sub)) return installer(result('execute', [repo]));
   // run, test, build, exec, start, make targets, `go run`, `cargo run`: runs project code.
   return result('execute', [repo]);
 }
 
+// --- find ----------------------------------------------------------------------------------
+
+/** find's tests and options that only select or print (GNU findutils, BSD find). */
+const FIND_SWITCH = new Set([
+  '-print', '-print0', '-ls', '-prune', '-quit', '-true', '-false', '-empty', '-readable', '-writable', '-executable', '-nouser',
+  '-nogroup', '-depth', '-d', '-mount', '-xdev', '-follow', '-noleaf', '-ignore_readdir_race', '-noignore_readdir_race', '-daystart',
+  '-warn', '-nowarn', '-not', '-a', '-and', '-o', '-or', '!', '(', ')', ',', '-help', '--help', '-version', '--version',
+]);
+const FIND_VALUE = new Set([
+  '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-type', '-xtype', '-size', '-mtime', '-mmin',
+  '-atime', '-amin', '-ctime', '-cmin', '-newer', '-anewer', '-cnewer', '-user', '-group', '-uid', '-gid', '-perm', '-links', '-inum',
+  '-samefile', '-lname', '-ilname', '-fstype', '-used', '-maxdepth', '-mindepth', '-regextype', '-printf', '-context', '-files0-from',
+]);
+const FIND_DANGER: Record<string, { action: Action; reason: string } | undefined> = lookupTable({
+  '-delete': { action: 'delete', reason: 'find -delete deletes what it finds' },
+  '-fprint': { action: 'write', reason: 'find -fprint writes its list to a file' },
+  '-fprint0': { action: 'write', reason: 'find -fprint0 writes its list to a file' },
+  '-fprintf': { action: 'write', reason: 'find -fprintf writes its list to a file' },
+  '-fls': { action: 'write', reason: 'find -fls writes its list to a file' },
+});
+
+function find(args: Arg[], ctx: CmdContext): CmdResult {
+  let i = 0;
+  // Options before the starting points: -P -L -H, -D debugopts, -O level.
+  while (i < args.length && /^-[PLHEXsx]$|^-O\d$/.test(args[i].text)) i++;
+  if (args[i]?.text === '-D') i += 2;
+  const starts: Arg[] = [];
+  while (i < args.length && !/^[-(!]/.test(args[i].text)) {
+    if (args[i].mayBeOption) return result('execute', paths(starts, ctx), { reasons: [{ level: 'medium', reason: `find: a starting point computed at run time (${clipText(args[i].text)}) could be an action such as -delete` }] });
+    starts.push(args[i++]);
+  }
+  const roots = starts.length ? paths(starts, ctx) : [resolvePath('.', ctx.cwd)];
+  const expr = args.slice(i);
+  const out = result('read', roots);
+  const inners: Arg[][] = [];
+  for (let j = 0; j < expr.length; j++) {
+    const a = expr[j];
+    const t = a.text;
+    if (a.mayBeOption && !a.text.startsWith('-')) return result('execute', roots, { reasons: [{ level: 'medium', reason: `find: an expression word computed at run time (${clipText(t)}) could be an action` }] });
+    const d = FIND_DANGER[t];
+    if (d) {
+      const f = t.startsWith('-f') ? expr[j + 1] : undefined;
+      const res = f ? [resolvePath(f.text, ctx.cwd, f.dynamic)] : [];
+      const r = result(d.action, [...roots, ...res], { reasons: [{ level: 'medium', reason: d.reason }] });
+      if (d.action === 'write') r.writes = res;
+      if (ACTION_RANK[r.action] > ACTION_RANK[out.action]) {
+        out.action = r.action;
+      }
+      out.resources.push(...res);
+      out.reasons.push(...r.reasons);
+      if (t === '-fprintf') j++;
+      j++;
+      continue;
+    }
+    if (t === '-exec' || t === '-execdir' || t === '-ok' || t === '-okdir') {
+      let end = j + 1;
+      while (end < expr.length && expr[end].text !== ';' && expr[end].text !== '+') end++;
+      // `{}` is a path find found: under a starting point, never an option.
+      inners.push(expr.slice(j + 1, end).map((x) => (x.text === '{}' ? { text: roots[0], dynamic: false } : x)));
+      j = end;
+      continue;
+    }
+    if (FIND_SWITCH.has(t)) continue;
+    if (FIND_VALUE.has(t) || /^-newer[aBcmt][aBcmt]$/.test(t)) {
+      j++;
+      continue;
+    }
+    if (/^[-+]?\d/.test(t)) continue; // stray numbers are find's problem, not ours
+    return result('execute', roots, { reasons: [{ level: 'medium', reason: `unknown find expression ${clipText(t)}: not known to be read-only` }] });
+  }
+  if (inners.length) {
+    // The inner command's action is what find does with each file it finds.
+    return { ...out, argv: inners[0], argvMode: 'inner', ...(inners.length > 1 ? { reasons: [...out.reasons, { level: 'medium', reason: 'find runs several commands (-exec …); only the first is shown' }], action: 'execute' as Action } : {}) };
+  }
+  return out;
+}
+
 // --- wrappers ------------------------------------------------------------------------------
 
-/** Programs that run another argv: how many leading args (options) belong to the wrapper. */
-function unwrap(name: string, args: Arg[]): { args: Arg[]; reason?: RiskReason } | null {
+/**
+ * Programs that run another argv. A wrapped command is never less than execute: the
+ * wrapper changes how it runs (another user, a detached session, a loop, a lock …) and
+ * a plain `rm` must not look less severe wrapped than bare. The inner command is still
+ * classified so its resources and reasons show in the prompt.
+ */
+function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; script?: Arg } | null {
   const skipOpts = (withValue: Set<string>, stopAtAssign = false): Arg[] => {
     let i = 0;
     while (i < args.length) {
@@ -503,35 +623,46 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason?: RiskReason }
     }
     return args.slice(i);
   };
+  const wraps = (what: string, level: RiskLevel = 'medium'): RiskReason => ({ level, reason: `${name} runs a command (${what})` });
   switch (name) {
     case 'sudo':
     case 'doas':
     case 'run0':
-    case 'pkexec': {
-      const rest = skipOpts(new Set(['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '--user', '--group', '--chdir', '--prompt', '--role', '--type', '--other-user', '--close-from', '--command-timeout', '--host']), true);
+    case 'pkexec':
+    case 'su':
+    case 'runuser': {
+      const rest = skipOpts(new Set(['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '--user', '--group', '--chdir', '--prompt', '--role', '--type', '--other-user', '--close-from', '--command-timeout', '--host', '-s', '--shell']), true);
+      const c = args.findIndex((a) => a.text === '-c' || a.text === '--command');
+      if ((name === 'su' || name === 'runuser') && c >= 0 && args[c + 1]) return { args: [], reason: { level: 'high', reason: `runs as another user (${name})` }, script: args[c + 1] };
       return { args: rest, reason: { level: 'high', reason: `runs as another user (${name})` } };
     }
-    case 'env':
-      return { args: skipOpts(new Set(['-u', '-C', '-S', '--unset', '--chdir', '--split-string']), true) };
     case 'nice':
-      return { args: skipOpts(new Set(['-n', '--adjustment'])) };
+      return { args: skipOpts(new Set(['-n', '--adjustment'])), reason: wraps('at another priority') };
     case 'ionice':
-      return { args: skipOpts(new Set(['-c', '-n', '-p', '-t'])) };
-    case 'timeout': {
-      const rest = skipOpts(new Set(['-s', '-k', '--signal', '--kill-after']));
-      return { args: rest.slice(1) }; // the duration
-    }
+      return { args: skipOpts(new Set(['-c', '-n', '-p', '-t'])), reason: wraps('at another I/O priority') };
+    case 'timeout':
+      return { args: skipOpts(new Set(['-s', '-k', '--signal', '--kill-after'])).slice(1), reason: wraps('with a time limit') };
     case 'stdbuf':
-      return { args: skipOpts(new Set(['-i', '-o', '-e'])) };
+      return { args: skipOpts(new Set(['-i', '-o', '-e'])), reason: wraps('with other buffering') };
     case 'nohup':
+      return { args: skipOpts(new Set()), reason: wraps('that keeps running after the session ends, writing nohup.out') };
+    case 'setsid':
+      return { args: skipOpts(new Set()), reason: wraps('in a new session, detached') };
     case 'exec':
+      return { args: skipOpts(new Set(['-a'])), reason: wraps('in place of the shell') };
     case 'command':
     case 'builtin':
-    case 'setsid':
+      return { args: skipOpts(new Set()), reason: wraps('bypassing functions and aliases') };
+    case 'time':
+      return { args: skipOpts(new Set(['-o', '-f', '--output', '--format'])), reason: wraps('and times it') };
+    case 'chroot':
+      return { args: skipOpts(new Set(['--userspec', '--groups'])).slice(1), reason: wraps('in another root directory', 'high') };
+    case 'taskset':
+    case 'chrt':
+    case 'numactl':
     case 'unbuffer':
     case 'chronic':
     case 'caffeinate':
-    case 'time':
     case 'strace':
     case 'ltrace':
     case 'torsocks':
@@ -540,18 +671,97 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason?: RiskReason }
     case 'firejail':
     case 'fakeroot':
     case 'catchsegv':
-      if (name === 'command' && (args[0]?.text === '-v' || args[0]?.text === '-V')) return null;
-      return { args: skipOpts(new Set(['-o', '-e', '-p', '-s', '-u', '-f'])) };
+    case 'xvfb-run':
+    case 'dbus-launch':
+    case 'systemd-run':
+    case 'unshare':
+    case 'nsenter':
+    case 'sg':
+    case 'ssh-agent':
+      return { args: skipOpts(new Set(['-o', '-e', '-p', '-s', '-u', '-f', '-c'])), reason: wraps(`under ${name}`) };
     case 'flock': {
-      const rest = skipOpts(new Set(['-w', '-E', '--timeout', '--conflict-exit-code']));
-      return { args: rest.slice(1) }; // the lock file
+      const c = args.findIndex((a) => a.text === '-c' || a.text === '--command');
+      if (c >= 0 && args[c + 1]) return { args: [], reason: wraps('while holding a lock'), script: args[c + 1] };
+      return { args: skipOpts(new Set(['-w', '-E', '--timeout', '--conflict-exit-code'])).slice(1), reason: wraps('while holding a lock') };
+    }
+    case 'watch': {
+      // watch joins its arguments and runs them with `sh -c`, again and again.
+      const rest = skipOpts(new Set(['-n', '--interval', '-d', '-q', '--equexit', '--chgexit']));
+      return { args: [], reason: wraps('again and again, through sh -c'), script: { text: rest.map((a) => a.text).join(' '), dynamic: rest.some((a) => a.dynamic) } };
+    }
+    case 'script': {
+      const c = args.findIndex((a) => a.text === '-c' || a.text === '--command');
+      return { args: [], reason: wraps('in a recorded terminal, writing a typescript file'), ...(c >= 0 && args[c + 1] ? { script: args[c + 1] } : {}) };
     }
     default:
       return null;
   }
 }
 
-const XARGS_VALUE = new Set(['-I', '-i', '-L', '-l', '-n', '-P', '-d', '-E', '-e', '-s', '-a', '--max-args', '--max-procs', '--delimiter', '--arg-file', '--replace', '--max-lines', '--eof']);
+const XARGS_VALUE = new Set(['-I', '-i', '-L', '-l', '-n', '-P', '-d', '-E', '-e', '-s', '-a', '--max-args', '--max-procs', '--delimiter', '--arg-file', '--replace', '--max-lines', '--eof', '--process-slot-var']);
+const XARGS_SWITCH = new Set(['-0', '-r', '-t', '-x', '-p', '-o', '--null', '--no-run-if-empty', '--verbose', '--exit', '--interactive', '--open-tty']);
+
+/** `env [-i] [-u X] [-0] [VAR=x …] [cmd …]`: null args when nothing runs. */
+function envArgs(args: Arg[]): { args: Arg[]; assigns: Arg[]; split: Arg | null; unknown: string | null } {
+  const assigns: Arg[] = [];
+  let split: Arg | null = null;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const a = args[i].text;
+    if (a === '--') {
+      i++;
+      break;
+    }
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) {
+      assigns.push(args[i]);
+      continue;
+    }
+    if (a === '-S' || a === '--split-string' || a.startsWith('-S') || a.startsWith('--split-string=')) {
+      split = a === '-S' || a === '--split-string' ? (args[++i] ?? { text: '', dynamic: false }) : { text: a.replace(/^(-S|--split-string=)/, ''), dynamic: args[i].dynamic };
+      i++;
+      break;
+    }
+    if (a === '-u' || a === '--unset' || a === '-C' || a === '--chdir') {
+      i++;
+      continue;
+    }
+    if (/^-[i0v]+$/.test(a) || a === '--ignore-environment' || a === '--null' || a === '-' || a === '--debug' || a.startsWith('--unset=') || a.startsWith('--chdir=')) continue;
+    if (a.startsWith('-')) return { args: args.slice(i), assigns, split, unknown: a };
+    break;
+  }
+  return { args: args.slice(i), assigns, split, unknown: null };
+}
+
+/** Builtins that define or change how later commands run: never a read. */
+const BEHAVIOUR_BUILTINS: Record<string, string | undefined> = lookupTable({
+  enable: 'enable turns builtins on or off or loads new ones from a shared library',
+  complete: 'complete defines completions that run commands',
+  compopt: 'compopt changes completion behaviour',
+  unset: 'unset removes variables or functions that later commands rely on',
+  read: 'read sets shell variables from input (their values can run code through array subscripts)',
+  readarray: 'readarray sets shell variables from input',
+  mapfile: 'mapfile sets shell variables from input',
+  let: 'let evaluates arithmetic on variables, which can run commands through array subscripts',
+  getopts: 'getopts sets shell variables',
+  bind: 'bind changes key bindings, which can run commands',
+  fc: 'fc edits and re-runs commands from the history',
+  kill: 'kill sends a signal to processes',
+  fg: 'fg resumes a job',
+  bg: 'bg resumes a job',
+  disown: 'disown detaches a job',
+  suspend: 'suspend stops the shell',
+  logout: 'logout ends the shell',
+  export: 'export changes the environment of later commands',
+  declare: 'declare sets variables or their attributes',
+  typeset: 'typeset sets variables or their attributes',
+  local: 'local sets variables',
+  readonly: 'readonly sets variables',
+  autoload: 'autoload defines functions from files',
+  noglob: 'noglob runs a command',
+});
+
+/** Where a program named by a path may live and still be the program its name says. */
+const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/sbin', '/usr/sbin']);
 
 /**
  * Classifies one argv (already expanded as far as possible). `depth` bounds wrappers
@@ -562,41 +772,87 @@ export function classifyArgv(argv: Arg[], ctx: CmdContext, depth = 0): CmdResult
   if (depth > 16) return result('execute', [], { reasons: [{ level: 'medium', reason: 'too many nested command wrappers' }] });
   const head = argv[0];
   const args = argv.slice(1);
-  if (head.dynamic) {
+  if (head.dynamic || head.mayBeOption) {
     return result('execute', [head.text], { reasons: [{ level: 'medium', reason: `runs a command whose name is computed at run time (${head.text.slice(0, 80)})` }] });
   }
   const full = head.text;
   const name = path.posix.basename(full);
+  if (full.includes('/')) {
+    // `/tmp/x/cat` or `./ls` is whatever that file is, not cat or ls.
+    const dir = path.posix.dirname(path.posix.normalize(full));
+    if (!SYSTEM_DIRS.has(dir)) {
+      const runs = resolvePath(full, ctx.cwd);
+      return result('execute', [runs], { runs, reasons: [{ level: 'medium', reason: `runs ${clipText(full)}, a program outside the system directories (/bin, /usr/bin, /sbin, /usr/sbin)` }] });
+    }
+  }
+  const classified = classifyNamed(name, args, ctx, depth);
+  return classified;
+}
 
+const clipText = (s: string, n = 80) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+
+/** Wraps an inner argv's result: execute, with the inner's resources and reasons. */
+function wrapped(reason: RiskReason, inner: CmdResult | null, extra: Partial<CmdResult> = {}): CmdResult {
+  const r = result('execute', inner ? [...inner.resources] : [], extra);
+  r.reasons.push(reason, ...(inner?.reasons ?? []));
+  if (inner?.download) r.download = true;
+  if (inner?.runsStdin) r.runsStdin = inner.runsStdin;
+  if (inner?.runs) r.runs = inner.runs;
+  return r;
+}
+
+function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number): CmdResult {
   // `command -v x` / `command -V x` only looks a name up.
-  if (name === 'command' && (args[0]?.text === '-v' || args[0]?.text === '-V')) return result('read');
-  const wrapped = unwrap(name, args);
-  if (wrapped) {
-    if (wrapped.args.length === 0) return result(name === 'env' ? 'read' : 'execute', [], { reasons: wrapped.reason ? [wrapped.reason] : [] });
-    const inner = classifyArgv(wrapped.args, ctx, depth + 1);
-    if (wrapped.reason) inner.reasons.unshift(wrapped.reason);
-    return inner;
+  if (name === 'command' && (args[0]?.text === '-v' || args[0]?.text === '-V') && args.length <= 2) return result('read');
+  if (name === 'env') {
+    const e = envArgs(args);
+    const reasons: RiskReason[] = [];
+    for (const a of e.assigns) {
+      const eq = a.text.indexOf('=');
+      const v = prefixVerdict(a.text.slice(0, eq), a.text.slice(eq + 1), a.dynamic);
+      if (v) reasons.push(v);
+    }
+    if (e.unknown) return result('execute', [], { reasons: [{ level: 'medium', reason: `unknown flag ${e.unknown} for env: not known to be read-only` }] });
+    if (e.split) return result('execute', [], { reasons: [{ level: 'high', reason: 'env -S runs a command given as one string' }, ...reasons], script: e.split, scriptOpaque: true });
+    if (e.args.length === 0) return result('read'); // prints the environment
+    const inner = classifyArgv(e.args, ctx, depth + 1);
+    return wrapped({ level: 'medium', reason: 'env runs a command (with a changed environment)' }, { ...inner, reasons: [...reasons, ...inner.reasons] });
+  }
+  const w = unwrap(name, args);
+  if (w) {
+    if (w.script) return wrapped(w.reason, null, { script: { text: w.script.text, dynamic: w.script.dynamic }, scriptOpaque: true });
+    if (w.args.length === 0) return name === 'time' || name === 'exec' || name === 'command' || name === 'nice' ? result('read') : result('execute', [], { reasons: [w.reason] });
+    return wrapped(w.reason, classifyArgv(w.args, ctx, depth + 1));
   }
   if (name === 'xargs') {
-    const { pos } = (() => {
-      let i = 0;
-      while (i < args.length && args[i].text.startsWith('-')) i += XARGS_VALUE.has(args[i].text) ? 2 : 1;
-      return { pos: args.slice(i) };
-    })();
-    if (pos.length === 0) return result('read');
-    // xargs itself only reads stdin; what it runs decides.
-    return { ...result('read'), argv: pos };
+    let i = 0;
+    while (i < args.length && args[i].text.startsWith('-')) {
+      const t = args[i].text;
+      if (XARGS_VALUE.has(t)) i += 2;
+      else if (XARGS_SWITCH.has(t) || /^-[0rtxpo]+$/.test(t) || /^-[nPLsIdEeil]./.test(t) || /^--(max-args|max-procs|delimiter|arg-file|replace|max-lines|eof|process-slot-var)=/.test(t)) i++;
+      else return result('execute', [], { reasons: [{ level: 'medium', reason: `unknown flag ${t} for xargs: not known to be read-only` }] });
+    }
+    const pos = args.slice(i);
+    if (pos.length === 0) return result('read'); // runs echo
+    // xargs appends words from its input to the command: only a program none of whose
+    // options can write or run (a `closed` form) stays a read whatever gets appended.
+    return { ...result('read'), argv: pos, argvMode: 'wrapper' };
   }
 
-  if (SHELLS.has(name)) {
-    if (name === 'busybox' && args[0] && !args[0].text.startsWith('-')) return classifyArgv(args, ctx, depth + 1);
-    return shell(args, ctx);
+  if (name === 'busybox') {
+    if (args[0] && !args[0].text.startsWith('-')) return wrapped({ level: 'medium', reason: `busybox runs its ${args[0].text} applet` }, classifyArgv(args, ctx, depth + 1));
+    return result('execute', [], { reasons: [{ level: 'medium', reason: 'busybox with options is not known to be read-only' }] });
   }
-  if (name === 'eval') return { ...result('execute'), script: { text: args.map((a) => a.text).join(' '), dynamic: args.some((a) => a.dynamic) } };
+  if (SHELLS.has(name)) return shell(name, args, ctx);
+  if (name === 'eval') {
+    return result('execute', [], { reasons: [{ level: 'medium', reason: 'eval runs text as shell code' }], script: { text: args.map((a) => a.text).join(' '), dynamic: args.some((a) => a.dynamic) }, scriptOpaque: true });
+  }
   if (name === 'source' || name === '.') {
     const p = args[0] ? resolvePath(args[0].text, ctx.cwd, args[0].dynamic) : '';
-    return result('execute', p ? [p] : [], { runs: p || undefined });
+    return result('execute', p ? [p] : [], { runs: p || undefined, reasons: [{ level: 'medium', reason: `${name} runs a file as shell code in this shell` }] });
   }
+  const builtin = BEHAVIOUR_BUILTINS[name];
+  if (builtin) return result('execute', [], { reasons: [{ level: 'medium', reason: builtin }] });
   const interp = interpreterName(name);
   if (interp) return interpreter(interp, args, ctx);
 
@@ -605,57 +861,24 @@ export function classifyArgv(argv: Arg[], ctx: CmdContext, depth = 0): CmdResult
     const dest = !target ? '~' : target.dynamic ? null : resolvePath(target.text, ctx.cwd);
     return result('read', [], { cd: dest });
   }
-  if (READ_NO_PATHS.has(name)) return result('read');
-  if (READ_PATHS.has(name)) {
-    const { pos } = positionals(args, READ_VALUE[name] ?? new Set(['--ignore', '--max-depth', '-I', '-L', '-P', '-T', '-w']));
-    return result('read', paths(pos, ctx));
+  if (name === 'popd') return result('read', [], { cd: null });
+  if (name === 'find') return find(args, ctx);
+
+  // The allowlist (sh-readonly.ts): a read only in a form it lists.
+  const check = checkRead(name, args, ctx.cwd);
+  if (check.known) {
+    if (!check.action) return result('read', check.resources);
+    return result(check.action, check.resources, { reasons: [{ level: check.level ?? 'medium', reason: check.reason ?? `${name}: not known to be read-only` }], ...(check.action === 'write' && check.resources.length ? { writes: check.resources } : {}) });
   }
-  if (PATTERN_FIRST[name]) {
-    const { pos, opts } = positionals(args, PATTERN_FIRST[name]);
-    const hasPatternOpt = opts.has('-e') || opts.has('-f') || opts.has('--regexp') || opts.has('--file');
-    // awk's in-place edit and program-side effects (system(), print > file) are execute.
-    if (/awk$/.test(name)) {
-      const prog = opts.has('-f') ? '' : (pos[0]?.text ?? '');
-      if (/\bsystem\s*\(|\|\s*"|\bgetline\b|>\s*"/.test(prog) || [...opts.values()].some((v) => v !== true && v.text === 'inplace')) {
-        return result('execute', paths(pos.slice(1), ctx));
-      }
-    }
-    return result('read', paths(hasPatternOpt ? pos : pos.slice(1), ctx));
+  const runsFlag = commandFlag(name, args);
+  if (runsFlag) {
+    const r = classifyWriters(name, args, ctx);
+    return { ...r, action: 'execute', reasons: [{ level: 'high', reason: runsFlag }, ...r.reasons] };
   }
-  if (name === 'sed') {
-    const inPlace = args.some((a) => /^-[a-zA-Z]*i/.test(a.text) || a.text.startsWith('--in-place'));
-    const { pos, opts } = positionals(
-      args.filter((a) => !/^-[a-zA-Z]*i/.test(a.text) && !a.text.startsWith('--in-place')),
-      new Set(['-e', '-f', '--expression', '--file', '-l']),
-    );
-    const files = opts.has('-e') || opts.has('-f') || opts.has('--expression') ? pos : pos.slice(1);
-    // `sed -i` with a `w`/`e` command still only touches files; `e` runs shell commands.
-    const script = [...(opts.has('-e') ? [(opts.get('-e') as Arg).text] : []), ...(files === pos ? [] : [pos[0]?.text ?? ''])].join('\n');
-    const runs = /(^|[;\n}])\s*(?:\d+|\/[^/]*\/)?\s*e\b/.test(script);
-    return result(runs ? 'execute' : inPlace ? 'write' : 'read', paths(files, ctx));
-  }
-  if (name === 'find') {
-    const starts: Arg[] = [];
-    let i = 0;
-    while (i < args.length && !/^[-(!]/.test(args[i].text)) starts.push(args[i++]);
-    const roots = starts.length ? paths(starts, ctx) : [resolvePath('.', ctx.cwd)];
-    const expr = args.slice(i);
-    for (let j = 0; j < expr.length; j++) {
-      const t = expr[j].text;
-      if (t === '-delete') return result('delete', roots);
-      if (t === '-exec' || t === '-execdir' || t === '-ok' || t === '-okdir') {
-        let end = j + 1;
-        while (end < expr.length && expr[end].text !== ';' && expr[end].text !== '+') end++;
-        const inner = expr.slice(j + 1, end).map((a) => (a.text === '{}' ? { text: roots[0], dynamic: false } : a));
-        return { ...result('read', roots), argv: inner };
-      }
-      if (t === '-fprint' || t === '-fprintf' || t === '-fls' || t === '-fprint0') {
-        const f = expr[j + 1];
-        return result('write', [...roots, ...(f ? [resolvePath(f.text, ctx.cwd, f.dynamic)] : [])]);
-      }
-    }
-    return result('read', roots);
-  }
+  return classifyWriters(name, args, ctx);
+}
+
+function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult {
 
   if (DELETE_CMDS[name]) {
     const { pos, opts } = positionals(args, DELETE_CMDS[name]);
@@ -684,6 +907,44 @@ export function classifyArgv(argv: Arg[], ctx: CmdContext, depth = 0): CmdResult
     else if ((name === 'cp' || name === 'mv' || name === 'install' || name === 'ln') && all.length) r.writes = [all[all.length - 1]];
     return r;
   }
+  return classifyNamedPlain(name, args, ctx);
+}
+
+/**
+ * Options of write/transfer programs that make them run a program of the caller's
+ * choosing: the command is then execute whatever else it does.
+ */
+/** tar options a listing may carry. */
+const TAR_LIST_OK = /^(-[tvfzjJaO]+|--list|--verbose|--file=.*|--gzip|--gunzip|--bzip2|--xz|--zstd|--lzma|--lzip|--auto-compress|--wildcards|--no-wildcards|--anchored|--no-anchored|--numeric-owner|--full-time|--utc|--force-local|--to-stdout|--ignore-case|--occurrence(=\d+)?|--)$/;
+
+const COMMAND_FLAGS: Record<string, RegExp | undefined> = lookupTable({
+  tar: /^(--to-command|--checkpoint-action|--use-compress-program|--info-script|--new-volume-script|--rsh-command|--rmt-command|--index-file)(=|$)|^-[a-zA-Z]*[IF]/,
+  bsdtar: /^(--use-compress-program|--to-command)(=|$)|^-[a-zA-Z]*I/,
+  rsync: /^(-e|--rsh|--rsync-path)(=|$)|^-[a-zA-Z]*e/,
+  scp: /^-[a-zA-Z]*S|^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand)/i,
+  sftp: /^-[a-zA-Z]*[SD]|^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand)/i,
+  ssh: /^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand|ProxyUseFdpass)/i,
+  zip: /^(-TT|--unzip-command)(=|$)/,
+  split: /^--filter(=|$)/,
+  git: /^(--exec|--upload-pack|--receive-pack|--extcmd|--tree-filter|--index-filter|--msg-filter|--env-filter|--commit-filter|--parent-filter|--tag-name-filter|--subdirectory-filter)(=|$)/,
+});
+
+/** The reason a command-running option is used, or null. `-o ProxyCommand=…` is looked for in the following word too. */
+function commandFlag(name: string, args: Arg[]): string | null {
+  const re = COMMAND_FLAGS[name];
+  if (!re) return null;
+  // Old-style tar options: `tar tIf prog a.tar` is `tar -t -I prog -f a.tar`.
+  if ((name === 'tar' || name === 'bsdtar') && args[0] && !args[0].text.startsWith('-') && re.test(`-${args[0].text}`)) return `${name} ${clipText(args[0].text, 20)} runs a program of the caller's choosing (-I or -F)`;
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i].text;
+    if (t === '--') break;
+    const joined = t === '-o' && args[i + 1] ? `-o${args[i + 1].text}` : t;
+    if (re.test(joined)) return `${name} ${clipText(joined.split('=')[0], 40)} runs a program of the caller's choosing`;
+  }
+  return null;
+}
+
+function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   if (name === 'tar' || name === 'bsdtar') {
     const first = args[0]?.text ?? '';
     const create = /^-?[a-zA-Z]*[crua]/.test(first) || args.some((a) => a.text === '--create' || a.text === '--append');
@@ -691,7 +952,18 @@ export function classifyArgv(argv: Arg[], ctx: CmdContext, depth = 0): CmdResult
     const f = opts.get('-f') ?? opts.get('--file');
     const archive = f && f !== true ? resolvePath(f.text, ctx.cwd, f.dynamic) : null;
     const list = /^-?[a-zA-Z]*t/.test(first) || args.some((a) => a.text === '--list');
-    if (list) return result('read', archive ? [archive] : []);
+    if (list) {
+      // Listing reads, with these options only. An archive named host:path is opened
+      // over rsh/ssh (unless --force-local).
+      const odd = args.find((a, i) =>
+        a.text.startsWith('-')
+          ? !TAR_LIST_OK.test(a.text)
+          : (a.dynamic || a.mayBeOption) && !/^-?[a-zA-Z]*f$|^--file$/.test(args[i - 1]?.text ?? ''));
+      if (odd) return result('execute', archive ? [archive] : [], { reasons: [{ level: 'medium', reason: `tar option ${clipText(odd.text, 40)} is not known to be read-only` }] });
+      const file = f && f !== true ? f : !/^-/.test(first) && first.includes('f') ? args[1] : undefined;
+      if (file && /^[^/]*:/.test(file.text) && !args.some((a) => a.text === '--force-local')) return result('transfer', [file.text.split(':')[0]], { reasons: [{ level: 'high', reason: `tar opens the archive ${clipText(file.text, 60)} on another host (rsh/ssh)` }] });
+      return result('read', archive ? [archive] : []);
+    }
     const dir = opts.get('-C') ?? opts.get('--directory');
     const dest = dir && dir !== true ? resolvePath(dir.text, ctx.cwd, dir.dynamic) : resolvePath('.', ctx.cwd);
     return result('write', create ? (archive ? [archive] : []) : [dest, ...(archive ? [archive] : [])]);
@@ -756,21 +1028,29 @@ export function classifyArgv(argv: Arg[], ctx: CmdContext, depth = 0): CmdResult
   }
   if (name === 'docker' || name === 'podman') {
     const sub = args.find((a) => !a.text.startsWith('-'))?.text ?? '';
-    if (['ps', 'images', 'logs', 'inspect', 'version', 'info', 'stats', 'top', 'history'].includes(sub)) return result('read', [name]);
+    const form = args[0]?.text === sub ? DOCKER_READ[sub] : undefined;
+    if (form && !checkForm(`${name} ${sub}`, form, args.slice(1), ctx.cwd).action) return result('read', [name]);
     if (['push', 'pull', 'login'].includes(sub)) return result('transfer', [name]);
     if (['rm', 'rmi', 'prune', 'kill'].includes(sub)) return result('delete', [name]);
     return result('execute', [name]);
   }
   if (name === 'kubectl' || name === 'helm') {
     const sub = args.find((a) => !a.text.startsWith('-'))?.text ?? '';
-    if (['get', 'describe', 'logs', 'top', 'explain', 'version', 'list', 'status', 'diff'].includes(sub)) return result('read', [name]);
+    // Only the subcommand first: --kubeconfig/--server/--token before it name another
+    // cluster or a credential plugin (exec: runs a program).
+    const form = name === 'kubectl' && args[0]?.text === sub ? KUBECTL_READ[sub] : undefined;
+    if (form) {
+      const v = checkForm(`kubectl ${sub}`, form, args.slice(1), ctx.cwd);
+      if (!v.action) return result('read', [name]);
+      return result('execute', [name], { reasons: [{ level: v.level ?? 'medium', reason: v.reason ?? 'kubectl: not known to be read-only' }] });
+    }
+    if (name === 'helm' && ['list', 'status', 'version'].includes(sub) && args[0]?.text === sub && args.every((a) => !a.dynamic && !/^--(kubeconfig|kube-|registry-config|repository-config|post-renderer)/.test(a.text))) return result('read', [name]);
     if (['delete', 'uninstall'].includes(sub)) return result('delete', [name]);
     return result('execute', [name]);
   }
   if (PKG_MANAGERS.has(name)) return packageManager(name, args, ctx);
   if (name === 'npx' || name === 'pnpx' || name === 'bunx' || name === 'uvx') return result('execute', args[0] ? [`package ${args[0].text}`] : [], { reasons: [{ level: 'medium', reason: `${name} may download and run a package` }] });
 
-  // Unknown program: it can do anything. A path means a local file is being run.
-  const runs = full.includes('/') ? resolvePath(full, ctx.cwd) : undefined;
-  return result('execute', [runs ?? name], { runs });
+  // Unknown program: it can do anything.
+  return result('execute', [name], { reasons: [{ level: 'low', reason: `${clipText(name, 60)} is not a known read-only program` }] });
 }

@@ -9,6 +9,15 @@ export interface WordValue {
   text: string;
   /** True when the value depends on run time (parameter, command or arithmetic expansion). */
   dynamic: boolean;
+  /**
+   * True when the shell may turn this word into one that starts with `-` (or into several
+   * words): an unquoted expansion (word splitting), a leading glob (`*` can match a file
+   * named `--output=x`), a leading brace expansion (`{-o,F}`), or a leading expansion.
+   * The classifier then cannot know whether a program sees it as an option.
+   */
+  mayBeOption?: boolean;
+  /** An unquoted expansion: word splitting can turn this into several words. */
+  split?: boolean;
 }
 
 /** Removes the backslashes the shell removes outside quotes (`a\ b` → `a b`). */
@@ -21,10 +30,20 @@ function unescapeDouble(s: string): string {
   return s.replace(/\\\n/g, '').replace(/\\([$`"\\])/g, '$1');
 }
 
-/** $'...' (ANSI-C quoting): the common escapes; anything exotic is left as written. */
+/**
+ * $'...' (ANSI-C quoting), every escape bash knows: `$'\x2do'` is `-o`, and a word the
+ * classifier read as `\x2do` would hide an option from it.
+ */
 function unescapeDollarSingle(s: string): string {
-  const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', a: '\x07', e: '\x1b', '0': '\0' };
-  return s.replace(/\\(.)/gs, (m, c: string) => map[c] ?? m);
+  const map: Record<string, string> = { n: '\n', t: '\t', r: '\r', '\\': '\\', "'": "'", '"': '"', '?': '?', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v' };
+  const cp = (n: number) => (n >= 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '');
+  return s.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (m, e: string) => {
+    if (/^x/.test(e) && e.length > 1) return cp(parseInt(e.slice(1), 16));
+    if (/^[uU]/.test(e) && e.length > 1) return cp(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return cp(parseInt(e, 8));
+    if (e.length === 2 && e[0] === 'c') return String.fromCharCode(e.charCodeAt(1) & 0x1f);
+    return map[e] ?? m;
+  });
 }
 
 export function sourceOf(src: string, n: ShNode): string {
@@ -69,24 +88,59 @@ function partValue(src: string, part: ShNode, quoted: boolean): WordValue {
   }
 }
 
+/** Unquoted, these split into words. (`<(…)` is always one word, /dev/fd/N.) */
+const EXPANSIONS = new Set(['ParamExp', 'CmdSubst', 'ArithmExp']);
+
 export function wordValue(src: string, w: ShWord | null | undefined): WordValue {
   if (!w) return { text: '', dynamic: false };
   let text = '';
   let dynamic = false;
-  for (const p of w.Parts ?? []) {
+  let mayBeOption = false;
+  let split = false;
+  const parts = w.Parts ?? [];
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    const kind = sh().NodeType(p);
     const v = partValue(src, p, false);
+    if (EXPANSIONS.has(kind) && v.dynamic) mayBeOption = split = true; // unquoted: split into words
+    if (i === 0) {
+      if (kind === 'Lit' && /^[*?]|^\[.*\]|^\{.*(,|\.\.)/s.test((p as ShLit).Value)) mayBeOption = true;
+      else if (kind === 'ExtGlob') mayBeOption = true;
+      else if (kind === 'DblQuoted') {
+        const first = (p as ShDblQuoted).Parts?.[0];
+        if (first && sh().NodeType(first) !== 'Lit' && partValue(src, first, true).dynamic) mayBeOption = true;
+      }
+    }
     text += v.text;
     dynamic ||= v.dynamic;
   }
-  return { text, dynamic };
+  return mayBeOption ? { text, dynamic, mayBeOption, ...(split ? { split } : {}) } : { text, dynamic };
 }
 
 /**
  * A path as a resource: absolute when the working directory is known, `~` kept as the
  * home marker (the classifier never reads the environment), dynamic text kept verbatim.
  */
+let rawPaths = false;
+
+/**
+ * Runs `fn` with resolvePath keeping paths as written (joined to the cwd, nothing folded):
+ * `..` after a symbolic link is the link target's parent, which only the daemon can know
+ * (main/os/real-path.ts). Synchronous, so the switch cannot leak into another call.
+ */
+export function withRawPaths<T>(fn: () => T): T {
+  const was = rawPaths;
+  rawPaths = true;
+  try {
+    return fn();
+  } finally {
+    rawPaths = was;
+  }
+}
+
 export function resolvePath(p: string, cwd: string | undefined, dynamic = false): string {
   if (dynamic || p.includes('$(') || p.startsWith('$')) return p;
+  if (rawPaths) return p.startsWith('/') || p === '~' || p.startsWith('~/') || !cwd || !cwd.startsWith('/') ? p : `${cwd}/${p}`;
   if (p === '~' || p.startsWith('~/')) return path.posix.normalize(p);
   if (p.startsWith('/')) return path.posix.normalize(p);
   if (cwd && cwd.startsWith('/')) return path.posix.resolve(cwd, p);

@@ -9,8 +9,11 @@ import type { Action } from '../../contract/common';
 import { LIMITS, riskier } from './limits';
 import type { CommandClassification, CommandClassifier } from '../ports';
 import { classifyArgv, type Arg, type CmdResult, type RiskReason } from './sh-commands';
+import { isClosedRead } from './sh-readonly';
+import { assignVerdict, prefixVerdict } from './sh-env';
+import { findHazards } from './sh-hazards';
 import { sh, shErrorText, shOps, type ShBinaryCmd, type ShCallExpr, type ShNode, type ShStmt, type ShStmtList, type ShWord } from './sh-ast';
-import { hereDocText, resolvePath, sourceOf, wordValue } from './sh-words';
+import { hereDocText, resolvePath, sourceOf, withRawPaths, wordValue } from './sh-words';
 
 /** Commands longer than this are not parsed (a prompt could not show them anyway). */
 export const MAX_COMMAND_CHARS = 128 * 1024;
@@ -74,10 +77,37 @@ function addPart(st: State, command: string, action: Action, resources: string[]
   if (st.parts.length < MAX_PARTS) st.parts.push({ command: oneLine(command), action, resources: res });
 }
 
-function parse(src: string): { stmts: ShStmt[] } | { error: string } {
+/**
+ * mvdan/sh continues a comment that ends in a backslash onto the next line; bash and dash
+ * end the comment at the newline and run that line (`ls # x\⏎rm -rf D` runs rm). Such
+ * backslashes are blanked (same length, so offsets hold) and the text parsed again.
+ */
+function uncontinueComments(src: string): string | null {
+  if (!src.includes('#') || !/\\\r?\n/.test(src)) return null;
+  const S = sh();
+  let fixed: string | null = null;
   try {
+    S.Walk(S.NewParser(S.KeepComments(true)).Parse(src, 'command'), (n) => {
+      if (n && S.NodeType(n) === 'Comment') {
+        const a = n.Pos().Offset();
+        const b = n.End().Offset();
+        const raw = (fixed ?? src).slice(a, b);
+        if (/\\\r?(\n|$)/.test(raw)) fixed = (fixed ?? src).slice(0, a) + raw.replace(/\\(?=\r?(\n|$))/g, ' ') + (fixed ?? src).slice(b);
+      }
+      return true;
+    });
+  } catch {
+    return null;
+  }
+  return fixed;
+}
+
+function parse(src: string): { stmts: ShStmt[]; file: ShNode; src: string } | { error: string } {
+  try {
+    const fixed = uncontinueComments(src);
+    if (fixed !== null) src = fixed;
     const f = sh().NewParser().Parse(src, 'command');
-    return { stmts: f.Stmts ?? [] };
+    return { stmts: f.Stmts ?? [], file: f, src };
   } catch (e) {
     return { error: shErrorText(e).replace(/^command:/, '') };
   }
@@ -139,15 +169,33 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
       hereDocBody = r.Hdoc ? hereDocText(src, r.Hdoc) : wordValue(src, r.Word);
       continue;
     }
-    if (ops.dup.has(r.Op) || !r.Word) continue;
+    if (!r.Word) continue;
     const target = wordValue(src, r.Word);
+    // `>&2`, `<&0`, `>&-` duplicate descriptors; `>& file` (bash) writes a file.
+    if (ops.dup.has(r.Op) && /^(\d+-?|-)$/.test(target.text)) continue;
+    // `> >(cmd)`: the target is a pipe to a command, classified with the substitutions above.
+    if (/^[<>]\(/.test(target.text)) continue;
     const p = resolvePath(target.text, st.cwd, target.dynamic);
-    if (ops.writeFile.has(r.Op)) {
+    const net = /^\/dev\/(tcp|udp)\/([^/]+)/.exec(target.text);
+    if (net) {
+      // bash opens a network connection for /dev/tcp/HOST/PORT.
+      addReason(st, { level: 'high', reason: `redirection to ${target.text.slice(0, 80)} opens a network connection` });
+      addPart(st, text, 'transfer', [net[2].toLowerCase()]);
+      continue;
+    }
+    if (target.dynamic && (!/^[~/.\w]/.test(target.text) || target.text.startsWith('/dev/'))) {
+      // A target computed at run time could be /dev/tcp/HOST/PORT (and HOST a DNS name
+      // that carries data out).
+      addReason(st, { level: 'medium', reason: `redirection to ${target.text.slice(0, 80)}, a path computed at run time (it could be /dev/tcp/…)` });
+      addPart(st, text, 'transfer', [p]);
+      continue;
+    }
+    if (ops.writeFile.has(r.Op) || (ops.dup.has(r.Op) && r.Op === ops.dupOut)) {
       if (!NOT_FILES.has(target.text)) {
         redirWrites.push(p);
         st.written.add(p);
       }
-    } else if (ops.readFile.has(r.Op)) redirReads.push(p);
+    } else if (ops.readFile.has(r.Op) || ops.dup.has(r.Op)) redirReads.push(p);
   }
 
   if (kind === 'CallExpr') {
@@ -166,11 +214,30 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
       if ((i & 255) === 255 && Date.now() > st.deadline) throw new TooComplex();
       return wordValue(src, w);
     });
+    // VAR=value before a command puts VAR in its environment; alone, it changes the
+    // shell's variable (and the environment of later commands if VAR is exported).
+    const assignReasons: RiskReason[] = [];
+    for (const a of call.Assigns ?? []) {
+      const name = a.Name?.Value ?? '';
+      const value = wordValue(src, a.Value);
+      const v = argv.length ? prefixVerdict(name, value.text, value.dynamic) : assignVerdict(name, value.text, value.dynamic);
+      if (v) assignReasons.push(v);
+    }
     if (argv.length === 0) {
+      if (assignReasons.length) {
+        for (const r of assignReasons) addReason(st, r);
+        addPart(st, text, 'execute', []);
+      }
       if (redirWrites.length) addPart(st, text, 'write', redirWrites);
       return found;
     }
     const r = classifyArgv(argv, { cwd: st.cwd });
+    if (assignReasons.length) {
+      // The variable reaches whatever runs, a transparent `sh -c` included.
+      r.action = 'execute';
+      r.scriptOpaque = true;
+      r.reasons.unshift(...assignReasons);
+    }
     const f = applyResult(r, text, st, depth, innerFound, hereDocBody, redirWrites, redirReads);
     found.push(f);
     return found;
@@ -197,10 +264,45 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
   } else if (cmd) {
     // if/while/for/case/functions/time/coproc/declare/[[ ]]: classify every statement
     // inside as if it runs (a function body may run later; assume it does).
+    const special = specialClause(kind, cmd, src);
+    if (special) {
+      if (special.reason) addReason(st, special.reason);
+      addPart(st, special.text, special.action, []);
+      found.push({ action: special.action, download: false, runsStdin: false });
+    }
     found.push(...visitList(innerStmts(cmd, st.deadline), src, st, depth));
   }
   if (redirWrites.length || redirReads.length) addPart(st, text, redirWrites.length ? 'write' : 'read', [...redirReads, ...redirWrites]);
   return found;
+}
+
+/** Clauses that are more than their inner statements: definitions, declarations, wrappers. */
+function specialClause(kind: string, cmd: ShNode, src: string): { action: Action; reason: RiskReason | null; text: string } | null {
+  const text = sourceOf(src, cmd);
+  const head = text.slice(0, 120);
+  switch (kind) {
+    case 'FuncDecl': {
+      const name = (cmd as unknown as { Name?: { Value?: string } }).Name?.Value ?? '?';
+      return { action: 'execute', text: `${name}() { … }`, reason: { level: 'medium', reason: `defines a function ${name.slice(0, 40)}: later commands named ${name.slice(0, 40)} run its body instead` } };
+    }
+    case 'DeclClause': {
+      const variant = (cmd as unknown as { Variant?: { Value?: string } }).Variant?.Value ?? 'declare';
+      const args = (cmd as unknown as { Args?: { Naked?: boolean; Name?: { Value?: string } | null; Value?: ShWord | null }[] }).Args ?? [];
+      // `declare -p`, `export -p`, `declare -f`, `declare -F`, bare `export`: list only.
+      const listing = args.every((a) => a.Naked && !a.Name && /^-[pfF]+$/.test(sourceOf(src, a.Value as ShNode).trim()));
+      if (listing && variant !== 'local') return { action: 'read', text: head, reason: null };
+      return { action: 'execute', text: head, reason: { level: 'medium', reason: `${variant} sets variables or their attributes, which changes how later commands run` } };
+    }
+    case 'TimeClause': {
+      const inner = (cmd as unknown as { Stmt?: ShStmt | null }).Stmt;
+      if (!inner) return null;
+      return { action: 'execute', text: head, reason: { level: 'medium', reason: 'time runs a command (and times it)' } };
+    }
+    case 'CoprocClause':
+      return { action: 'execute', text: head, reason: { level: 'medium', reason: 'coproc runs a command in the background, connected to the shell' } };
+    default:
+      return null;
+  }
 }
 
 function applyResult(
@@ -223,8 +325,19 @@ function applyResult(
   if (r.argv) {
     const inner = classifyArgv(r.argv, { cwd: st.cwd });
     for (const reason of inner.reasons) addReason(st, reason);
-    action = riskier(action, inner.action);
     resources.push(...inner.resources);
+    const plainRead = inner.action === 'read' && inner.reasons.length === 0;
+    if (r.argvMode === 'wrapper') {
+      // xargs appends words from its input: only a program whose every option is
+      // harmless stays a read; anything else is execute (never less than the bare command).
+      const name = r.argv[0]?.text ?? '';
+      if (!(plainRead && isClosedRead(name))) {
+        addReason(st, { level: 'medium', reason: plainRead ? `xargs appends words from its input to ${name}, which could make them options that are not read-only` : `xargs runs ${name.slice(0, 60)} with words from its input` });
+        action = 'execute';
+      }
+    } else if (!plainRead) {
+      action = riskier(action, inner.action);
+    }
   }
 
   // The program text comes from somewhere we can read: classify it too.
@@ -239,10 +352,13 @@ function applyResult(
       addReason(st, { level: 'medium', reason: 'shell nesting too deep to classify' });
     } else {
       classifyInto(script.text, st, depth + 1);
-      // `sh -c '…'`, `eval '…'`, `bash <<EOF`: the shell is transparent, its script's
-      // parts (already added) are what runs. Keep only what the wrapper itself writes.
-      if (resources.length) addPart(st, text, redirWrites.length ? 'write' : 'read', resources);
-      return { action: redirWrites.length ? 'write' : 'read', download: false, runsStdin: false };
+      // `sh -c '…'`, `bash <<EOF`: the shell is transparent, its script's parts (already
+      // added) are what runs. Keep only what the wrapper itself writes. An opaque one
+      // (eval, env -S, watch, zsh -c, bash -O …) stays what it is, on top of its script.
+      if (!r.scriptOpaque) {
+        if (resources.length) addPart(st, text, redirWrites.length ? 'write' : 'read', resources);
+        return { action: redirWrites.length ? 'write' : 'read', download: false, runsStdin: false };
+      }
     }
   } else if ((r.runsStdin || r.runs) && downloadedInside) {
     // bash <(curl …), python <(wget -O- …)
@@ -263,15 +379,24 @@ function applyResult(
 
 function classifyInto(src: string, st: State, depth: number): void {
   const parsed = parse(src);
+  if (!('error' in parsed)) src = parsed.src;
   if ('error' in parsed) {
     addReason(st, { level: 'medium', reason: `could not parse the command (${clip(parsed.error.trim(), 120)}); treated as execute` });
     addPart(st, src, 'execute', []);
     return;
   }
+  for (const h of findHazards(parsed.file, src, st.deadline, () => {
+    throw new TooComplex();
+  })) {
+    addReason(st, h.reason);
+    addPart(st, sourceOf(src, h.node), 'execute', []);
+  }
   visitList(parsed.stmts, src, st, depth);
 }
 
-export const classifyShell: CommandClassifier = (command: string, cwd?: string): CommandClassification => {
+export const classifyShell: CommandClassifier = (command, cwd, opts) => (opts?.rawPaths ? withRawPaths(() => classify(command, cwd)) : classify(command, cwd));
+
+function classify(command: string, cwd?: string): CommandClassification {
   // Load the parser (first call only) before the clock starts.
   sh();
   shOps();
@@ -309,7 +434,7 @@ export const classifyShell: CommandClassifier = (command: string, cwd?: string):
       : { level: 'high', reason: `classifier failed (${clip(shErrorText(e), 120)}); treated as execute` });
   }
   return { action: st.action ?? 'other', resources: st.resources, parts: st.parts, riskReasons: st.reasons };
-};
+}
 
 /** One line for a prompt: "rm -rf build → delete /repo/build; …". */
 export function summarizeClassification(c: CommandClassification, max: number = LIMITS.summary): string {

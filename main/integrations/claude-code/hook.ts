@@ -33,7 +33,11 @@ function readStdin(): Promise<string> {
   });
 }
 
-/** Where the session → task mapping lives: one small file per Claude Code session. */
+/**
+ * Where the session → task mapping lives: one small file per Claude Code session (0600 in
+ * the private runtime directory). It holds the task's token, not its id: on the shared
+ * request.sock only the token acts as the task (docs/task-binding.md).
+ */
 export function sessionFile(sessionId: string, env: NodeJS.ProcessEnv = process.env): string {
   const safe = sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128) || 'none';
   return path.join(airlockRuntimeDir(env), 'claude-code', `${safe}.task`);
@@ -59,7 +63,8 @@ function writeSessionTask(file: string, task: string): void {
   }
 }
 
-const staleTask = (e: unknown) => e instanceof AirlockRpcError && /task: (no task|task .* has ended)/.test(e.message);
+// A session file from before tokens (a bare id) is as good as stale: start a new task.
+const staleTask = (e: unknown) => e instanceof AirlockRpcError && /task: (no task|task .* has ended)|token: (acting as task .* needs its token|not the token of task)/.test(e.message);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -69,7 +74,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * is first), so one session is one task and "allow for this task" covers all its calls.
  */
 async function resolveTask(client: AirlockClient, input: PreToolUseInput, env: NodeJS.ProcessEnv, stale: string | null): Promise<string> {
-  // Inside `airlock task start [--sandbox] -- claude`, the task is given.
+  // Inside `airlock task start [--sandbox] -- claude`, the task is given (and the socket is
+  // the task's own); after `eval "$(airlock task start --env)"` the client adds its token.
   if (env.AIRLOCK_TASK && !stale) return env.AIRLOCK_TASK;
   const file = sessionFile(input.session_id, env);
   const usable = (t: string | null) => (t && t !== stale ? t : null);
@@ -91,8 +97,8 @@ async function resolveTask(client: AirlockClient, input: PreToolUseInput, env: N
   }
   try {
     const r = await client.startTask({ name: taskNameFor(input), cwd: input.cwd || undefined });
-    writeSessionTask(file, r.task);
-    return r.task;
+    writeSessionTask(file, r.token);
+    return r.token;
   } finally {
     if (locked) fs.rmSync(lock, { force: true });
   }

@@ -5,7 +5,9 @@
 // Input (https://docs.anthropic.com/en/docs/claude-code/hooks):
 //   {session_id, transcript_path, cwd, permission_mode, hook_event_name: "PreToolUse",
 //    tool_name, tool_input}
+import * as os from 'node:os';
 import type { AskParams } from '../../client';
+import { nameRemoves } from '../../core/classify/mcp';
 import type { CommandClassification } from '../../core/ports';
 
 export interface PreToolUseInput {
@@ -55,36 +57,87 @@ export function parseHookInput(raw: string): PreToolUseInput | { error: string }
  * Tool input as recorded args: long strings (file contents) are cut so the request line
  * stays far below request.sock's 1 MiB cap; the length is kept so the prompt can say it.
  */
-export function capArgs(input: Record<string, unknown>, depth = 0): Record<string, unknown> {
+export function capArgs(input: Record<string, unknown>, depth = 0, cut: { cut: boolean } = { cut: false }): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   let n = 0;
   for (const [k, v] of Object.entries(input)) {
-    if (++n > 64) break;
-    if (typeof v === 'string') out[k] = v.length > MAX_STRING_ARG ? `${v.slice(0, MAX_STRING_ARG)}…[${v.length - MAX_STRING_ARG} more characters]` : v;
-    else if (Array.isArray(v)) out[k] = v.slice(0, 64).map((x) => (x && typeof x === 'object' && depth < 3 ? capArgs(x as Record<string, unknown>, depth + 1) : typeof x === 'string' ? clip(x, MAX_STRING_ARG) : x));
-    else if (v && typeof v === 'object') out[k] = depth < 3 ? capArgs(v as Record<string, unknown>, depth + 1) : '[object]';
-    else out[k] = v;
+    if (++n > 64) {
+      cut.cut = true;
+      break;
+    }
+    if (typeof v === 'string') {
+      if (v.length > MAX_STRING_ARG) cut.cut = true;
+      out[k] = v.length > MAX_STRING_ARG ? `${v.slice(0, MAX_STRING_ARG)}…[${v.length - MAX_STRING_ARG} more characters]` : v;
+    } else if (Array.isArray(v)) {
+      if (v.length > 64) cut.cut = true;
+      out[k] = v.slice(0, 64).map((x) => {
+        if (x && typeof x === 'object') {
+          if (depth < 3 && !Array.isArray(x)) return capArgs(x as Record<string, unknown>, depth + 1, cut);
+          cut.cut = true;
+          return Array.isArray(x) ? '[array]' : '[object]';
+        }
+        if (typeof x === 'string' && x.length > MAX_STRING_ARG) cut.cut = true;
+        return typeof x === 'string' ? clip(x, MAX_STRING_ARG) : x;
+      });
+    } else if (v && typeof v === 'object') {
+      if (depth >= 3) cut.cut = true;
+      out[k] = depth < 3 ? capArgs(v as Record<string, unknown>, depth + 1, cut) : '[object]';
+    } else out[k] = v;
   }
   return out;
 }
 
+/**
+ * The path the tool will really touch. Claude Code expands `~` and `~/` to the home
+ * directory and resolves relative paths against the session's cwd, so the hook must too:
+ * `~/.local/bin/git` left as `<cwd>/~/.local/bin/git` would be covered by a grant on the
+ * workspace (test/integration/redteam-hook.test.ts). `..` is kept: the daemon resolves it
+ * physically, after symbolic links (main/os/real-path.ts).
+ */
 function absolute(p: string, cwd: string): string {
+  if (p === '~' || p.startsWith('~/')) return os.homedir().replace(/\/+$/, '') + p.slice(1);
   if (p.startsWith('/') || !cwd.startsWith('/')) return p;
   return cwd.replace(/\/+$/, '') + '/' + p;
 }
 
+/**
+ * The host WebFetch will really connect to, parsed as Claude Code (Node's WHATWG URL)
+ * parses it. A hand-written regex disagreed on `https://evil\\@good/` and
+ * `https://u@good:443@evil/` (it said good, the fetch goes to evil), which let a transfer
+ * grant for one host cover another. Anything URL cannot parse is kept whole, so no host
+ * grant covers it.
+ */
 function hostOf(url: string): string {
-  const m = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]+\]|[^:/?#]+)/i.exec(url);
-  return m ? m[1].toLowerCase() : url;
+  try {
+    const u = new URL(url);
+    return u.hostname ? u.hostname.toLowerCase() : url;
+  } catch {
+    return url;
+  }
+}
+
+/**
+ * Every path field of a file tool's input, the main one first. The hook does not know
+ * which of `file_path`, `notebook_path` and `path` a given Claude Code version acts on, so
+ * an input that names two paths gets both judged (every resource must be covered): a
+ * NotebookEdit with a harmless `file_path` and `notebook_path` = `.git/hooks/pre-commit`
+ * was allowed by a workspace grant (test/integration/redteam-hook.test.ts).
+ */
+function pathsOf(ti: Record<string, unknown>, main: string, cwd: string): string[] {
+  const out = [main];
+  for (const k of ['file_path', 'notebook_path', 'path']) {
+    const v = str(ti[k]);
+    if (v === null) continue;
+    const p = clip(absolute(v, cwd), MAX_TEXT);
+    if (!out.includes(p)) out.push(p);
+  }
+  return out;
 }
 
 const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead']);
 const WRITE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 /** Claude Code's own bookkeeping tools: nothing outside the session changes. */
 const INTERNAL_TOOLS = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'BashOutput', 'KillBash', 'KillShell', 'ListMcpResourcesTool', 'ReadMcpResourceTool', 'SlashCommand', 'Skill']);
-/** MCP tool names that claim to only read (the human can pin the real action in settings). */
-const MCP_READ_NAME = /^(read|get|list|search|find|query|describe|show|view|fetch_?info|stat|head|tail|lookup|count|check|status)(_|$)|^(directory_tree|list)/i;
-const MCP_DELETE_NAME = /^(delete|remove|rm|drop|destroy|purge|erase)(_|$)/i;
 
 /**
  * Maps one tool call. `classify` is only called for Bash (it loads the shell parser).
@@ -99,17 +152,18 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
     const target = str(ti.file_path) ?? str(ti.notebook_path) ?? str(ti.path) ?? cwd;
     const pattern = str(ti.pattern);
     const resource = clip(absolute(target, cwd), MAX_TEXT);
-    return { ...base, action: 'read', resource, summary: clip(`${tool} ${pattern ? `${pattern} in ` : ''}${resource}`, MAX_SUMMARY) };
+    return { ...base, action: 'read', resource, resources: pathsOf(ti, resource, cwd), summary: clip(`${tool} ${pattern ? `${pattern} in ` : ''}${resource}`, MAX_SUMMARY) };
   }
   if (WRITE_TOOLS.has(tool)) {
-    const file = str(ti.file_path) ?? str(ti.notebook_path) ?? '';
+    const file = (tool === 'NotebookEdit' ? str(ti.notebook_path) ?? str(ti.file_path) : str(ti.file_path) ?? str(ti.notebook_path)) ?? '';
     const resource = clip(absolute(file, cwd), MAX_TEXT);
+    const resources = pathsOf(ti, resource, cwd);
     let what = '';
     if (tool === 'Write') what = ` (${(str(ti.content) ?? '').length} characters)`;
     else if (tool === 'Edit') what = `: replace ${JSON.stringify(clip(str(ti.old_string) ?? '', 60))} with ${JSON.stringify(clip(str(ti.new_string) ?? '', 60))}${ti.replace_all ? ' everywhere' : ''}`;
     else if (tool === 'MultiEdit') what = ` (${Array.isArray(ti.edits) ? ti.edits.length : 0} edits)`;
     else if (tool === 'NotebookEdit') what = ` (${str(ti.edit_mode) ?? 'replace'} cell ${str(ti.cell_id) ?? ''})`;
-    return { ...base, action: 'write', resource, summary: clip(`${tool} ${resource}${what}`, MAX_SUMMARY) };
+    return { ...base, action: 'write', resource, resources, summary: clip(`${tool} ${resource}${what}${resources.length > 1 ? ` (also names ${resources.slice(1).join(', ')})` : ''}`, MAX_SUMMARY) };
   }
   if (tool === 'Bash') {
     const command = str(ti.command) ?? '';
@@ -141,15 +195,22 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
   const mcp = /^mcp__(.+?)__(.+)$/.exec(tool);
   if (mcp) {
     const [, server, name] = mcp;
-    const action = MCP_READ_NAME.test(name) ? 'read' : MCP_DELETE_NAME.test(name) ? 'delete' : 'write';
+    // The hook sees only the name. It never makes a read: the daemon replaces this claim
+    // with what `airlock mcp` learned from the server's tools/list, or the human's pin
+    // (broker.normalize, one mapping in core/classify/mcp.ts).
+    const action = nameRemoves(name) ? 'delete' : 'write';
     const target = str(ti.path) ?? str(ti.file_path) ?? str(ti.url) ?? undefined;
+    const cut = { cut: false };
+    const capped = capArgs(ti, 0, cut);
     return {
       source: 'mcp',
       tool: `${server}/${name}`,
       action,
       resource: target ? clip(target.includes('://') ? hostOf(target) : absolute(target, cwd), MAX_TEXT) : undefined,
-      summary: clip(`MCP ${server}/${name} ${JSON.stringify(capArgs(ti))}`, MAX_SUMMARY),
-      args: { ...capArgs(ti), via: 'claude-code' },
+      summary: clip(`MCP ${server}/${name} ${JSON.stringify(capped)}`, MAX_SUMMARY),
+      // The tool's input goes under `arguments` (what grant conditions see), never beside
+      // the fields the daemon reads (an input field named "annotations" stays an argument).
+      args: { arguments: capped, via: 'claude-code', ...(cut.cut ? { truncated: true } : {}) },
       cwd: cwd || undefined,
     };
   }

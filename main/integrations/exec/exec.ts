@@ -4,9 +4,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isDaemonUnavailable, type AgentAnswer, type AskParams } from '../../client';
+import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isDaemonUnavailable, isTaskToken, taskIdOf, type AgentAnswer, type AskParams } from '../../client';
 import { classifyShell, MAX_COMMAND_CHARS, summarizeClassification } from '../../core/classify/shell';
-import { bwrapArgs, findBwrap, NO_BWRAP, unsafeSandboxCwd } from './sandbox';
+import { relayArgv } from '../egress/relay';
+import { bwrapArgs, findBwrap, NO_BWRAP, unsafeSandboxCwd, type SandboxEgress } from './sandbox';
 import { runCommand, type RunOutcome } from './run';
 
 export interface ExecOptions {
@@ -16,6 +17,7 @@ export interface ExecOptions {
   /** The command text comes from stdin (the command-wrapper recipe); implies shell. */
   stdinCommand?: string;
   cwd: string;
+  /** The task: its id (the token comes from AIRLOCK_TASK_TOKEN, or the socket is the task's own) or its token. */
   task?: string;
   sandbox: boolean;
   timeoutSec?: number;
@@ -45,18 +47,20 @@ export function commandText(o: Pick<ExecOptions, 'argv' | 'shell' | 'stdinComman
   return o.shell ? o.argv.join(' ') : o.argv.map(shQuote).join(' ');
 }
 
-export function buildRequest(o: ExecOptions, taskHasNetwork = false): { req: AskParams; network: boolean } {
+/**
+ * `egress`: whether the sandbox has its task's egress proxy as its way out (every
+ * destination asked on its own); the sandbox never has the network itself.
+ */
+export function buildRequest(o: ExecOptions, egress = false): { req: AskParams; network: boolean } {
   const text = commandText(o);
   const c = classifyShell(text, o.cwd);
-  // The sandbox opens the network only for a command the human saw as a transfer, or in
-  // a task that holds a transfer grant (the daemon says which: task.network).
-  const network = taskHasNetwork || c.parts.some((p) => p.action === 'transfer') || c.action === 'transfer';
+  const network = egress;
   const req: AskParams = {
     source: 'exec',
     tool: 'exec',
     action: c.action,
     ...(c.resources.length ? { resource: c.resources[0], resources: c.resources } : {}),
-    summary: `${o.sandbox ? '[sandbox' + (network ? ', network' : ', no network') + '] ' : ''}${summarizeClassification(c, 1900)}`,
+    summary: `${o.sandbox ? '[sandbox' + (network ? ', network through the egress proxy' : ', no network') + '] ' : ''}${summarizeClassification(c, 1900)}`,
     // args.command is what the daemon re-classifies: it never trusts our action.
     args: { command: text.slice(0, MAX_COMMAND_CHARS + 1), ...(o.shell || o.stdinCommand !== undefined ? {} : { argv: o.argv.slice(0, 256) }), sandbox: o.sandbox, ...(o.sandbox ? { network } : {}) },
     ...(o.task ? { task: o.task } : {}),
@@ -65,17 +69,32 @@ export function buildRequest(o: ExecOptions, taskHasNetwork = false): { req: Ask
   return { req, network };
 }
 
-/** Whether the task holds a transfer grant; false when the daemon cannot say (the ask below reports why). */
-async function taskNetwork(task: string, env: NodeJS.ProcessEnv): Promise<boolean> {
-  let client: AirlockClient | null = null;
+/**
+ * The egress proxy of a task (written by the daemon beside the task's sockets as
+ * egress.json), or null when the task has none: then the sandbox has no way out at all.
+ */
+export function taskEgress(env: NodeJS.ProcessEnv, task?: string): SandboxEgress | null {
+  if (!task || !/^[A-Za-z0-9_-]{1,64}$/.test(task)) return null;
+  const file = path.join(airlockRuntimeDir(env), 'tasks', task, 'egress.json');
   try {
-    client = await AirlockClient.connect(defaultRequestSocket(env));
-    return (await client.taskNetwork(task)).allowed;
+    const j = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<SandboxEgress>;
+    if (typeof j.sock !== 'string' || !fs.existsSync(j.sock)) return null;
+    const placeholders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(j.placeholders ?? {})) if (/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(k) && typeof v === 'string') placeholders[k] = v;
+    return {
+      sock: j.sock,
+      caBundle: typeof j.caBundle === 'string' ? j.caBundle : null,
+      nodePreload: typeof j.nodePreload === 'string' ? j.nodePreload : null,
+      placeholders,
+    };
   } catch {
-    return false;
-  } finally {
-    client?.close();
+    return null;
   }
+}
+
+/** Where Node lives, bound read-only when it is not under a system directory (the relay runs on it). */
+function nodeBinary(): string {
+  return process.execPath;
 }
 
 async function ask(req: AskParams, env: NodeJS.ProcessEnv): Promise<AgentAnswer> {
@@ -96,17 +115,19 @@ async function ask(req: AskParams, env: NodeJS.ProcessEnv): Promise<AgentAnswer>
 }
 
 /**
- * The SSH socket the sandbox may see: only ever one of Airlock's per-task sockets
- * (<runtime>/tasks/<task>/agent.sock) — the task's own when --task is given, else
- * SSH_AUTH_SOCK if it is one. Never the main agent socket or a foreign agent.
+ * The socket directory of a task (tasks/<id>/: its request.sock, agent.sock and egress
+ * files), the only part of Airlock a sandbox sees. Called only with the task the daemon
+ * said the approved request counted as (AgentAnswer.task), never with a task id taken on
+ * trust. Inside a sandbox the runtime directory is hidden, but AIRLOCK_REQUEST_SOCK names
+ * the task's socket at its real path, so nested sandboxes find the same directory.
  */
-export function taskSshSocket(env: NodeJS.ProcessEnv, task?: string, exists: (p: string) => boolean = fs.existsSync): string | null {
-  const tasks = path.join(airlockRuntimeDir(env), 'tasks') + path.sep;
-  const candidates = [
-    ...(task && /^[A-Za-z0-9_-]{1,64}$/.test(task) ? [path.join(tasks, task, 'agent.sock')] : []),
-    ...(env.SSH_AUTH_SOCK ? [path.resolve(env.SSH_AUTH_SOCK)] : []),
-  ];
-  return candidates.find((c) => c.startsWith(tasks) && !c.slice(tasks.length).includes('..') && exists(c)) ?? null;
+export function taskSocketDir(env: NodeJS.ProcessEnv, task: string): string | null {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(task)) return null;
+  const own = env.AIRLOCK_REQUEST_SOCK ? path.resolve(env.AIRLOCK_REQUEST_SOCK) : null;
+  if (own && path.basename(own) === 'request.sock' && path.basename(path.dirname(own)) === task && path.basename(path.dirname(path.dirname(own))) === 'tasks') {
+    return path.dirname(own);
+  }
+  return path.join(airlockRuntimeDir(env), 'tasks', task);
 }
 
 export interface Prepared {
@@ -114,25 +135,31 @@ export interface Prepared {
   args: string[];
 }
 
-/** What to spawn: the command itself, /bin/sh -c, or bwrap around either. */
-export function prepare(o: ExecOptions, network: boolean): Prepared {
+/**
+ * What to spawn: the command itself, /bin/sh -c, or bwrap around either. With `egress`
+ * the command runs behind the relay (main/integrations/egress/relay.ts), whose proxy
+ * variables point at the task's egress proxy; without it the sandbox has no way out.
+ */
+export function prepare(o: ExecOptions, egress: SandboxEgress | null, task: string | null = null): Prepared {
   const text = commandText(o);
-  const inner = o.shell || o.stdinCommand !== undefined ? ['/bin/sh', '-c', text] : o.argv;
+  const command = o.shell || o.stdinCommand !== undefined ? ['/bin/sh', '-c', text] : o.argv;
+  const node = nodeBinary();
+  const inner = o.sandbox && egress ? relayArgv(node, egress.sock, egress.nodePreload, command) : command;
   if (!o.sandbox) return { file: inner[0], args: inner.slice(1) };
   const bwrap = findBwrap(o.env);
   if (!bwrap) throw new ExecStop('sandbox', NO_BWRAP);
   const home = o.env.HOME ? path.resolve(o.env.HOME) : os.homedir();
   const unsafe = unsafeSandboxCwd(o.cwd, home);
   if (unsafe) throw new ExecStop('sandbox', `--sandbox: ${unsafe}; nothing was run`);
-  const requestSock = defaultRequestSocket(o.env);
+  // `task`: the task whose sockets the sandbox gets — the one the daemon counted the approval against.
+  const dir = task ? taskSocketDir(o.env, task) : null;
   const args = bwrapArgs({
     cwd: o.cwd,
     home,
-    network,
-    requestSock,
-    sshAuthSock: taskSshSocket(o.env, o.task),
+    egress: o.sandbox ? egress : null,
+    task: task && dir ? { id: task, dir } : null,
     hide: [airlockRuntimeDir(o.env), ...(o.env.AIRLOCK_HOME ? [path.resolve(o.env.AIRLOCK_HOME)] : [])],
-    readOnly: o.readOnly ?? [],
+    readOnly: [...(o.readOnly ?? []), ...(egress && !/^\/(usr|bin|sbin|lib|lib64|opt|nix)\//.test(node) ? [node] : [])],
   });
   return { file: bwrap, args: [...args, '--', ...inner] };
 }
@@ -144,7 +171,9 @@ export function prepare(o: ExecOptions, network: boolean): Prepared {
 export async function execWithApproval(o: ExecOptions): Promise<RunOutcome> {
   if (o.argv.length === 0 && o.stdinCommand === undefined) throw new ExecStop('usage', 'no command given: airlock exec [options] -- CMD [ARGS…]');
   if (!fs.statSync(o.cwd, { throwIfNoEntry: false })?.isDirectory()) throw new ExecStop('usage', `--cwd ${o.cwd} is not a directory; nothing was run`);
-  const { req, network } = buildRequest(o, o.sandbox && o.task ? await taskNetwork(o.task, o.env) : false);
+  const taskId = o.task ? taskIdOf(o.task) : undefined;
+  const egress = o.sandbox ? taskEgress(o.env, taskId) : null;
+  const { req } = buildRequest(o, egress !== null);
   // Fail on a missing bwrap before bothering the human.
   if (o.sandbox && !findBwrap(o.env)) throw new ExecStop('sandbox', NO_BWRAP);
   const answer = await ask(req, o.env);
@@ -153,7 +182,13 @@ export async function execWithApproval(o: ExecOptions): Promise<RunOutcome> {
     const why = /^denied|denied by/.test(answer.reason) ? answer.reason : `denied: ${answer.reason}`;
     throw new ExecStop('denied', `${why} (event ${answer.event})`);
   }
-  const p = prepare(o, network);
-  const env = { ...o.env, ...(o.task ? { AIRLOCK_TASK: o.task } : {}) };
+  // The sandbox gets the sockets (and egress) of the task the daemon answered for, only.
+  const task = answer.task ?? null;
+  const p = prepare(o, task === null ? null : task === taskId ? egress : o.sandbox ? taskEgress(o.env, task) : null, task);
+  const env = { ...o.env };
+  if (o.task) {
+    env.AIRLOCK_TASK = taskIdOf(o.task);
+    if (isTaskToken(o.task)) env.AIRLOCK_TASK_TOKEN = o.task;
+  }
   return runCommand({ file: p.file, args: p.args, cwd: o.cwd, env, timeoutSec: o.timeoutSec, stdin: o.stdinCommand !== undefined ? 'ignore' : 'inherit', ownSession: o.sandbox });
 }

@@ -1,9 +1,13 @@
 // bubblewrap sandbox for `airlock exec --sandbox` and `airlock task start --sandbox`.
 //
 // What the sandboxed process sees: the system read-only (/usr, /etc, /bin…), the working
-// directory read-write, an empty in-memory home and /tmp, Airlock's request.sock and the
-// task's SSH socket — nothing else of the user's files, no ui.sock (it cannot approve
-// itself), and no network unless the approved request was a network transfer. New
+// directory read-write, an empty in-memory home and /tmp, and of Airlock only its task's
+// own directory (tasks/<id>/: the task's request.sock, SSH agent.sock and egress files,
+// read-only) — never the shared request.sock (a request there could leave the task out
+// and escape its deny grants, or start another task), no ui.sock (it cannot approve
+// itself), no database; without a task nothing of Airlock at all. And never the network: the sandbox has its own empty network namespace, and
+// its only way out is its task's egress proxy (egress.sock, reached through the relay in
+// main/integrations/egress/relay.ts), where every new destination is a request. New
 // session (no TIOCSTI into our terminal) and it dies with us.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,15 +16,32 @@ export interface SandboxSpec {
   cwd: string;
   /** The user's home: replaced by an empty tmpfs. */
   home: string | null;
-  network: boolean;
-  /** Bound at the same path, so AIRLOCK_REQUEST_SOCK keeps working inside. */
-  requestSock: string | null;
-  sshAuthSock: string | null;
+  /** Ignored: the network is always unshared (kept so older callers still compile). The way out is `egress`. */
+  network?: boolean;
+  /** The task's egress proxy: its socket and the read-only files the sandbox needs (CA bundle, Node preload). */
+  egress?: SandboxEgress | null;
+  /**
+   * The task's own socket directory (tasks/<id>/), bound read-only at the same path, so
+   * AIRLOCK_REQUEST_SOCK and SSH_AUTH_SOCK point at its request.sock and agent.sock inside.
+   * Null: no Airlock socket at all.
+   */
+  task: { id: string; dir: string } | null;
   /** Paths hidden even when they lie inside cwd (Airlock's own home: ui.sock, db, keys). */
   hide: string[];
   /** Extra read-only paths the user asked for (`--ro PATH`). */
   readOnly: string[];
 }
+
+export interface SandboxEgress {
+  sock: string;
+  caBundle: string | null;
+  nodePreload: string | null;
+  /** Environment variable → placeholder (never a secret's value). */
+  placeholders: Record<string, string>;
+}
+
+/** Where clients look for a CA bundle; each points at the task's bundle when it has one. */
+export const CA_BUNDLE_VARS = ['SSL_CERT_FILE', 'NODE_EXTRA_CA_CERTS', 'REQUESTS_CA_BUNDLE', 'GIT_SSL_CAINFO', 'CURL_CA_BUNDLE'] as const;
 
 export type PathKind = { kind: 'dir' | 'file' | 'missing' } | { kind: 'symlink'; target: string };
 
@@ -48,8 +69,8 @@ export function unsafeSandboxCwd(cwd: string, home: string | null): string | nul
 
 /** The bwrap argv (without the command). Pure apart from `probe`. */
 export function bwrapArgs(spec: SandboxSpec, probe: (p: string) => PathKind = probePath): string[] {
+  // --unshare-all includes the network, and nothing here ever shares it back.
   const a: string[] = ['--die-with-parent', '--new-session', '--unshare-all'];
-  if (spec.network) a.push('--share-net');
   for (const p of SYSTEM) {
     const k = probe(p);
     if (k.kind === 'symlink') a.push('--symlink', k.target, p);
@@ -67,14 +88,34 @@ export function bwrapArgs(spec: SandboxSpec, probe: (p: string) => PathKind = pr
     if (k.kind === 'dir') a.push('--tmpfs', h);
     else if (k.kind !== 'missing') a.push('--ro-bind', '/dev/null', h);
   }
-  if (spec.requestSock && probe(spec.requestSock).kind !== 'missing') a.push('--bind', spec.requestSock, spec.requestSock);
-  if (spec.sshAuthSock && probe(spec.sshAuthSock).kind !== 'missing') a.push('--bind', spec.sshAuthSock, spec.sshAuthSock);
+  // The directory, not the sockets one by one: connecting works on a read-only bind, the
+  // agent cannot plant files there, and the task's egress files are in it too.
+  const dir = spec.task && probe(spec.task.dir).kind === 'dir' ? spec.task.dir : null;
+  if (dir) a.push('--ro-bind', dir, dir);
+  const inDir = (f: string) => dir !== null && f.startsWith(dir + '/');
+  const eg = spec.egress && probe(spec.egress.sock).kind !== 'missing' ? spec.egress : null;
+  if (eg) {
+    if (!inDir(eg.sock)) a.push('--bind', eg.sock, eg.sock);
+    for (const f of [eg.caBundle, eg.nodePreload]) if (f && !inDir(f) && probe(f).kind !== 'missing') a.push('--ro-bind', f, f);
+  }
   a.push('--chdir', spec.cwd);
-  if (spec.requestSock) a.push('--setenv', 'AIRLOCK_REQUEST_SOCK', spec.requestSock);
-  if (spec.sshAuthSock) a.push('--setenv', 'SSH_AUTH_SOCK', spec.sshAuthSock);
+  if (eg) {
+    a.push('--setenv', 'AIRLOCK_EGRESS_SOCK', eg.sock);
+    if (eg.caBundle) for (const v of CA_BUNDLE_VARS) a.push('--setenv', v, eg.caBundle);
+    // The sandbox sees only placeholders, whatever the caller's environment held under those names.
+    for (const [name, placeholder] of Object.entries(eg.placeholders)) a.push('--setenv', name, placeholder);
+  }
+  const requestSock = dir ? path.join(dir, 'request.sock') : null;
+  const sshAuthSock = dir ? path.join(dir, 'agent.sock') : null;
+  if (requestSock && probe(requestSock).kind !== 'missing') a.push('--setenv', 'AIRLOCK_REQUEST_SOCK', requestSock);
+  else a.push('--unsetenv', 'AIRLOCK_REQUEST_SOCK');
+  if (sshAuthSock && probe(sshAuthSock).kind !== 'missing') a.push('--setenv', 'SSH_AUTH_SOCK', sshAuthSock);
   else a.push('--unsetenv', 'SSH_AUTH_SOCK');
+  if (spec.task) a.push('--setenv', 'AIRLOCK_TASK', spec.task.id);
+  else a.push('--unsetenv', 'AIRLOCK_TASK');
   // Inside, AIRLOCK_HOME would point at a hidden directory; the request socket is explicit.
-  a.push('--unsetenv', 'AIRLOCK_HOME');
+  // The token is for the shared socket, which is not there: it does not go in either.
+  a.push('--unsetenv', 'AIRLOCK_HOME', '--unsetenv', 'AIRLOCK_TASK_TOKEN');
   return a;
 }
 

@@ -10,18 +10,39 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import type { AgentAnswer, AskParams } from '../../client';
-import { mcpActionFromAnnotations, mcpResources, type ToolAnnotations } from '../../core/classify/mcp';
+import { mcpAction, mcpResources, type ToolAnnotations } from '../../core/classify/mcp';
 import { LineSplitter } from './lines';
 
 export const CLIENT_LINE_MAX = 4 * 1024 * 1024;
 export const SERVER_LINE_MAX = 64 * 1024 * 1024;
 const MAX_TOOLS = 10_000;
+/** Tool arguments up to this size travel whole (grant conditions check them); bigger ones are cut and marked. */
+const FULL_ARGS_BYTES = 256 * 1024;
+const REPORT_BATCH = 500;
+
+/** What the proxy knows of one tool from tools/list. */
+interface ToolInfo {
+  annotations: ToolAnnotations | null;
+  description: string | null;
+}
+
+/** The proxy's MCP session as an Airlock task, and its reports to the daemon. */
+export interface McpSessionHooks {
+  /** Starts the session's task (`mcp: NAME`); returns what requests must name (the token when there is one). */
+  startTask(name: string, cwd: string): Promise<{ task: string; token?: string }>;
+  endTask(task: string): Promise<void>;
+  /** Reports what tools/list said, so the Claude Code hook can use it (request.sock `mcp.tools`). */
+  learn(server: string, tools: { name: string; annotations: Record<string, unknown> | null; description: string | null }[]): Promise<void>;
+}
 
 export interface McpProxyOptions {
   serverArgv: string[];
   /** Label of this server in requests (`NAME/TOOL`); grants match on it. */
   name?: string;
+  /** Join this task (`--task`); without it the proxy starts its own task when it has `session`. */
   task?: string;
+  /** Task start/end and tools/list reports; absent in tests that only exercise framing. */
+  session?: McpSessionHooks;
   cwd: string;
   env: NodeJS.ProcessEnv;
   input: NodeJS.ReadableStream;
@@ -69,6 +90,14 @@ export function defaultServerName(argv: string[]): string {
   return 'mcp';
 }
 
+/** Only the MCP annotation fields we use, each a boolean or a short title. */
+function pickAnnotations(a: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ['readOnlyHint', 'destructiveHint', 'openWorldHint', 'idempotentHint']) if (typeof a[k] === 'boolean') out[k] = a[k];
+  if (typeof a.title === 'string') out.title = clip(a.title, 200);
+  return out;
+}
+
 /** Cuts long strings in tool arguments so the request stays small; keeps the shape. */
 function capValue(v: unknown, depth = 0): unknown {
   if (typeof v === 'string') return v.length > 4096 ? `${v.slice(0, 4096)}…[${v.length - 4096} more characters]` : v;
@@ -78,7 +107,11 @@ function capValue(v: unknown, depth = 0): unknown {
 }
 
 export class McpProxy {
-  private readonly tools = new Map<string, ToolAnnotations | null>();
+  private readonly tools = new Map<string, ToolInfo>();
+  /** The task requests name: --task, or the one this session started (its token when there is one). */
+  private taskRef: string | null;
+  private ownTask: string | null = null;
+  private taskStarting: Promise<void> | null = null;
   private readonly listRequests = new Set<string>();
   private readonly cancelled = new Set<string>();
   private readonly name: string;
@@ -87,6 +120,32 @@ export class McpProxy {
 
   constructor(private readonly o: McpProxyOptions) {
     this.name = o.name ?? defaultServerName(o.serverArgv);
+    this.taskRef = o.task ?? null;
+  }
+
+  /** The task of this session: started once (`mcp: NAME`); retried on the next call if the daemon was down. */
+  private ensureTask(): Promise<void> {
+    if (this.taskRef || !this.o.session) return Promise.resolve();
+    this.taskStarting ??= this.o.session.startTask(`mcp: ${this.name}`, this.o.cwd).then(
+      (r) => {
+        this.ownTask = r.task;
+        this.taskRef = r.token ?? r.task;
+      },
+      (e: unknown) => {
+        this.taskStarting = null;
+        this.o.log(`could not start a task for this session (${(e as Error).message}); calls go without one until it works`);
+      },
+    );
+    return this.taskStarting;
+  }
+
+  /** Ends the task this session started (not a --task it joined). Bounded: the session is over. */
+  private async endOwnTask(): Promise<void> {
+    await this.taskStarting;
+    const t = this.ownTask;
+    if (!t || !this.o.session) return;
+    this.ownTask = null;
+    await Promise.race([this.o.session.endTask(this.taskRef ?? t).catch((e: unknown) => this.o.log(`could not end task ${t}: ${(e as Error).message}`)), new Promise((r) => setTimeout(r, 3000).unref())]);
   }
 
   run(): Promise<ProxyExit> {
@@ -101,10 +160,15 @@ export class McpProxy {
         return;
       }
       this.server = server;
+      void this.ensureTask();
       let exit: ProxyExit | null = null;
       let stdoutDone = false;
+      let finished = false;
       const finish = () => {
-        if (exit && stdoutDone) resolve(exit);
+        if (!exit || !stdoutDone || finished) return;
+        finished = true;
+        const e = exit;
+        void this.endOwnTask().then(() => resolve(e));
       };
       server.once('error', (e: NodeJS.ErrnoException) => {
         this.o.log(`cannot start the MCP server ${cmd}: ${e.message}`);
@@ -225,19 +289,28 @@ export class McpProxy {
       this.reply({ jsonrpc: '2.0', id, error: { code: -32602, message: 'tools/call needs params.name (Airlock MCP proxy)' } });
       return;
     }
-    const listed = this.tools.has(tool);
-    const annotations = this.tools.get(tool) ?? null;
-    const action = mcpActionFromAnnotations(annotations, listed);
+    const info = this.tools.get(tool) ?? null;
+    // The same mapping as the hook's and the daemon's (core/classify/mcp.ts).
+    const { action } = mcpAction(tool, info, params.arguments);
     const resources = mcpResources(params.arguments, this.o.cwd);
     const argsText = serialize(capValue(params.arguments ?? {})) ?? '';
+    // Arguments travel whole when they fit, so a grant condition checks what the server will
+    // get; bigger ones are cut and marked, and then no condition can allow them.
+    const full = serialize(params.arguments ?? {});
+    const whole = full !== null && Buffer.byteLength(full) <= FULL_ARGS_BYTES;
+    await this.ensureTask();
     const req: AskParams = {
       source: 'mcp',
       tool: clip(`${this.name}/${tool}`, 256),
       action,
       ...(resources.length ? { resource: resources[0], resources } : {}),
       summary: clip(`${this.name}/${tool} ${argsText}`, 2000),
-      args: { arguments: capValue(params.arguments ?? {}), annotations: annotations ?? (listed ? {} : 'tool not seen in tools/list') },
-      ...(this.o.task ? { task: this.o.task } : {}),
+      args: {
+        arguments: whole ? (params.arguments ?? {}) : capValue(params.arguments ?? {}),
+        ...(whole ? {} : { truncated: true }),
+        ...(info ? { annotations: info.annotations ?? {}, ...(info.description ? { description: clip(info.description, 1000) } : {}) } : { listed: false }),
+      },
+      ...(this.taskRef ? { task: this.taskRef } : {}),
       cwd: this.o.cwd,
     };
     let answer: AgentAnswer | null = null;
@@ -270,11 +343,16 @@ export class McpProxy {
       try {
         const m = JSON.parse(buf.toString('utf8')) as unknown;
         if (isObject(m) && m.id !== undefined && this.listRequests.delete(idKey(m.id)) && isObject(m.result) && Array.isArray(m.result.tools)) {
+          const seen: { name: string; annotations: Record<string, unknown> | null; description: string | null }[] = [];
           for (const t of m.result.tools.slice(0, MAX_TOOLS)) {
-            if (isObject(t) && typeof t.name === 'string' && this.tools.size < MAX_TOOLS) {
-              this.tools.set(t.name, isObject(t.annotations) ? (t.annotations as ToolAnnotations) : null);
+            if (isObject(t) && typeof t.name === 'string' && t.name.length <= 256 && (this.tools.size < MAX_TOOLS || this.tools.has(t.name))) {
+              const annotations = isObject(t.annotations) ? pickAnnotations(t.annotations) : null;
+              const description = typeof t.description === 'string' ? clip(t.description, 1000) : null;
+              this.tools.set(t.name, { annotations, description });
+              seen.push({ name: t.name, annotations, description });
             }
           }
+          this.report(seen);
         }
       } catch {
         /* not ours to judge */
@@ -282,6 +360,22 @@ export class McpProxy {
     }
     if (this.outputClosed) return;
     this.o.output.write(Buffer.concat([buf, Buffer.from('\n')]));
+  }
+
+  /** Tells the daemon what this server declared, in batches; failures only cost the hook its knowledge. */
+  private report(tools: { name: string; annotations: Record<string, unknown> | null; description: string | null }[]): void {
+    const s = this.o.session;
+    if (!s || tools.length === 0) return;
+    void (async () => {
+      for (let i = 0; i < tools.length; i += REPORT_BATCH) {
+        try {
+          await s.learn(this.name, tools.slice(i, i + REPORT_BATCH));
+        } catch (e) {
+          this.o.log(`could not report tools/list to Airlock: ${(e as Error).message}`);
+          return;
+        }
+      }
+    })();
   }
 
   /** Passes a signal to the server (the CLI forwards SIGTERM/SIGINT/SIGHUP). */

@@ -1,11 +1,14 @@
 // Numbered migrations, applied in order inside one transaction each. Never edit a
-// shipped migration: add the next number. Each has a test in test/unit/store-migrations.
+// shipped migration: add the next number. Each has a test named "migration NNN …" in test/unit/store.test.ts.
 import type { Database } from 'better-sqlite3';
 import { m001Initial } from './001_initial';
 import { m002HistorySearch } from './002_history_search';
 import { m003DeferredSearchIndex } from './003_deferred_search_index';
 import { m004FilterIndexes } from './004_filter_indexes';
 import { m005SearchIndexMark } from './005_search_index_mark';
+import { m006GrantConditionsMcpTools } from './006_grant_conditions_mcp_tools';
+import { m007RemotesKeyUsage } from './007_remotes_key_usage';
+import { m008TaskToken } from './008_task_token';
 
 export interface Migration {
   version: number;
@@ -13,7 +16,16 @@ export interface Migration {
   up(db: Database): void;
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001Initial, m002HistorySearch, m003DeferredSearchIndex, m004FilterIndexes, m005SearchIndexMark];
+export const MIGRATIONS: readonly Migration[] = [
+  m001Initial,
+  m002HistorySearch,
+  m003DeferredSearchIndex,
+  m004FilterIndexes,
+  m005SearchIndexMark,
+  m006GrantConditionsMcpTools,
+  m007RemotesKeyUsage,
+  m008TaskToken,
+];
 
 export function schemaVersion(db: Database): number {
   return db.pragma('user_version', { simple: true }) as number;

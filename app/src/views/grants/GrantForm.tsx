@@ -1,27 +1,37 @@
-// Create a grant by hand, with every field of GrantSpec editable (globs for patterns).
+// Create a grant by hand, with every field of GrantSpec editable (globs for patterns), or
+// edit one: the contract has no update, so an edit creates the new grant and then revokes
+// the old one (never the other way round: there is no moment with neither). What the
+// grant does is shown in words as it is typed, and a wildcard allow of a high-impact
+// action needs an explicit "I understand".
 import { useMemo, useState } from 'react';
-import type { GrantSpecInput } from '../../../../preload/types';
+import type { Grant, GrantSpecInput } from '../../../../preload/types';
+import { grantInWords, isWildcardAllow } from '../../../../shared/grant-words';
 import { airlock } from '../../bridge';
 import { useLists } from '../../state/lists-store';
 import { attempt, useUi } from '../../state/ui-store';
 
 const ACTIONS = ['*', 'read', 'write', 'delete', 'transfer', 'execute', 'sign', 'other'] as const;
 
-export function GrantForm({ onDone }: { onDone(): void }) {
+export function GrantForm({ onDone, initial }: { onDone(): void; initial?: Grant }) {
   // Select the stored array and filter here: a selector that builds a new array on every
   // call makes zustand re-render forever.
   const allTasks = useLists((s) => s.tasks);
   const tasks = useMemo(() => allTasks.filter((t) => t.endedAt === null), [allTasks]);
   const toast = useUi((s) => s.toast);
-  const [effect, setEffect] = useState<'allow' | 'deny'>('allow');
-  const [action, setAction] = useState<(typeof ACTIONS)[number]>('read');
-  const [source, setSource] = useState('*');
-  const [tool, setTool] = useState('*');
-  const [resource, setResource] = useState('');
-  const [task, setTask] = useState('');
-  const [minutes, setMinutes] = useState('');
-  const [uses, setUses] = useState('');
-  const [note, setNote] = useState('');
+  const initialAction = initial && typeof initial.action === 'string' && (ACTIONS as readonly string[]).includes(initial.action) ? (initial.action as (typeof ACTIONS)[number]) : 'read';
+  const [effect, setEffect] = useState<'allow' | 'deny'>(initial?.effect ?? 'allow');
+  const [action, setAction] = useState<(typeof ACTIONS)[number]>(initialAction);
+  const [source, setSource] = useState(initial?.source ?? '*');
+  const [tool, setTool] = useState(initial?.tool ?? '*');
+  const [resource, setResource] = useState(initial?.resource ?? '');
+  const [task, setTask] = useState(initial?.task ?? '');
+  const [minutes, setMinutes] = useState(initial?.expiresAt ? String(Math.max(1, Math.round((initial.expiresAt - Date.now()) / 60_000))) : '');
+  const [uses, setUses] = useState(initial?.usesLeft !== null && initial?.usesLeft !== undefined ? String(initial.usesLeft) : '');
+  const [note, setNote] = useState(initial?.note ?? '');
+  const [ack, setAck] = useState(false);
+  const draft = { effect, action, source, tool, resource: resource || '*', task: task || null, expiresAt: minutes ? Date.now() + Number(minutes) * 60_000 : null, uses: uses ? Number(uses) : null };
+  const wildcard = isWildcardAllow(draft);
+  const taskName = tasks.find((t) => t.id === task)?.name ?? null;
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
@@ -30,11 +40,15 @@ export function GrantForm({ onDone }: { onDone(): void }) {
     if (minutes) spec.expiresAt = Date.now() + Number(minutes) * 60_000;
     if (uses) spec.uses = Number(uses);
     if (note) spec.note = note;
+    if (wildcard && !ack) return;
     const r = await attempt('Could not create the grant', () => airlock()['grants.create'](spec));
-    if (r) {
-      toast(`Grant ${r.grant.id} created`);
-      onDone();
-    }
+    if (!r) return;
+    if (initial) {
+      const old = initial.id;
+      const revoked = await attempt('Created the new grant, but could not revoke the old one', () => airlock()['grants.revoke']({ id: old }));
+      toast(revoked ? `Grant ${old} replaced by ${r.grant.id}` : `Grant ${r.grant.id} created; ${old} is still active`, revoked ? 'info' : 'error');
+    } else toast(`Grant ${r.grant.id} created`);
+    onDone();
   }
 
   return (
@@ -89,12 +103,21 @@ export function GrantForm({ onDone }: { onDone(): void }) {
         Note
         <input value={note} onChange={(e) => setNote(e.target.value)} />
       </label>
+      <p className="wide grant-words" data-testid="grant-form-words">
+        {grantInWords(draft, taskName)}
+      </p>
+      {wildcard && (
+        <label className="wide inline warning" data-testid="grant-wildcard-warning">
+          <input type="checkbox" checked={ack} onChange={(e) => setAck(e.target.checked)} data-testid="grant-wildcard-ack" />
+          This allows a high-impact action on anything (or any command): an agent could use it for what you never meant. I understand.
+        </label>
+      )}
       <div className="wide form-actions">
         <button type="button" className="btn" onClick={onDone}>
           Cancel
         </button>
-        <button type="submit" className="btn primary" data-testid="grant-submit">
-          Create grant
+        <button type="submit" className="btn primary" data-testid="grant-submit" disabled={wildcard && !ack}>
+          {initial ? 'Save (replaces the grant)' : 'Create grant'}
         </button>
       </div>
     </form>

@@ -2,9 +2,12 @@ import { useEffect, useState } from 'react';
 import type { Grant } from '../../../../preload/types';
 import { airlock } from '../../bridge';
 import { formatRelative } from '../../format';
+import { CANT_REACH, useConnection } from '../../state/connection-store';
 import { useLists } from '../../state/lists-store';
 import { attempt, useUi } from '../../state/ui-store';
 import { GrantForm } from './GrantForm';
+import { grantInWords, isWildcardAllow } from '../../../../shared/grant-words';
+import { V, vis } from '../../components/Visible';
 
 function status(g: Grant, now: number): string {
   if (g.revokedAt !== null) return 'revoked';
@@ -21,13 +24,18 @@ export function GrantsView() {
   const loadGrants = useLists((s) => s.loadGrants);
   const toast = useUi((s) => s.toast);
   const [creating, setCreating] = useState(false);
+  const [editing, setEditing] = useState<Grant | null>(null);
+  /** The grant whose Revoke was pressed once: the second press (Confirm) revokes. */
+  const [confirming, setConfirming] = useState<string | null>(null);
   const now = Date.now();
+  const conn = useConnection((s) => s.state);
 
   useEffect(() => {
     void attempt('Could not load grants', loadGrants);
   }, [loadGrants]);
 
   async function revoke(g: Grant) {
+    setConfirming(null);
     const ok = await attempt('Could not revoke', () => airlock()['grants.revoke']({ id: g.id }));
     if (ok) {
       toast(`Grant ${g.id} revoked`);
@@ -47,21 +55,30 @@ export function GrantsView() {
           New grant
         </button>
       </div>
-      {creating && (
+      {(creating || editing) && (
         <GrantForm
+          key={editing?.id ?? 'new'}
+          {...(editing ? { initial: editing } : {})}
           onDone={() => {
             setCreating(false);
+            setEditing(null);
             void loadGrants();
           }}
         />
       )}
+      {conn !== 'open' && (
+        <p className="banner" role="status" data-testid="cant-reach">
+          {CANT_REACH}
+        </p>
+      )}
       {grants.length === 0 ? (
-        <p className="muted empty">No grants. Every request that the default policy says to ask about will prompt.</p>
+        conn === 'open' && <p className="muted empty">No grants. Every request that the default policy says to ask about will prompt.</p>
       ) : (
         <table className="table" data-testid="grants-table">
           <thead>
             <tr>
               <th>Effect</th>
+              <th>What it does</th>
               <th>Action</th>
               <th>Source · Tool</th>
               <th>Resource</th>
@@ -82,27 +99,50 @@ export function GrantsView() {
                     <span className={`badge decision-${g.effect}`}>{g.effect}</span>
                     {st !== 'active' && <span className="badge muted-badge">{st}</span>}
                   </td>
-                  <td>{g.action}</td>
+                  <td className="words" data-testid="grant-words">
+                    <V text={grantInWords(g, g.task ? taskName(g.task) : null, now)} />
+                    {isWildcardAllow(g) && st === 'active' && (
+                      <div className="warning small" data-testid="grant-wildcard">
+                        wildcard: a high-impact action on anything
+                      </div>
+                    )}
+                  </td>
+                  <td>{typeof g.action === 'string' ? g.action : g.action.join(', ')}</td>
                   <td className="mono small">
-                    {g.source} · {g.tool}
+                    <V text={g.source} /> · <V text={g.tool} />
                     {g.key && <div className="small">key {g.key}</div>}
                     {g.forwarded && <span className="badge forwarded">forwarded ok</span>}
                   </td>
                   <td className="mono small break" data-testid="grant-resource-cell">
-                    {g.resource}
+                    <V text={g.resource} />
                   </td>
-                  <td className="small">{taskName(g.task)}</td>
+                  <td className="small"><V text={taskName(g.task)} /></td>
                   <td className="small">{g.expiresAt === null ? 'never' : formatRelative(g.expiresAt, now)}</td>
                   <td className="small">{g.usesLeft === null ? '∞' : g.usesLeft}</td>
                   <td className="small">{formatRelative(g.lastUsedAt, now)}</td>
-                  <td className="small" title={g.note ?? ''}>
+                  <td className="small" title={vis(g.note)}>
                     {g.createdBy}
                   </td>
                   <td>
-                    {g.revokedAt === null && (
-                      <button className="btn small danger" onClick={() => void revoke(g)} data-testid="grant-revoke">
-                        Revoke
-                      </button>
+                    {g.revokedAt === null && confirming !== g.id && (
+                      <span className="btn-row">
+                        <button className="btn small" onClick={() => setEditing(g)} data-testid="grant-edit">
+                          Edit
+                        </button>
+                        <button className="btn small danger" onClick={() => setConfirming(g.id)} data-testid="grant-revoke">
+                          Revoke
+                        </button>
+                      </span>
+                    )}
+                    {g.revokedAt === null && confirming === g.id && (
+                      <span className="btn-row" role="group" aria-label="Confirm revoke">
+                        <button className="btn small danger-solid" onClick={() => void revoke(g)} data-testid="grant-revoke-confirm">
+                          Revoke it
+                        </button>
+                        <button className="btn small" onClick={() => setConfirming(null)} data-testid="grant-revoke-cancel">
+                          Keep
+                        </button>
+                      </span>
                     )}
                   </td>
                 </tr>

@@ -4,6 +4,7 @@ import { ProcessChain } from '../../components/ProcessChain';
 import { DecisionBadge, RiskBadge } from '../../components/RiskBadge';
 import { formatTime, prettyJson } from '../../format';
 import { useLists } from '../../state/lists-store';
+import { V } from '../../components/Visible';
 
 function decider(e: HistoryEvent): string {
   switch (e.decidedBy) {
@@ -35,37 +36,45 @@ export function EventDetail({ event, onClose }: { event: HistoryEvent; onClose()
           ×
         </button>
       </header>
-      <p className="strong">{event.summary}</p>
+      <p className="strong"><V text={event.summary} /></p>
       <dl>
         <dt>When</dt>
         <dd>{formatTime(event.ts)}</dd>
         <dt>Decided by</dt>
         <dd data-testid="detail-decided-by">{decider(event)}</dd>
         <dt>Reason</dt>
-        <dd>{event.reason}</dd>
+        <dd><V text={event.reason} /></dd>
         <dt>Task</dt>
-        <dd>{task ? task.name : (event.task ?? '—')}</dd>
+        <dd>{task ? <V text={task.name} /> : (event.task ?? '—')}</dd>
         <dt>Source</dt>
-        <dd>{event.source}</dd>
+        <dd><V text={event.source} /></dd>
         <dt>Tool</dt>
-        <dd className="mono">{event.tool}</dd>
+        <dd className="mono"><V text={event.tool} /></dd>
         <dt>Action</dt>
-        <dd>{event.action}</dd>
+        <dd><V text={event.action} /></dd>
         <dt>Resource</dt>
-        <dd className="mono">{event.resource ?? '—'}</dd>
+        <dd className="mono">{event.resource !== null ? <V text={event.resource} /> : '—'}</dd>
         {event.cwd && (
           <>
             <dt>In</dt>
-            <dd className="mono small">{event.cwd}</dd>
+            <dd className="mono small"><V text={event.cwd} /></dd>
           </>
         )}
         <dt>Process</dt>
         <dd>{event.process ? <ProcessChain process={event.process} /> : '—'}</dd>
+        {event.remote && (
+          <>
+            <dt>From</dt>
+            <dd className="mono small">
+              remote <V text={event.remote.name} /> via <V text={event.remote.via} />
+            </dd>
+          </>
+        )}
         {event.ssh && (
           <>
             <dt>SSH key</dt>
             <dd className="mono small">
-              {event.ssh.keyName ?? ''} {event.ssh.fingerprint}
+              <V text={event.ssh.keyName} /> {event.ssh.fingerprint}
               {event.ssh.forwarded ? ' (forwarded)' : ''}
             </dd>
           </>
@@ -76,7 +85,7 @@ export function EventDetail({ event, onClose }: { event: HistoryEvent; onClose()
             <dd>
               <ul>
                 {event.risk.reasons.map((r, i) => (
-                  <li key={i}>{r}</li>
+                  <li key={i}><V text={r} /></li>
                 ))}
               </ul>
             </dd>
@@ -86,7 +95,7 @@ export function EventDetail({ event, onClose }: { event: HistoryEvent; onClose()
         <dd className="mono small break">{event.hash}</dd>
       </dl>
       <h4>Raw arguments</h4>
-      <pre data-testid="detail-args">{prettyJson(event.args)}</pre>
+      <pre data-testid="detail-args"><V text={prettyJson(event.args)} multiline /></pre>
     </aside>
   );
 }

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { parseLocalDateTime } from '../../format';
 import { useHistory } from '../../state/history-store';
 import { useLists } from '../../state/lists-store';
+import { vis } from '../../components/Visible';
 
 const SOURCES = ['api', 'exec', 'claude-code', 'mcp', 'ssh'];
 const ACTIONS = ['read', 'write', 'delete', 'transfer', 'execute', 'sign', 'other'];
@@ -20,8 +21,33 @@ export function HistoryFilters() {
     return () => clearTimeout(t);
   }, [text, filter.text, setFilter]);
 
+  const chips: { key: keyof typeof filter; label: string }[] = [];
+  if (filter.text) chips.push({ key: 'text', label: `text “${filter.text}”` });
+  if (filter.task) chips.push({ key: 'task', label: `task ${tasks.find((t) => t.id === filter.task)?.name ?? filter.task}` });
+  if (filter.source) chips.push({ key: 'source', label: `source ${filter.source}` });
+  if (filter.action) chips.push({ key: 'action', label: `action ${filter.action}` });
+  if (filter.decision) chips.push({ key: 'decision', label: `decision ${filter.decision}` });
+  if (filter.since !== undefined) chips.push({ key: 'since', label: `from ${new Date(filter.since).toLocaleString()}` });
+  if (filter.until !== undefined) chips.push({ key: 'until', label: `to ${new Date(filter.until).toLocaleString()}` });
+  const clear = (key?: keyof typeof filter) => {
+    if (!key || key === 'text') setText('');
+    setFilter(key ? { [key]: undefined } : { text: '', task: undefined, source: undefined, action: undefined, decision: undefined, since: undefined, until: undefined });
+  };
+
   return (
     <div className="filters" role="search">
+      {chips.length > 0 && (
+        <div className="chips" data-testid="filter-chips" aria-label="Active filters" role="group">
+          {chips.map((c) => (
+            <button key={c.key} className="chip" onClick={() => clear(c.key)} data-testid="filter-chip" aria-label={`Remove filter ${vis(c.label)}`}>
+              {vis(c.label)} <span aria-hidden="true">×</span>
+            </button>
+          ))}
+          <button className="btn link small" onClick={() => clear()} data-testid="filter-clear">
+            Clear all
+          </button>
+        </div>
+      )}
       <input
         type="search"
         placeholder="Search summary, resource, tool, reason…"
@@ -34,7 +60,7 @@ export function HistoryFilters() {
         <option value="">all tasks</option>
         {tasks.map((t) => (
           <option key={t.id} value={t.id}>
-            {t.name}
+            {vis(t.name)}
             {t.endedAt ? ' (ended)' : ''}
           </option>
         ))}
@@ -63,10 +89,10 @@ export function HistoryFilters() {
         ))}
       </select>
       <label className="small">
-        from <input type="datetime-local" aria-label="Since" onChange={(e) => setFilter({ since: parseLocalDateTime(e.target.value) })} />
+        from <input key={filter.since === undefined ? 'unset' : 'set'} type="datetime-local" aria-label="Since" onChange={(e) => setFilter({ since: parseLocalDateTime(e.target.value) })} />
       </label>
       <label className="small">
-        to <input type="datetime-local" aria-label="Until" onChange={(e) => setFilter({ until: parseLocalDateTime(e.target.value) })} />
+        to <input key={filter.until === undefined ? 'unset' : 'set'} type="datetime-local" aria-label="Until" onChange={(e) => setFilter({ until: parseLocalDateTime(e.target.value) })} />
       </label>
     </div>
   );

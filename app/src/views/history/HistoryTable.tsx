@@ -3,8 +3,11 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
 import { DecisionBadge, RiskBadge } from '../../components/RiskBadge';
-import { formatTime } from '../../format';
+import { formatTime, processChain } from '../../format';
+import { useLists } from '../../state/lists-store';
+import { CANT_REACH, useConnection } from '../../state/connection-store';
 import { useHistory } from '../../state/history-store';
+import { V, vis } from '../../components/Visible';
 
 export const ROW_HEIGHT = 34;
 
@@ -15,7 +18,10 @@ export function HistoryTable() {
   const selected = useHistory((s) => s.selected);
   const select = useHistory((s) => s.select);
   const loadMore = useHistory((s) => s.loadMore);
+  const tasks = useLists((s) => s.tasks);
+  const taskName = (id: string | null) => (id ? (tasks.find((t) => t.id === id)?.name ?? id) : '');
   const parentRef = useRef<HTMLDivElement>(null);
+  const conn = useConnection((s) => s.state);
 
   const virtualizer = useVirtualizer({
     count: events.length + (cursor ? 1 : 0),
@@ -31,17 +37,23 @@ export function HistoryTable() {
   }, [last, events.length, cursor, loading, loadMore]);
 
   return (
-    <div className="history-table" role="table" aria-rowcount={events.length} data-testid="history-table">
-      <div className="row head" role="row">
+    <div className="history-table" role="table" aria-label="History" aria-rowcount={events.length + 1} data-testid="history-table">
+      <div className="row head" role="row" aria-rowindex={1}>
         <span role="columnheader">Time</span>
         <span role="columnheader">Decision</span>
         <span role="columnheader">Risk</span>
-        <span role="columnheader">Source</span>
         <span role="columnheader">Action</span>
         <span role="columnheader">Summary</span>
+        <span role="columnheader" className="col-task">Task</span>
+        <span role="columnheader" className="col-proc">Process</span>
         <span role="columnheader">By</span>
       </div>
-      {events.length === 0 && !loading && (
+      {conn !== 'open' && (
+        <p className="muted empty" role="status" data-testid="cant-reach">
+          {CANT_REACH}
+        </p>
+      )}
+      {events.length === 0 && !loading && conn === 'open' && (
         <p className="muted empty" data-testid="history-empty">
           No events match.
         </p>
@@ -53,8 +65,8 @@ export function HistoryTable() {
             const style = { height: ROW_HEIGHT, transform: `translateY(${vi.start}px)` };
             if (!e) {
               return (
-                <div key="more" className="row more" style={style}>
-                  Loading more…
+                <div key="more" className="row more" style={style} role="row">
+                  <span role="cell">Loading more…</span>
                 </div>
               );
             }
@@ -67,23 +79,44 @@ export function HistoryTable() {
                 data-testid="history-row"
                 data-event-id={e.id}
                 aria-selected={selected?.id === e.id}
+                aria-rowindex={vi.index + 2}
                 tabIndex={0}
                 onClick={() => select(e)}
-                onKeyDown={(k) => k.key === 'Enter' && select(e)}
+                onKeyDown={(k) => {
+                  if (k.key === 'Enter') select(e);
+                  else if (k.key === 'ArrowDown' || k.key === 'ArrowUp') {
+                    // Arrow keys move between rows (and open the one reached when a detail is open).
+                    k.preventDefault();
+                    const to = events[vi.index + (k.key === 'ArrowDown' ? 1 : -1)];
+                    if (!to) return;
+                    virtualizer.scrollToIndex(vi.index + (k.key === 'ArrowDown' ? 1 : -1));
+                    if (selected) select(to);
+                    requestAnimationFrame(() => parentRef.current?.querySelector<HTMLElement>(`[data-event-id="${to.id}"]`)?.focus());
+                  }
+                }}
               >
-                <span className="mono small">{formatTime(e.ts)}</span>
-                <span>
+                <span role="cell" className="mono small" title={new Date(e.ts).toLocaleString()}>
+                  {formatTime(e.ts)}
+                </span>
+                <span role="cell">
                   <DecisionBadge decision={e.decision} />
                 </span>
-                <span>
+                <span role="cell">
                   <RiskBadge level={e.risk.level} />
                 </span>
-                <span>{e.source}</span>
-                <span>{e.action}</span>
-                <span className="ellipsis" title={e.summary}>
-                  {e.summary}
+                <span role="cell">{e.action}</span>
+                <span role="cell" className="ellipsis" title={vis(e.summary)}>
+                  <V text={e.summary} />
                 </span>
-                <span className="small">{e.decidedBy}</span>
+                <span role="cell" className="ellipsis small col-task" title={vis(taskName(e.task))}>
+                  <V text={taskName(e.task)} />
+                </span>
+                <span role="cell" className="ellipsis small mono col-proc" title={e.process ? vis(processChain(e.process).map((x) => x.node.argv.join(' ') || x.name).join(' → ')) : ''}>
+                  <V text={e.process ? (processChain(e.process).at(-1)?.name ?? '') : ''} />
+                </span>
+                <span role="cell" className="small">
+                  {e.decidedBy}
+                </span>
               </div>
             );
           })}

@@ -6,6 +6,7 @@ import { airlock } from '../../bridge';
 import { formatRelative } from '../../format';
 import { useLists } from '../../state/lists-store';
 import { attempt, useUi } from '../../state/ui-store';
+import { V, vis } from '../../components/Visible';
 
 const KEY_TYPES = ['ed25519', 'ecdsa-p256', 'ecdsa-p384', 'ecdsa-p521', 'rsa-3072', 'rsa-4096'] as const;
 
@@ -134,10 +135,10 @@ export function KeysView() {
   }, [loadKeys]);
 
   async function remove(k: Key) {
-    if (!window.confirm(`Remove key “${k.name}” (${k.fingerprint})? Agents can no longer sign with it.`)) return;
+    if (!window.confirm(`Remove key “${vis(k.name)}” (${k.fingerprint})? Agents can no longer sign with it.`)) return;
     const ok = await attempt('Could not remove', () => airlock()['keys.remove']({ fingerprint: k.fingerprint }));
     if (ok) {
-      toast(`Removed ${k.name}`);
+      toast(`Removed ${vis(k.name)}`);
       void loadKeys();
     }
   }
@@ -180,8 +181,8 @@ export function KeysView() {
             {keys.map((k) => (
               <tr key={k.fingerprint} data-testid="key-row">
                 <td>
-                  <strong>{k.name}</strong>
-                  {k.comment && k.comment !== k.name && <div className="small muted">{k.comment}</div>}
+                  <strong><V text={k.name} /></strong>
+                  {k.comment && k.comment !== k.name && <div className="small muted"><V text={k.comment} /></div>}
                 </td>
                 <td>{k.type}</td>
                 <td className="mono small break">{k.fingerprint}</td>

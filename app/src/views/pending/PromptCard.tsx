@@ -1,21 +1,32 @@
-// One pending request, laid out as DESIGN.md "What a prompt must show": who, what, why
-// it is risky, and the choices, with the countdown and the input guard.
+// One pending request, laid out as DESIGN.md "What a prompt must show" and issue 11: the
+// literal command or path first (monospace, the full text one click away), a headline of
+// at most two lines, who, what, why it is risky, and choices that stay visible (sticky)
+// and grow in friction with the risk. Every key and button acts on this card's prompt id
+// and no other; the card is keyed by id, so its input guard starts afresh whenever
+// another prompt comes on screen.
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'react';
+import { useShallow } from 'zustand/react/shallow';
 import type { DecideParams, Prompt } from '../../../../preload/types';
+import { allowedChoices, literalOf, type Choice } from '../../../../shared/prompt-choices';
+import { grantInWords } from '../../../../shared/grant-words';
+import { airlock } from '../../bridge';
 import { Countdown } from '../../components/Countdown';
 import { ProcessChain } from '../../components/ProcessChain';
 import { RiskBadge } from '../../components/RiskBadge';
+import { V, vis } from '../../components/Visible';
 import { prettyJson } from '../../format';
 import { usePending } from '../../state/pending-store';
 import { attempt, useUi } from '../../state/ui-store';
 import { SshFacts } from './SshFacts';
-import { RequestChoices, type Choice } from './RequestChoices';
+import { RequestChoices } from './RequestChoices';
 import { TaskGrantsChoices, TaskGrantsList, requestedGrants } from './TaskGrantsRequest';
 import { useInputGuard } from './use-input-guard';
 
 const SHORTCUTS: Record<string, Choice> = { Escape: 'deny', d: 'deny', o: 'once', t: 'task', m: 'duration', a: 'always' };
 /** A task's grant request has two answers: refuse, or accept them all ("once" = this request). */
 const GRANT_REQUEST_SHORTCUTS: Record<string, Choice> = { Escape: 'deny', d: 'deny', a: 'once' };
+/** Above this, the literal is folded to a few lines with a "show all" button. */
+const LITERAL_FOLD_CHARS = 240;
 
 function initialPattern(p: Prompt): { tool: string; resource: string } {
   if (p.suggestion) return { tool: p.suggestion.tool, resource: p.suggestion.resource };
@@ -25,28 +36,56 @@ function initialPattern(p: Prompt): { tool: string; resource: string } {
   return { tool: p.tool, resource: '' };
 }
 
+function useNow(ms: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), ms);
+    return () => clearInterval(t);
+  }, [ms]);
+  return now;
+}
+
 export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boolean }) {
   const decide = usePending((s) => s.decide);
+  const offline = usePending((s) => s.offline);
+  const sameTask = usePending(useShallow((s) => (prompt.task ? s.prompts.filter((p) => p.task === prompt.task).map((p) => p.id) : [])));
   const toast = useUi((s) => s.toast);
   const guard = useInputGuard();
   const [pattern, setPattern] = useState(() => initialPattern(prompt));
   const [minutes, setMinutes] = useState(15);
   const [busy, setBusy] = useState(false);
+  const [confirmAlways, setConfirmAlways] = useState(false);
+  const [showAll, setShowAll] = useState(false);
   const denyRef = useRef<HTMLButtonElement>(null);
   const uid = useId();
-  const hasTask = prompt.task !== null;
+  const now = useNow(500);
   const specs = requestedGrants(prompt);
+  /** task.start grants the human ticked "confirm" on (wildcards of high-impact actions). */
+  const [confirmed, setConfirmed] = useState<number[]>([]);
+  const allowed = allowedChoices(prompt);
+  // Honest states: past its timeout, or with Airlock unreachable, the request is denied —
+  // no button may suggest that an answer still counts.
+  const expired = offline || now >= prompt.expiresAt;
+  const literal = literalOf(prompt);
+  const summary = prompt.summary || `${prompt.tool} ${prompt.resource ?? ''}`;
 
   async function choose(choice: Choice): Promise<void> {
-    if (busy || !guard.ready()) return;
-    if (choice === 'task' && !hasTask) return;
+    if (busy || expired || !guard.ready()) return;
+    if (!specs && !allowed.includes(choice)) return;
+    if (choice === 'always' && !confirmAlways) {
+      // "Always" is never one step: the first press opens the confirmation, whose button
+      // is guarded afresh, so a key pressed twice cannot make a standing grant.
+      setConfirmAlways(true);
+      guard.rearm();
+      return;
+    }
     const grantPattern: { tool: string; resource?: string } = { tool: pattern.tool.trim() || prompt.tool };
     if (pattern.resource.trim()) grantPattern.resource = pattern.resource.trim();
     const params: DecideParams =
       choice === 'deny'
         ? { id: prompt.id, decision: 'deny', scope: 'once' }
         : choice === 'once'
-          ? { id: prompt.id, decision: 'allow', scope: 'once' }
+          ? { id: prompt.id, decision: 'allow', scope: 'once', ...(specs && confirmed.length ? { confirmGrants: confirmed } : {}) }
           : choice === 'task'
             ? { id: prompt.id, decision: 'allow', scope: 'task', pattern: grantPattern }
             : choice === 'duration'
@@ -55,15 +94,48 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
     setBusy(true);
     const done = await attempt('Could not decide', async () => {
       const grant = await decide(params);
-      toast(choice === 'deny' ? 'Denied' : specs ? `Accepted ${specs.length} grant(s) for the task` : grant ? `Allowed; grant ${grant.id} created` : 'Allowed once');
+      const accepted = specs ? specs.filter((g) => !g.needsConfirmation || confirmed.includes(g.index)).length : 0;
+      const what = `${prompt.id} (${vis(summary).slice(0, 80)})`;
+      if (grant && !specs) {
+        // Undo takes the grant back (the request itself was already allowed, once).
+        const id = grant.id;
+        toast(`Allowed ${what}; ${grantInWords(grant, prompt.taskName)}`, 'info', {
+          label: 'Undo grant',
+          run: () => void attempt('Could not undo', async () => {
+            await airlock()['grants.revoke']({ id });
+            toast(`Grant ${id} revoked: the next such request asks again`);
+          }),
+        });
+      } else toast(choice === 'deny' ? `Denied ${what}` : specs ? `Accepted ${accepted} of ${specs.length} grant(s) for the task` : `Allowed once: ${what}`);
       return true;
     });
     if (!done) setBusy(false);
   }
 
-  // Keyboard shortcuts go to the active card only (the top one, or the pop-up's own).
+  /** Denies every waiting prompt of this task, by id, in one action. */
+  async function denyTask(): Promise<void> {
+    if (busy || expired || !guard.ready() || !prompt.task) return;
+    setBusy(true);
+    const ids = [...sameTask];
+    let denied = 0;
+    for (const id of ids) {
+      const ok = await attempt(`Could not deny ${id}`, async () => {
+        await decide({ id, decision: 'deny', scope: 'once' });
+        return true;
+      });
+      if (ok) denied++;
+    }
+    toast(`Denied ${denied} request${denied === 1 ? '' : 's'} from task “${vis(prompt.taskName ?? prompt.task)}”`);
+    setBusy(false);
+  }
+
+  // Keyboard shortcuts act on this card's prompt only (the one on screen).
   const chooseRef = useRef(choose);
   chooseRef.current = choose;
+  const denyTaskRef = useRef(denyTask);
+  denyTaskRef.current = denyTask;
+  const confirmRef = useRef(confirmAlways);
+  confirmRef.current = confirmAlways;
   // A layout effect: the listener exists from the moment the card is in the DOM, so even
   // the earliest key is seen (and swallowed by the guard) rather than slipping past.
   useLayoutEffect(() => {
@@ -72,6 +144,19 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
       if (e.ctrlKey || e.metaKey || e.altKey) return;
       const inField = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement;
       if (inField && e.key !== 'Escape') return;
+      if (confirmRef.current) {
+        // While "Always" waits for its confirmation, Esc steps back; no key confirms.
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          setConfirmAlways(false);
+        }
+        return;
+      }
+      if (e.key === 'D' && !specs) {
+        e.preventDefault();
+        void denyTaskRef.current();
+        return;
+      }
       const choice = (specs ? GRANT_REQUEST_SHORTCUTS : SHORTCUTS)[e.key.length === 1 ? e.key.toLowerCase() : e.key];
       if (!choice) return;
       e.preventDefault();
@@ -87,26 +172,50 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
   }, [keyboard]);
 
   const off = busy || !guard.armed;
+  const fold = literal.length > LITERAL_FOLD_CHARS || literal.split('\n').length > 4;
   return (
     <article
-      className={`prompt-card risk-border-${prompt.risk.level}`}
+      className={`prompt-card risk-border-${prompt.risk.level}${expired ? ' expired' : ''}`}
+      role="alertdialog"
+      aria-modal="false"
       data-testid="prompt"
       data-prompt-id={prompt.id}
       data-armed={guard.armed ? 'true' : 'false'}
       data-swallowed={guard.swallowed}
+      data-expired={expired ? 'true' : 'false'}
       aria-labelledby={`${uid}-title`}
+      aria-describedby={`${uid}-literal ${uid}-risk`}
     >
       <header className="prompt-head">
         <RiskBadge level={prompt.risk.level} />
         <span className={`badge action action-${prompt.action}`}>{prompt.action}</span>
-        <h2 id={`${uid}-title`} className="prompt-summary" data-testid="prompt-summary">
-          {prompt.summary || `${prompt.tool} ${prompt.resource ?? ''}`}
+        <span className="prompt-id mono small muted" data-testid="prompt-id" title="Every answer goes to this request id">
+          {prompt.id}
+        </span>
+        <h2 id={`${uid}-title`} className="prompt-summary" data-testid="prompt-summary" title={vis(summary)}>
+          <V text={summary} />
         </h2>
       </header>
-      <Countdown createdAt={prompt.createdAt} expiresAt={prompt.expiresAt} />
+      <div className={`literal-wrap${fold && !showAll ? ' folded' : ''}`}>
+        <pre id={`${uid}-literal`} className="literal" data-testid="prompt-literal">
+          <V text={literal} multiline />
+        </pre>
+        {fold && (
+          <button className="btn link small" data-testid="literal-toggle" aria-expanded={showAll} onClick={() => setShowAll(!showAll)}>
+            {showAll ? 'Show less' : `Show all (${literal.length.toLocaleString()} characters)`}
+          </button>
+        )}
+      </div>
+      {expired ? (
+        <p className="expired-note" role="status" data-testid="prompt-expired">
+          {offline ? "Expired — denied. Airlock can't be reached, so this request was not allowed." : 'Expired — denied: no answer in time.'}
+        </p>
+      ) : (
+        <Countdown createdAt={prompt.createdAt} expiresAt={prompt.expiresAt} announce={keyboard} />
+      )}
 
       <div className="prompt-grid">
-        <section className="facts">
+        <section className="facts" aria-label="Who asks">
           <h3>Who</h3>
           <dl>
             <dt>Process</dt>
@@ -120,49 +229,58 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
               </>
             )}
             <dt>Task</dt>
-            <dd data-testid="prompt-task">{prompt.taskName ?? (prompt.task ? prompt.task : <span className="muted">no task</span>)}</dd>
+            <dd data-testid="prompt-task">{prompt.taskName ? <V text={prompt.taskName} /> : prompt.task ? prompt.task : <span className="muted">no task</span>}</dd>
             <dt>Via</dt>
             <dd>{prompt.source}</dd>
+            {prompt.remote && (
+              <>
+                <dt>From</dt>
+                <dd data-testid="prompt-remote">
+                  <span className="badge forwarded">remote <V text={prompt.remote.name} /></span>{' '}
+                  <span className="mono small"><V text={prompt.remote.via} /></span>
+                </dd>
+              </>
+            )}
           </dl>
         </section>
 
-        <section className="facts">
+        <section className="facts" aria-label="What it does">
           <h3>What</h3>
           <dl>
             <dt>Action</dt>
             <dd className="strong">{prompt.action}</dd>
             <dt>Tool</dt>
-            <dd className="mono" data-testid="prompt-tool">{prompt.tool}</dd>
+            <dd className="mono" data-testid="prompt-tool"><V text={prompt.tool} /></dd>
             <dt>Resource</dt>
-            <dd className="mono" data-testid="prompt-resource">{prompt.resource ?? <span className="muted">none</span>}</dd>
+            <dd className="mono" data-testid="prompt-resource">{prompt.resource !== null ? <V text={prompt.resource} /> : <span className="muted">none</span>}</dd>
             {prompt.resources.length > 1 && (
               <>
                 <dt>Also</dt>
-                <dd className="mono small">{prompt.resources.filter((r) => r !== prompt.resource).join(', ')}</dd>
+                <dd className="mono small"><V text={prompt.resources.filter((r) => r !== prompt.resource).join(', ')} /></dd>
               </>
             )}
             {prompt.cwd && (
               <>
                 <dt>In</dt>
-                <dd className="mono small">{prompt.cwd}</dd>
+                <dd className="mono small"><V text={prompt.cwd} /></dd>
               </>
             )}
           </dl>
           <details className="raw-args" data-testid="raw-args">
             <summary>Raw arguments</summary>
-            <pre>{prettyJson(prompt.args)}</pre>
+            <pre><V text={prettyJson(prompt.args)} multiline /></pre>
           </details>
         </section>
       </div>
 
       {prompt.ssh && <SshFacts ssh={prompt.ssh} />}
 
-      <section className="facts why" data-testid="risk-reasons">
+      <section className="facts why" data-testid="risk-reasons" id={`${uid}-risk`} aria-label="Why it is risky">
         <h3>Why it is risky</h3>
         {prompt.risk.reasons.length ? (
           <ul>
             {prompt.risk.reasons.map((r, i) => (
-              <li key={i}>{r}</li>
+              <li key={i}><V text={r} /></li>
             ))}
           </ul>
         ) : (
@@ -170,24 +288,30 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
         )}
         {prompt.risk.level === 'critical' && (
           <p className="critical-note" data-testid="critical-note">
-            Critical: no grant will ever approve this kind of request by itself — you will be asked every time.
+            Critical: only Allow once is offered — no grant will ever approve this kind of request by itself.
           </p>
         )}
         {prompt.nearMiss && (
           <p className="near-miss" data-testid="near-miss">
-            Almost covered: {prompt.nearMiss}
+            Almost covered: <V text={prompt.nearMiss} />
           </p>
         )}
       </section>
 
-      {specs ? (
+      {expired ? null : specs ? (
         <>
-          <TaskGrantsList specs={specs} />
-          <TaskGrantsChoices count={specs.length} busy={busy} off={off} denyRef={denyRef} choose={(c) => void choose(c)} />
+          <TaskGrantsList
+            grants={specs}
+            confirmed={confirmed}
+            disabled={off}
+            toggle={(i) => setConfirmed((c) => (c.includes(i) ? c.filter((x) => x !== i) : [...c, i]))}
+          />
+          <TaskGrantsChoices grants={specs} confirmed={confirmed} busy={busy} off={off} denyRef={denyRef} choose={(c) => void choose(c)} />
         </>
       ) : (
         <RequestChoices
           prompt={prompt}
+          allowed={allowed}
           pattern={pattern}
           setPattern={setPattern}
           minutes={minutes}
@@ -196,9 +320,13 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
           off={off}
           denyRef={denyRef}
           choose={(c) => void choose(c)}
+          confirmAlways={confirmAlways}
+          cancelAlways={() => setConfirmAlways(false)}
+          sameTask={sameTask.length}
+          denyTask={() => void denyTask()}
         />
       )}
-      {!guard.armed && <p className="guard-note small muted">Buttons wake up in half a second…</p>}
+      {!guard.armed && !expired && <p className="guard-note small muted">Buttons wake up in half a second…</p>}
     </article>
   );
 }

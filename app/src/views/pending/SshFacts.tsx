@@ -1,6 +1,7 @@
 // What an SSH signature is for: which key, login to user@host or an sshsig namespace,
 // and whether it came through agent forwarding (from another machine).
 import type { SshInfo } from '../../../../preload/types';
+import { V } from '../../components/Visible';
 
 export function SshFacts({ ssh }: { ssh: SshInfo }) {
   return (
@@ -10,19 +11,19 @@ export function SshFacts({ ssh }: { ssh: SshInfo }) {
       </h3>
       <dl>
         <dt>Key</dt>
-        <dd data-testid="ssh-key-name">{ssh.keyName ?? '(unnamed key)'}</dd>
+        <dd data-testid="ssh-key-name">{ssh.keyName ? <V text={ssh.keyName} /> : '(unnamed key)'}</dd>
         <dt>Fingerprint</dt>
         <dd className="mono" data-testid="ssh-fingerprint">{ssh.fingerprint}</dd>
         {ssh.purpose === 'login' && (
           <>
             <dt>Login</dt>
             <dd className="mono strong" data-testid="ssh-login">
-              {ssh.user ?? '?'}@{ssh.host ?? 'unknown host'}
+              <V text={ssh.user ?? '?'} />@<V text={ssh.host ?? 'unknown host'} />
             </dd>
             {ssh.hostKey && (
               <>
                 <dt>Host key</dt>
-                <dd className="mono small">{ssh.hostKey}</dd>
+                <dd className="mono small"><V text={ssh.hostKey} /></dd>
               </>
             )}
           </>
@@ -31,7 +32,7 @@ export function SshFacts({ ssh }: { ssh: SshInfo }) {
           <>
             <dt>Signs</dt>
             <dd className="mono strong" data-testid="ssh-namespace">
-              namespace “{ssh.namespace ?? '?'}”{ssh.namespace === 'git' ? ' (a git commit or tag signature)' : ''}
+              namespace “<V text={ssh.namespace ?? '?'} />”{ssh.namespace === 'git' ? ' (a git commit or tag signature)' : ''}
             </dd>
           </>
         )}

@@ -28,6 +28,8 @@ export function SettingsView({ host }: { host: 'electron' | 'web' }) {
       notifications: draft.notifications,
       startAtLogin: draft.startAtLogin,
       maxPendingPerTask: draft.maxPendingPerTask,
+      maxPendingPerConnection: draft.maxPendingPerConnection,
+      maxPendingTotal: draft.maxPendingTotal,
     };
     const r = await attempt('Could not save', () => airlock()['settings.set'](patch));
     if (r) {
@@ -85,6 +87,26 @@ export function SettingsView({ host }: { host: 'electron' | 'web' }) {
           max={1000}
           value={draft.maxPendingPerTask}
           onChange={(e) => setDraft({ ...draft, maxPendingPerTask: Number(e.target.value) })}
+        />
+      </label>
+      <label>
+        Most pending prompts per connection (across its tasks)
+        <input
+          type="number"
+          min={1}
+          max={10000}
+          value={draft.maxPendingPerConnection}
+          onChange={(e) => setDraft({ ...draft, maxPendingPerConnection: Number(e.target.value) })}
+        />
+      </label>
+      <label>
+        Most pending prompts in total (beyond it, new requests are denied at once and recorded)
+        <input
+          type="number"
+          min={1}
+          max={10000}
+          value={draft.maxPendingTotal}
+          onChange={(e) => setDraft({ ...draft, maxPendingTotal: Number(e.target.value) })}
         />
       </label>
       <label className="inline">

@@ -1,0 +1,110 @@
+// Each task's own request.sock: <tasksDir>/<task>/request.sock, beside its SSH agent.sock
+// (DESIGN.md "Task binding"). 0600 in a 0700 directory, peer uid checked (unix-listener).
+// Everything sent here belongs to the task, whatever it claims:
+// - `request`: decided as the task's (a `task` naming another one is noted in the prompt's
+//   risk reasons, never honoured);
+// - `task.start`: refused (a new task would escape this one's deny grants);
+// - `task.end` / `task.network`: only for this task (no `task`, or this task's id or token);
+//   a task may end itself — that only takes its own grants and sockets away.
+// The sandbox (main/integrations/exec/sandbox.ts) mounts this directory and nothing else
+// of Airlock's.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { agentMethods } from '../contract/agent';
+import { RPC, RpcError } from '../contract/rpc';
+import { taskIdOf } from '../contract/task-ref';
+import type { Broker } from '../core/broker';
+import type { TaskSocketService } from '../core/ports';
+import { ensurePrivateDir } from '../os/paths';
+import { createDispatch } from './dispatch';
+import { startRpcSocket } from './rpc-socket';
+
+/** sun_path is 108 bytes on Linux (104 on macOS), including the terminating NUL. */
+const MAX_SOCKET_PATH = 103;
+const TASK_ID = /^[A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,63}$/;
+
+export class TaskRequestSockets implements TaskSocketService {
+  private readonly open_ = new Map<string, { close(opts?: { graceful?: boolean }): Promise<void> }>();
+
+  constructor(
+    private readonly broker: Broker,
+    private readonly tasksDir: string,
+  ) {}
+
+  socketPathOf(task: string): string {
+    if (!TASK_ID.test(task)) throw new Error(`task id ${JSON.stringify(task)} cannot name a socket directory`);
+    return path.join(this.tasksDir, task, 'request.sock');
+  }
+
+  async open(task: string): Promise<string> {
+    if (this.open_.has(task)) return this.socketPathOf(task);
+    const p = this.socketPathOf(task);
+    if (Buffer.byteLength(p) > MAX_SOCKET_PATH) throw new Error(`socket path ${p} is too long for a Unix socket; choose a shorter AIRLOCK_HOME`);
+    ensurePrivateDir(this.tasksDir);
+    const broker = this.broker;
+    const own = (p: { task?: string; token?: string }, method: string) => {
+      const named = p.task ?? p.token;
+      if (named !== undefined && taskIdOf(named) !== task) {
+        throw new RpcError(RPC.invalidParams, `invalid params: task: this socket belongs to task ${task}; ${method} works here only for it (leave "task" out)`);
+      }
+      return task;
+    };
+    const handle = await startRpcSocket(p, `tasks/${task}/request.sock`, broker, (peer) => {
+      const ctx = { process: peer.process, connection: peer.connection, boundTask: task };
+      return {
+        dispatch: createDispatch(agentMethods, {
+          request: (r) => broker.ask(r, ctx),
+          'task.start': (r) => broker.startTask(r, ctx),
+          'task.end': async (r) => {
+            // The task is marked ended before endTask's first await; its sockets close after
+            // this reply is on its way (not awaited here: this very socket is one of them).
+            broker.endTask(own(r, 'task.end')).catch(() => undefined);
+            return {};
+          },
+          'task.network': async (r) => broker.taskNetwork(own(r, 'task.network')),
+          // What an MCP server lists is not a task's business; same as on the shared socket.
+          'mcp.tools': async (r) => broker.learnMcpTools(r),
+        }),
+        onClose: () => broker.dropConnection(peer.connection),
+      };
+    });
+    this.open_.set(task, handle);
+    return p;
+  }
+
+  /** Closes the socket (a reply in flight, such as to this task's own task.end, is flushed first). */
+  async close(task: string): Promise<void> {
+    const h = this.open_.get(task);
+    this.open_.delete(task);
+    if (h) await h.close({ graceful: true });
+    if (TASK_ID.test(task)) {
+      try {
+        fs.rmdirSync(path.join(this.tasksDir, task));
+      } catch {
+        // Not empty (the SSH socket's owner removes it) or already gone.
+      }
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    for (const task of [...this.open_.keys()]) {
+      const h = this.open_.get(task)!;
+      this.open_.delete(task);
+      await h.close();
+    }
+  }
+}
+
+/**
+ * Start-up: no task socket of a previous run is live (each daemon opens its own), so every
+ * leftover under tasks/ goes. Call only once this daemon owns the sockets directory.
+ */
+export function removeLeftoverTaskDirs(tasksDir: string): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(tasksDir);
+  } catch {
+    return;
+  }
+  for (const n of names) fs.rmSync(path.join(tasksDir, n), { recursive: true, force: true });
+}

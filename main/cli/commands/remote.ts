@@ -1,0 +1,98 @@
+// `airlock remote`: agents on other machines ask this Airlock through `ssh -R`.
+// `add` opens the remote's own request socket here and prints the exact ssh command and
+// the server-side environment. Only that agent-side socket is forwarded: the server can
+// ask, never decide (ui.sock stays on this machine).
+import * as crypto from 'node:crypto';
+import type { Command } from 'commander';
+import type { Remote } from '../../contract/approver';
+import { RemoteName } from '../../contract/common';
+import { airlockPaths } from '../../os/paths';
+import { callUi, CliError, fmtTime, printJson, table } from '../util';
+
+/** Quotes for a POSIX shell when needed (paths with spaces, the remote command). */
+export function shq(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export interface RemotePlan {
+  remote: Remote;
+  /** The socket on the server: ssh -R creates it (0600, by sshd's StreamLocalBindMask). */
+  serverSocket: string;
+  /** ssh's arguments before the destination: the forward, the agent, fail if the forward fails. */
+  sshOptions: string[];
+  env: { AIRLOCK_REQUEST_SOCK: string };
+  /** One line to paste: the options, the destination, a login shell with the env set. */
+  command: string;
+}
+
+export function planRemote(remote: Remote, destination: string, serverSocket: string | undefined, agentSock: string | null): RemotePlan {
+  // A fresh unguessable name on every run: another user of the server cannot squat it in
+  // advance, and a stale socket of an earlier session (sshd leaves it behind) never blocks
+  // the forward. ExitOnForwardFailure: no session at all rather than one whose requests
+  // go nowhere — or to whoever owns that path.
+  const server = serverSocket ?? `/tmp/airlock-${remote.name}-${crypto.randomBytes(6).toString('hex')}.sock`;
+  const sshOptions = [
+    '-o', 'ExitOnForwardFailure=yes',
+    '-R', `${server}:${remote.socket}`,
+    // Signatures on the server go to this Airlock's SSH agent (and are marked forwarded).
+    ...(agentSock ? ['-o', `ForwardAgent=${agentSock}`] : []),
+  ];
+  const shell = `export AIRLOCK_REQUEST_SOCK=${shq(server)}; exec "\${SHELL:-/bin/sh}" -l`;
+  const command = ['ssh', ...sshOptions.map(shq), '-t', shq(destination), shq(shell)].join(' ');
+  return { remote, serverSocket: server, sshOptions, env: { AIRLOCK_REQUEST_SOCK: server }, command };
+}
+
+export function registerRemote(program: Command): void {
+  const remote = program
+    .command('remote')
+    .description('agents on other machines ask this Airlock over SSH (ssh -R): set up a remote, print the ssh command');
+  remote
+    .command('add <name> [destination]')
+    .description('open the remote\'s request socket here; print the ssh command and the server\'s environment (run again for a fresh command)')
+    .option('--server-socket <path>', 'the socket path on the server (default: a fresh unguessable /tmp path each time)')
+    .option('--no-agent', 'do not forward Airlock\'s SSH agent')
+    .option('--json', 'print JSON (the ssh options, the environment)')
+    .addHelpText('after', '\nExample:\n  airlock remote add build me@build.example.com\n  # then run the printed ssh command; on the server `airlock exec -- make deploy` asks here')
+    .action(async (name: string, destination: string | undefined, o: { serverSocket?: string; agent: boolean; json?: boolean }) => {
+      if (!RemoteName.safeParse(name).success) throw new CliError(`bad remote name "${name}": letters, digits and dashes (up to 32)`);
+      if (o.serverSocket !== undefined && !o.serverSocket.startsWith('/')) throw new CliError('--server-socket must be an absolute path (sshd resolves relative ones against /)');
+      const { remote: r } = await callUi<{ remote: Remote }>('remotes.add', { name });
+      const plan = planRemote(r, destination ?? 'SERVER', o.serverSocket, o.agent ? airlockPaths().agentSock : null);
+      if (o.json) {
+        printJson(plan);
+        return;
+      }
+      process.stdout.write(
+        [
+          `Remote "${r.name}": requests from it arrive here on ${r.socket}`,
+          `(marked remote "${r.name}" in prompts and history; grants made from its prompts are for it only).`,
+          '',
+          'Connect from this machine:',
+          '',
+          `  ${plan.command}`,
+          '',
+          'On the server, in that session (the command above sets it already):',
+          '',
+          `  export AIRLOCK_REQUEST_SOCK=${shq(plan.serverSocket)}`,
+          '  airlock exec -- make deploy        # asks the human here; so do airlock check, the hook and the MCP proxy',
+          '',
+        ].join('\n'),
+      );
+    });
+  remote
+    .command('list')
+    .description('the remotes and their sockets here')
+    .option('--json', 'print JSON')
+    .action(async (o: { json?: boolean }) => {
+      const { remotes } = await callUi<{ remotes: Remote[] }>('remotes.list');
+      if (o.json) return printJson(remotes);
+      process.stdout.write(table([['NAME', 'SINCE', 'SOCKET'], ...remotes.map((r) => [r.name, fmtTime(r.createdAt), r.socket])]));
+    });
+  remote
+    .command('remove <name>')
+    .description('close the remote\'s socket (its grants stay until revoked, and match nothing)')
+    .action(async (name: string) => {
+      if (!RemoteName.safeParse(name).success) throw new CliError(`bad remote name "${name}"`);
+      await callUi('remotes.remove', { name });
+    });
+}

@@ -1,0 +1,46 @@
+// Flood control: how many prompts may wait at once. Three caps, every one checked for every
+// new prompt (identical requests share a prompt and add nothing):
+//   - per task (`maxPendingPerTask`); a request without a task counts against the same
+//     number on its own connection, as if the connection were its task;
+//   - per connection (`maxPendingPerConnection`), across all the tasks it asks for;
+//   - for the whole daemon (`maxPendingTotal`), so that many connections or many tasks
+//     cannot bury the human either (issue 10: 50 connections made 1,000 prompts in 2 s).
+// A request over a cap is refused at once (-32001) and recorded; the prompts already
+// shown are not touched.
+import type { Settings } from '../contract/approver';
+
+export interface PendingView {
+  task: string | null;
+  /** The connections waiting on this prompt (undefined: an in-process caller). */
+  connections: readonly (string | undefined)[];
+}
+
+type Limits = Pick<Settings, 'maxPendingPerTask' | 'maxPendingPerConnection' | 'maxPendingTotal'>;
+
+/**
+ * Why a new prompt for (task, connection) would exceed a cap, or null when it fits.
+ * `task` is 'new' for the grants a `task.start` asks for: a task that does not exist yet
+ * has no prompts of its own, so only the connection and total caps apply.
+ */
+export function overPendingCap(pending: Iterable<PendingView>, task: string | null | { new: true }, connection: string | undefined, limits: Limits): string | null {
+  let total = 0;
+  let ofTask = 0;
+  let ofConnection = 0;
+  let ofConnectionNoTask = 0;
+  for (const p of pending) {
+    total++;
+    if (typeof task === 'string' && p.task === task) ofTask++;
+    if (p.connections.includes(connection)) {
+      ofConnection++;
+      if (p.task === null) ofConnectionNoTask++;
+    }
+  }
+  const wait = 'wait for the human to answer';
+  if (typeof task === 'string' && ofTask >= limits.maxPendingPerTask) return `too many prompts waiting for task ${task} (limit ${limits.maxPendingPerTask}); ${wait}`;
+  if (task === null && ofConnectionNoTask >= limits.maxPendingPerTask) return `too many prompts waiting for this connection (limit ${limits.maxPendingPerTask}); ${wait}`;
+  if (ofConnection >= limits.maxPendingPerConnection) {
+    return `too many prompts waiting for this connection across its tasks (limit ${limits.maxPendingPerConnection}); ${wait}`;
+  }
+  if (total >= limits.maxPendingTotal) return `too many prompts waiting in Airlock as a whole (limit ${limits.maxPendingTotal}); ${wait}`;
+  return null;
+}

@@ -1,0 +1,77 @@
+// Paths are judged by what they really are (issue 10): a request's paths and each shell
+// part's paths get their real targets added beside them (symbolic links resolved by the
+// PathResolver port, main/os/real-path.ts). Grants must cover every resource, so both the
+// literal and the real path must be granted for an allow, and a deny on either denies;
+// risk rules see the real target (`dir/h/pre-commit` with `h → .git/hooks` is a git hook).
+import * as path from 'node:path';
+import { LIMITS } from '../contract/common';
+import type { CommandClassification, PathResolver } from './ports';
+import type { CoreRequest } from './request';
+
+type Part = CommandClassification['parts'][number];
+
+const isPath = (r: string) => r.startsWith('/') || r === '~' || r.startsWith('~/');
+
+function add(list: string[], r: string): void {
+  if (!list.includes(r) && list.length < LIMITS.resources) list.push(r);
+}
+
+/**
+ * Adds real targets to `req.resources` and to each part's resources, and says in the
+ * risk reasons where a path is not what it looks like. `rawParts` are the same parts
+ * classified with paths as written (`..` kept), when the command line has `..` in it.
+ * Requests without paths cost nothing (the resolver is not called).
+ */
+export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts?: Part[]): void {
+  const parts = req.parts ?? [];
+  const raws = rawParts && rawParts.length === parts.length ? rawParts : undefined;
+  const all = new Set<string>();
+  for (const r of req.resources) if (isPath(r)) all.add(r);
+  for (const p of parts) for (const r of p.resources) if (isPath(r)) all.add(r);
+  // The raw paths of a part whose classification did not line up are checked as a whole.
+  const extra = rawParts && !raws ? rawParts.flatMap((p) => p.resources) : [];
+  for (const p of raws ?? []) for (const r of p.resources) if (isPath(r)) all.add(r);
+  for (const r of extra) if (isPath(r)) all.add(r);
+  if (all.size === 0) return;
+
+  const { real, incomplete } = resolve([...all]);
+  const told = new Set<string>();
+  const tell = (literal: string, target: string) => {
+    // `a/./b` or `a/../b` without a link on the way is only spelling: nothing to tell.
+    if (told.has(literal) || path.posix.normalize(literal).replace(/\/+$/, '') === target) return;
+    told.add(literal);
+    if (told.size <= 8) req.classifierRisk.push({ level: 'low', reason: `${literal} is really ${target} (a symbolic link on the way)` });
+  };
+  const realOf = (r: string) => {
+    const t = real.get(r);
+    if (t !== undefined) tell(r, t);
+    return t;
+  };
+
+  for (const r of [...req.resources]) {
+    const t = realOf(r);
+    if (t !== undefined) add(req.resources, t);
+  }
+  parts.forEach((p, i) => {
+    for (const r of [...p.resources, ...(raws?.[i]?.resources ?? [])]) {
+      const t = realOf(r);
+      if (t === undefined) continue;
+      add(p.resources, t);
+      add(req.resources, t);
+    }
+  });
+  for (const r of extra) {
+    const t = realOf(r);
+    if (t === undefined) continue;
+    add(req.resources, t);
+    for (const p of parts) add(p.resources, t);
+  }
+  if (incomplete) {
+    // What was not resolved cannot be judged: no grant alone may allow it (critical), and
+    // a read is not allowed by the default policy alone either (high).
+    req.classifierRisk.push({
+      level: req.action === 'read' ? 'high' : 'critical',
+      reason: `Airlock could not tell where every path leads (${incomplete}): asking`,
+    });
+  }
+}

@@ -1,0 +1,484 @@
+// One task's egress proxy: the only way out of its sandbox. It speaks plain HTTP proxy
+// (CONNECT host:port, and absolute-form `GET http://host/…`) on the task's egress.sock;
+// the relay inside the sandbox (relay.ts) forwards each connection there.
+//
+// Every connection (and every plain HTTP request) is a `transfer` request of source
+// `egress`, tool `net.connect`, resource `host:port`, decided by grants or by the human
+// like any other. HTTPS is tunnelled untouched, except to hosts that carry a secret the
+// task uses: there the proxy terminates TLS with the task's own CA (task-ca.ts), swaps
+// the placeholder for the real value, and talks TLS upstream, verified against the
+// system store (trust.ts). What went through is recorded when a connection ends.
+//
+// Built on node:http (its CONNECT support), node:tls and @peculiar/x509: mockttp and
+// http-mitm-proxy would bring a much larger surface (and their own CA handling) for the
+// few hundred lines this needs; see docs/egress.md.
+import * as http from 'node:http';
+import * as https from 'node:https';
+import * as net from 'node:net';
+import * as tls from 'node:tls';
+import type { AgentAnswer } from '../../contract/agent';
+import type { ProcessInfo } from '../../contract/common';
+import type { EgressCore, EgressFacts, EgressRecord } from '../../core/ports';
+import { injectHeader, placeholdersIn, ReplaceStream, secretsForHost, StreamScanner, type TaskSecret } from './placeholders';
+import type { Resolver } from './resolve';
+import type { TaskCa } from './task-ca';
+import { localAddressKind, parseAbsoluteUrl, parseAuthority, resourceOf, type Target } from './target';
+
+export interface ProxyPeer {
+  connection: string;
+  process?: ProcessInfo;
+}
+
+export interface EgressProxyOptions {
+  task: string;
+  core: EgressCore;
+  resolver: Resolver;
+  secrets: TaskSecret[];
+  /** Present when the task uses secrets: terminates TLS to their hosts. */
+  ca: TaskCa | null;
+  /** PEM of the CAs trusted upstream when the proxy itself talks TLS. */
+  upstreamCa: string;
+  connectTimeoutMs?: number;
+  /** Most connections open at once for this task (the rest get 503). */
+  maxConnections?: number;
+}
+
+/** Headers that belong to one hop (RFC 9110 §7.6.1) or to the proxy, never forwarded. */
+const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+interface Tunnel {
+  target: Target;
+  address: string;
+  connectEvent: number;
+  peer: ProxyPeer;
+}
+
+/** A status line reason phrase is one short line of visible ASCII. */
+function phrase(s: string): string {
+  return s.replace(/[^\x20-\x7e]/g, '?').slice(0, 200);
+}
+
+function refuseRaw(sock: net.Socket, status: number, reason: string, body: string, event?: number): void {
+  if (sock.destroyed) return;
+  const text = `${body}\n`;
+  sock.end(
+    `HTTP/1.1 ${status} ${phrase(reason)}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n` +
+      `${event !== undefined ? `X-Airlock-Event: ${event}\r\n` : ''}Connection: close\r\n\r\n${text}`,
+  );
+}
+
+function refuseRes(res: http.ServerResponse, status: number, reason: string, body: string, event?: number): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const text = `${body}\n`;
+  res.writeHead(status, phrase(reason), {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    Connection: 'close',
+    ...(event !== undefined ? { 'X-Airlock-Event': String(event) } : {}),
+  });
+  res.end(text);
+}
+
+function headerBytes(h: http.IncomingHttpHeaders | http.OutgoingHttpHeaders): number {
+  let n = 0;
+  for (const [k, v] of Object.entries(h)) n += k.length + 4 + (Array.isArray(v) ? v.join(', ').length : String(v ?? '').length);
+  return n;
+}
+
+export class EgressProxy {
+  private readonly front = http.createServer();
+  private readonly inner = http.createServer();
+  private readonly peers = new WeakMap<net.Socket, ProxyPeer>();
+  private readonly tunnels = new WeakMap<net.Socket, Tunnel>();
+  private readonly open = new Set<net.Socket>();
+  private sent = 0;
+  private received = 0;
+  private readonly destinations = new Set<string>();
+  private closed = false;
+
+  constructor(private readonly o: EgressProxyOptions) {
+    for (const s of [this.front, this.inner]) {
+      // A prompt can take minutes: the request is complete, the answer is what waits.
+      s.requestTimeout = 0;
+      s.headersTimeout = 60_000;
+      s.keepAliveTimeout = 5_000;
+      s.on('clientError', (_e, sock: net.Socket) => refuseRaw(sock, 400, 'Bad Request', 'airlock egress: malformed request'));
+    }
+    this.front.on('connect', (req: http.IncomingMessage, sock: net.Socket, head: Buffer) => {
+      this.onConnect(req, sock, head).catch((e: unknown) => refuseRaw(sock, 502, 'Bad Gateway', `airlock egress: ${(e as Error).message}`));
+    });
+    this.front.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      this.onPlain(req, res).catch((e: unknown) => refuseRes(res, 502, 'Bad Gateway', `airlock egress: ${(e as Error).message}`));
+    });
+    this.inner.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      this.onInner(req, res).catch((e: unknown) => refuseRes(res, 502, 'Bad Gateway', `airlock egress: ${(e as Error).message}`));
+    });
+    this.inner.on('connect', (_req: http.IncomingMessage, sock: net.Socket) => refuseRaw(sock, 405, 'Method Not Allowed', 'airlock egress: CONNECT inside a tunnel is not supported'));
+  }
+
+  /** What the task sent and received so far (bytes), and to how many destinations. */
+  totals(): { sent: number; received: number; destinations: number } {
+    return { sent: this.sent, received: this.received, destinations: this.destinations.size };
+  }
+
+  /** A connection from the task's relay (peer uid already checked by the listener). */
+  accept(sock: net.Socket, peer: ProxyPeer): void {
+    if (this.closed) {
+      sock.destroy();
+      return;
+    }
+    if (this.open.size >= (this.o.maxConnections ?? 256)) {
+      refuseRaw(sock, 503, 'Too Many Connections', `airlock egress: this task already has ${this.open.size} connections open`);
+      return;
+    }
+    this.track(sock);
+    this.peers.set(sock, peer);
+    sock.on('close', () => this.o.core.dropConnection(peer.connection));
+    this.front.emit('connection', sock);
+  }
+
+  /** Closes every tunnel and request of the task at once. */
+  close(): void {
+    this.closed = true;
+    for (const s of this.open) s.destroy();
+    this.open.clear();
+  }
+
+  private track(s: net.Socket): void {
+    this.open.add(s);
+    s.once('close', () => this.open.delete(s));
+    s.on('error', () => s.destroy());
+  }
+
+  private facts(t: Target, method: string, address: string | null): EgressFacts {
+    const local = address ? localAddressKind(address) : null;
+    const secrets = secretsForHost(this.o.secrets, t.host).map((s) => s.name);
+    return {
+      host: t.host,
+      port: t.port,
+      address,
+      method,
+      sentBytes: this.sent,
+      receivedBytes: this.received,
+      destinations: this.destinations.size,
+      ...(local ? { local } : {}),
+      ...(secrets.length ? { secrets } : {}),
+    };
+  }
+
+  /** Asks the core; an error (task ended, flood control) is a denial with its message. */
+  private async ask(t: Target, method: string, path: string | null, address: string | null, peer: ProxyPeer): Promise<AgentAnswer & { address: string | null }> {
+    const f = this.facts(t, method, address);
+    const where = `${t.resource}${path && path !== '/' ? path.slice(0, 200) : ''}`;
+    const sent = this.sent < 1024 ? `${this.sent} B` : `${(this.sent / 1024).toFixed(1)} KiB`;
+    const summary =
+      `${method === 'CONNECT' ? 'connect to' : method} ${where}${address && address !== t.host ? ` (${address})` : address ? '' : ' (address resolved once allowed)'}` +
+      `${f.secrets ? `; would inject ${f.secrets.join(', ')}` : ''} — the task has sent ${sent} to ${this.destinations.size} destination(s) so far`;
+    try {
+      const a = await this.o.core.ask(
+        {
+          source: 'egress',
+          tool: 'net.connect',
+          action: 'transfer',
+          resource: t.resource,
+          summary: summary.slice(0, 2000),
+          args: { ...f, ...(path !== null ? { path: path.slice(0, 2048) } : {}) },
+          task: this.o.task,
+        },
+        { boundTask: this.o.task, connection: peer.connection, ...(peer.process ? { process: peer.process } : {}), egress: f },
+      );
+      return { ...a, address };
+    } catch (e) {
+      return { decision: 'deny', reason: (e as Error).message, event: -1, address };
+    }
+  }
+
+  /**
+   * Decide, then resolve. A name resolved only after it was allowed that turns out to
+   * reach this machine or the local network is asked again with the address (DNS
+   * rebinding: `allowed.example` answering 127.0.0.1).
+   */
+  private async decide(t: Target, method: string, path: string | null, peer: ProxyPeer): Promise<{ ok: true; address: string; event: number } | { ok: false; status: number; reason: string; body: string; event?: number }> {
+    const known = this.o.resolver.known(t.host);
+    this.destinations.add(t.resource);
+    const a = await this.ask(t, method, path, known, peer);
+    const denied = (x: AgentAnswer) => ({
+      ok: false as const,
+      status: 403,
+      reason: `Denied by Airlock: ${x.reason}`,
+      body: `airlock egress: ${method} ${t.resource} was denied: ${x.reason}${x.event >= 0 ? ` (event ${x.event})` : ''}`,
+      ...(x.event >= 0 ? { event: x.event } : {}),
+    });
+    if (a.decision !== 'allow') return denied(a);
+    let address = known;
+    if (!address) {
+      try {
+        address = await this.o.resolver.resolve(t.host);
+      } catch (e) {
+        return { ok: false, status: 502, reason: 'Cannot Resolve', body: `airlock egress: cannot resolve ${t.host}: ${(e as Error).message}` };
+      }
+      if (localAddressKind(address)) {
+        const again = await this.ask(t, method, path, address, peer);
+        if (again.decision !== 'allow') return denied(again);
+        return { ok: true, address, event: again.event };
+      }
+    }
+    return { ok: true, address, event: a.event };
+  }
+
+  private connectUpstream(address: string, port: number): Promise<net.Socket> {
+    return new Promise((resolve, reject) => {
+      const up = net.connect({ host: address, port });
+      const timer = setTimeout(() => {
+        up.destroy();
+        reject(new Error(`connecting to ${resourceOf(address, port)} timed out`));
+      }, this.o.connectTimeoutMs ?? 10_000);
+      up.once('connect', () => {
+        clearTimeout(timer);
+        resolve(up);
+      });
+      up.once('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+    });
+  }
+
+  private leak(t: Target, names: string[], where: string, peer: ProxyPeer): void {
+    for (const secret of names) this.o.core.recordPlaceholderLeak({ task: this.o.task, secret, host: t.host, port: t.port, where, ...(peer.process ? { process: peer.process } : {}) });
+  }
+
+  private record(r: Omit<EgressRecord, 'task'>): void {
+    try {
+      this.o.core.recordEgress({ task: this.o.task, ...r });
+    } catch {
+      // The store is closing (daemon shutdown): the tunnel is gone either way.
+    }
+  }
+
+  // ---- CONNECT ------------------------------------------------------------------------
+
+  private async onConnect(req: http.IncomingMessage, sock: net.Socket, head: Buffer): Promise<void> {
+    const peer = this.peers.get(sock) ?? { connection: 'egress' };
+    const t = parseAuthority(req.url ?? '');
+    if (!t) return refuseRaw(sock, 400, 'Bad Request', `airlock egress: CONNECT needs host:port, not ${JSON.stringify((req.url ?? '').slice(0, 100))}`);
+    const d = await this.decide(t, 'CONNECT', null, peer);
+    if (!d.ok) return refuseRaw(sock, d.status, d.reason, d.body, d.event);
+    if (sock.destroyed) return;
+    const intercept = this.o.ca !== null && secretsForHost(this.o.secrets, t.host).length > 0;
+    if (intercept) return this.interceptTunnel(sock, head, { target: t, address: d.address, connectEvent: d.event, peer });
+    let up: net.Socket;
+    try {
+      up = await this.connectUpstream(d.address, t.port);
+    } catch (e) {
+      return refuseRaw(sock, 502, 'Bad Gateway', `airlock egress: cannot connect to ${t.resource} (${d.address}): ${(e as Error).message}`, d.event);
+    }
+    this.track(up);
+    let out = 0;
+    let inn = 0;
+    // Placeholders are visible in a tunnel only when what it carries is not TLS; look anyway.
+    const scan = new StreamScanner(this.o.secrets.map((s) => ({ name: s.name, text: s.placeholder })));
+    sock.on('data', (c: Buffer) => {
+      out += c.length;
+      this.sent += c.length;
+      const found = scan.feed(c);
+      if (found.length) this.leak(t, found, 'inside a tunnel', peer);
+    });
+    up.on('data', (c: Buffer) => {
+      inn += c.length;
+      this.received += c.length;
+    });
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      sock.destroy();
+      up.destroy();
+      this.record({ kind: 'tunnel', method: 'CONNECT', host: t.host, port: t.port, address: d.address, path: null, status: null, bytesOut: out, bytesIn: inn, injected: [], connectEvent: d.event, ...(peer.process ? { process: peer.process } : {}) });
+    };
+    sock.once('close', finish);
+    up.once('close', finish);
+    sock.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length) {
+      out += head.length;
+      this.sent += head.length;
+      const found = scan.feed(head);
+      if (found.length) this.leak(t, found, 'inside a tunnel', peer);
+      up.write(head);
+    }
+    sock.pipe(up);
+    up.pipe(sock);
+  }
+
+  /** TLS (or plain HTTP) to a host that carries a secret: terminate it here and serve it with `inner`. */
+  private interceptTunnel(sock: net.Socket, head: Buffer, tunnel: Tunnel): void {
+    sock.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    const start = (first: Buffer) => {
+      sock.pause();
+      if (first.length) sock.unshift(first);
+      if (first[0] === 0x16) {
+        this.o
+          .ca!.contextFor(tunnel.target.host)
+          .then((secureContext) => {
+            const t = new tls.TLSSocket(sock, { isServer: true, secureContext, ALPNProtocols: ['http/1.1'] });
+            this.track(t);
+            this.tunnels.set(t, tunnel);
+            t.on('close', () => sock.destroy());
+            this.inner.emit('connection', t);
+          })
+          .catch(() => sock.destroy());
+      } else {
+        // Plain HTTP inside CONNECT: seen (and recorded) like TLS, never given a secret.
+        this.tunnels.set(sock, tunnel);
+        this.inner.emit('connection', sock);
+        sock.resume();
+      }
+    };
+    if (head.length) start(head);
+    else sock.once('data', (c: Buffer) => start(c));
+  }
+
+  private async onInner(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const tunnel = this.tunnels.get(req.socket);
+    if (!tunnel) return refuseRes(res, 500, 'Internal Error', 'airlock egress: lost the tunnel');
+    const t = tunnel.target;
+    const path = req.url ?? '/';
+    if (!path.startsWith('/')) return refuseRes(res, 400, 'Bad Request', 'airlock egress: expected an origin-form request inside the tunnel');
+    // The Host must be the host the human allowed: another name on the same server (or
+    // CDN) is another destination, and must not receive the secret (domain fronting).
+    const hostHeader = (req.headers.host ?? '').toLowerCase();
+    const okHost = [t.host, t.resource, `${t.host}:${t.port}`].map((x) => x.toLowerCase());
+    if (!okHost.includes(hostHeader) && !(net.isIPv6(t.host) && hostHeader === `[${t.host}]`)) {
+      const leaked = placeholdersIn(JSON.stringify(req.headers) + path, this.o.secrets);
+      if (leaked.length) this.leak({ ...t, host: hostHeader || t.host }, leaked, 'a Host header that differs from the tunnel', tunnel.peer);
+      return refuseRes(res, 421, 'Misdirected Request', `airlock egress: this tunnel was allowed to ${t.resource}; Host ${JSON.stringify(hostHeader.slice(0, 100))} is another destination`);
+    }
+    const isTls = req.socket instanceof tls.TLSSocket;
+    const mine = isTls ? secretsForHost(this.o.secrets, t.host) : [];
+    const others = this.o.secrets.filter((s) => !mine.includes(s));
+    const injected = new Set<string>();
+    const headers: http.OutgoingHttpHeaders = {};
+    const leaks = new Set<string>();
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i]!;
+      const lower = name.toLowerCase();
+      let value = req.rawHeaders[i + 1]!;
+      if (HOP.has(lower)) continue;
+      // Identity encoding from hosts that get a secret, so an echoed value can be swapped back.
+      if (lower === 'accept-encoding' && mine.length) continue;
+      for (const n of placeholdersIn(value, others)) leaks.add(n);
+      const eligible = mine.filter((s) => s.headers.length === 0 || s.headers.includes(lower));
+      if (eligible.length) {
+        const r = injectHeader(value, eligible);
+        value = r.value;
+        for (const n of r.injected) injected.add(n);
+      }
+      const prev = headers[name];
+      headers[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [String(prev), value];
+    }
+    for (const n of placeholdersIn(path, others)) leaks.add(n);
+    if (leaks.size) this.leak(t, [...leaks], 'in the request line or headers', tunnel.peer);
+    await this.forward(req, res, { t, address: tunnel.address, tls: isTls, path, headers, injected: [...injected], mine, others, connectEvent: tunnel.connectEvent, peer: tunnel.peer });
+  }
+
+  // ---- plain HTTP (absolute-form) ---------------------------------------------------------
+
+  private async onPlain(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const peer = this.peers.get(req.socket) ?? { connection: 'egress' };
+    const t = parseAbsoluteUrl(req.url ?? '');
+    if (!t) {
+      return refuseRes(res, 400, 'Bad Request', "airlock egress: this is Airlock's egress proxy; send absolute-form requests (http://host/path) or CONNECT host:port");
+    }
+    const d = await this.decide(t, req.method ?? 'GET', t.path, peer);
+    if (!d.ok) return refuseRes(res, d.status, d.reason, d.body, d.event);
+    const headers: http.OutgoingHttpHeaders = {};
+    const leaks = new Set<string>();
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i]!;
+      if (HOP.has(name.toLowerCase())) continue;
+      for (const n of placeholdersIn(req.rawHeaders[i + 1]!, this.o.secrets)) leaks.add(n);
+      const prev = headers[name];
+      headers[name] = prev === undefined ? req.rawHeaders[i + 1]! : Array.isArray(prev) ? [...prev, req.rawHeaders[i + 1]!] : [String(prev), req.rawHeaders[i + 1]!];
+    }
+    for (const n of placeholdersIn(t.path, this.o.secrets)) leaks.add(n);
+    // A secret never travels in clear text, not even to its own host: plain HTTP gets none.
+    if (leaks.size) this.leak(t, [...leaks], 'in a plain-HTTP request line or headers', peer);
+    await this.forward(req, res, { t, address: d.address, tls: false, path: t.path, headers, injected: [], mine: [], others: this.o.secrets, connectEvent: d.event, peer });
+  }
+
+  private forward(
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    f: { t: Target; address: string; tls: boolean; path: string; headers: http.OutgoingHttpHeaders; injected: string[]; mine: TaskSecret[]; others: TaskSecret[]; connectEvent: number; peer: ProxyPeer },
+  ): Promise<void> {
+    return new Promise((resolve) => {
+      let out = headerBytes(f.headers) + f.path.length;
+      let inn = 0;
+      let status: number | null = null;
+      let error: string | undefined;
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        this.sent += out;
+        this.received += inn;
+        this.record({ kind: 'request', method: req.method ?? 'GET', host: f.t.host, port: f.t.port, address: f.address, path: f.path.slice(0, 2048), status, bytesOut: out, bytesIn: inn, injected: f.injected, connectEvent: f.connectEvent, ...(error ? { error } : {}), ...(f.peer.process ? { process: f.peer.process } : {}) });
+        resolve();
+      };
+      const lookup: net.LookupFunction = (_h, opts, cb) => {
+        const family = net.isIPv6(f.address) ? 6 : 4;
+        if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: f.address, family }]);
+        else cb(null, f.address, family);
+      };
+      const common = { host: f.t.host, port: f.t.port, method: req.method, path: f.path, headers: f.headers, setHost: false, lookup, agent: false as const, timeout: 60_000 };
+      const up = f.tls
+        ? https.request({ ...common, servername: net.isIP(f.t.host) ? undefined : f.t.host, ca: this.o.upstreamCa })
+        : http.request(common);
+      up.on('timeout', () => up.destroy(new Error('the upstream server did not answer within 60 s')));
+      up.on('error', (e) => {
+        error = e.message;
+        if (!res.headersSent) refuseRes(res, 502, 'Bad Gateway', `airlock egress: ${req.method} ${f.t.resource}: ${e.message}`);
+        else res.destroy();
+        finish();
+      });
+      up.on('response', (ur) => {
+        status = ur.statusCode ?? null;
+        inn += headerBytes(ur.headers);
+        // What the secret's own host answers: the value becomes the placeholder again.
+        const swap = f.mine.map((s) => ({ from: Buffer.from(s.value), to: Buffer.from(s.placeholder) }));
+        const outHeaders: http.OutgoingHttpHeaders = {};
+        for (let i = 0; i < ur.rawHeaders.length; i += 2) {
+          const name = ur.rawHeaders[i]!;
+          if (HOP.has(name.toLowerCase())) continue;
+          if (swap.length && name.toLowerCase() === 'content-length') continue;
+          let v = ur.rawHeaders[i + 1]!;
+          for (const s of f.mine) v = v.split(s.value).join(s.placeholder);
+          const prev = outHeaders[name];
+          outHeaders[name] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [String(prev), v];
+        }
+        res.writeHead(ur.statusCode ?? 502, ur.statusMessage, outHeaders);
+        ur.on('data', (c: Buffer) => (inn += c.length));
+        const body = swap.length ? ur.pipe(new ReplaceStream(swap)) : ur;
+        body.pipe(res);
+        ur.on('error', (e) => {
+          error = e.message;
+          res.destroy();
+          finish();
+        });
+        res.on('finish', finish);
+        res.on('close', finish);
+      });
+      const scan = new StreamScanner(f.others.map((s) => ({ name: s.name, text: s.placeholder })));
+      req.on('data', (c: Buffer) => {
+        out += c.length;
+        const found = scan.feed(c);
+        if (found.length) this.leak(f.t, found, 'in a request body', f.peer);
+      });
+      req.pipe(up);
+      req.on('aborted', () => up.destroy());
+    });
+  }
+}

@@ -1,0 +1,96 @@
+// Where a sandbox wants to go, normalised once so grants and secrets see one spelling:
+// `EXAMPLE.com.:443`, `example.com:443` and `[::1]` vs `0:0::1` are each one destination,
+// and IPv4 written as `0x7f.1` or `2130706433` is the dotted quad it means (the WHATWG
+// URL parser does this, the same parser browsers use), so a deny on `127.0.0.1:*` cannot
+// be walked around with another spelling.
+import * as net from 'node:net';
+
+export interface Target {
+  /** Lower-case host name without a trailing dot, dotted-quad IPv4, or IPv6 without brackets. */
+  host: string;
+  port: number;
+  /** `host:port`, IPv6 in brackets: the resource of an egress request. */
+  resource: string;
+}
+
+const HOST_LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
+
+/** The resource spelling: `host:port`, `[v6]:port`. */
+export function resourceOf(host: string, port: number): string {
+  return `${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
+}
+
+/** A host as the URL parser normalises it, or null when it is not a plain host name or address. */
+export function normalizeHost(raw: string): string | null {
+  if (raw.length === 0 || raw.length > 255) return null;
+  let u: URL;
+  try {
+    u = new URL(`http://${raw}/`);
+  } catch {
+    return null;
+  }
+  // Anything the parser would treat as userinfo, port or path is not a bare host.
+  if (u.username || u.password || u.port || u.pathname !== '/' || u.search || u.hash) return null;
+  let host = u.hostname;
+  if (host.startsWith('[') && host.endsWith(']')) {
+    host = host.slice(1, -1);
+    return net.isIPv6(host) ? host : null;
+  }
+  host = host.replace(/\.$/, '');
+  if (net.isIPv4(host)) return host;
+  const labels = host.split('.');
+  if (labels.length === 0 || labels.some((l) => !HOST_LABEL.test(l))) return null;
+  return host;
+}
+
+function port(raw: string): number | null {
+  if (!/^\d{1,5}$/.test(raw)) return null;
+  const n = Number(raw);
+  return n >= 1 && n <= 65535 ? n : null;
+}
+
+/** A CONNECT authority `host:port` (`[v6]:port`); the port is required, as RFC 9110 says. */
+export function parseAuthority(authority: string): Target | null {
+  const m = /^(\[[^\]]*\]|[^:]*):(\d+)$/.exec(authority);
+  if (!m) return null;
+  const host = normalizeHost(m[1]!);
+  const p = port(m[2]!);
+  if (host === null || p === null) return null;
+  return { host, port: p, resource: resourceOf(host, p) };
+}
+
+/** An absolute-form `http://host[:port]/path` of a plain proxy request. */
+export function parseAbsoluteUrl(url: string): (Target & { path: string }) | null {
+  if (!/^http:\/\//i.test(url)) return null;
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  if (u.username || u.password) return null;
+  const host = normalizeHost(u.hostname);
+  const p = u.port ? port(u.port) : 80;
+  if (host === null || p === null) return null;
+  return { host, port: p, resource: resourceOf(host, p), path: `${u.pathname}${u.search}` };
+}
+
+/** Addresses that reach this machine or the local network rather than the internet. */
+export function localAddressKind(address: string): string | null {
+  if (net.isIPv4(address)) {
+    const [a, b] = address.split('.').map(Number) as [number, number];
+    if (a === 127) return 'this machine (loopback)';
+    if (a === 0) return 'this machine (0.0.0.0)';
+    if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'the local network';
+    if (a === 169 && b === 254) return 'a link-local address (cloud metadata services live here)';
+    if (a === 100 && b >= 64 && b <= 127) return 'a carrier-grade NAT address';
+    return null;
+  }
+  const v6 = address.toLowerCase();
+  if (v6 === '::1' || v6 === '::') return 'this machine (loopback)';
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v6);
+  if (mapped) return localAddressKind(mapped[1]!);
+  if (/^f[cd]/.test(v6)) return 'the local network';
+  if (/^fe[89ab]/.test(v6)) return 'a link-local address';
+  return null;
+}

@@ -1,0 +1,121 @@
+// Where a path really leads: symbolic links resolved the way the kernel walks them, so
+// grants and risk judge the target (`dir/h/pre-commit` with `h → .git/hooks` is a git
+// hook). Like realpath(3) for the part that exists, then the rest appended: a write may
+// create the last components, and a dangling link is followed to the file it would create.
+//
+// Bounded, because it runs on the daemon's event loop for every request that names paths:
+// at most MAX_LINKS links per path (ELOOP, as Linux's 40), MAX_STEPS lstat/readlink calls
+// and BUDGET_MS per request. /proc is not followed: its "magic links" (/proc/self/cwd,
+// /proc/<pid>/root, fd/N) mean the *daemon's* process there, not the agent's, and some read
+// as "pipe:[…]"; such a path stays as written (risk.ts marks it as a place to be careful).
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+
+export const MAX_LINKS = 40;
+export const MAX_STEPS = 2000;
+export const BUDGET_MS = 50;
+/** Paths resolved per request; the rest are reported as not resolved. */
+export const MAX_PATHS = 64;
+
+export interface RealPaths {
+  /** literal → where it really leads, only for the paths where the two differ. */
+  real: Map<string, string>;
+  /** Why some paths were not resolved (budget, link loop), or null. */
+  incomplete: string | null;
+}
+
+interface Budget {
+  steps: number;
+  deadline: number;
+}
+
+class OutOfBudget extends Error {}
+
+function expandHome(p: string): string | null {
+  if (p === '~' || p.startsWith('~/')) return os.homedir() + p.slice(1);
+  return p.startsWith('/') ? p : null;
+}
+
+/** The kernel's walk: each component lstat'ed, links spliced in, `..` taken from the real parent. */
+function walk(abs: string, b: Budget): string | 'loop' {
+  let queue = abs.split('/').filter((s) => s !== '' && s !== '.');
+  let cur = '';
+  let exists = true;
+  let links = 0;
+  while (queue.length) {
+    const seg = queue.shift()!;
+    if (seg === '..') {
+      cur = cur.slice(0, cur.lastIndexOf('/'));
+      continue;
+    }
+    const next = `${cur}/${seg}`;
+    if (!exists || next === '/proc') {
+      // Past the first missing component (or into /proc) nothing more can be a link we know.
+      exists = false;
+      cur = next;
+      continue;
+    }
+    if (--b.steps < 0 || Date.now() > b.deadline) throw new OutOfBudget();
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(next);
+    } catch {
+      // ENOENT (it would be created), EACCES, ENOTDIR: the rest is taken as written.
+      exists = false;
+      cur = next;
+      continue;
+    }
+    if (!st.isSymbolicLink()) {
+      cur = next;
+      continue;
+    }
+    if (++links > MAX_LINKS) return 'loop';
+    let target: string;
+    try {
+      target = fs.readlinkSync(next);
+    } catch {
+      exists = false;
+      cur = next;
+      continue;
+    }
+    if (target.startsWith('/')) cur = '';
+    queue = [...target.split('/').filter((s) => s !== '' && s !== '.'), ...queue];
+  }
+  return cur === '' ? '/' : cur;
+}
+
+/**
+ * Resolves every absolute (or `~/`) path of a request under one budget. A path is listed in
+ * `real` when its target differs from the path as written.
+ */
+export function resolveRealPaths(paths: readonly string[]): RealPaths {
+  const real = new Map<string, string>();
+  const b: Budget = { steps: MAX_STEPS, deadline: Date.now() + BUDGET_MS };
+  let incomplete: string | null = null;
+  let n = 0;
+  for (const p of paths) {
+    if (real.has(p)) continue;
+    const abs = expandHome(p);
+    if (abs === null) continue;
+    if (++n > MAX_PATHS) {
+      incomplete = `more than ${MAX_PATHS} paths to resolve`;
+      break;
+    }
+    let r: string | 'loop';
+    try {
+      r = walk(abs, b);
+    } catch (e) {
+      if (!(e instanceof OutOfBudget)) throw e;
+      incomplete = `resolving symbolic links took too long (over ${MAX_STEPS} steps or ${BUDGET_MS} ms)`;
+      break;
+    }
+    if (r === 'loop') {
+      incomplete = `${p}: too many levels of symbolic links (a loop)`;
+      continue;
+    }
+    // Listed whenever the target is not the path as written: a link on the way, or `.`/`..`
+    // segments (a path glob never matches those, so the target is what a grant must cover).
+    if (r !== abs) real.set(p, r);
+  }
+  return { real, incomplete };
+}

@@ -1,0 +1,101 @@
+// Grant conditions (issue 14): decision p50 with 1,000 conditional grants beside the same
+// 1,000 grants without conditions, in the same run (the plain ones differ only in that a
+// resource pattern, not a condition, keeps them from matching: every grant is looked at
+// just as far). The grants sit on the request's own
+// tool where it matters: 250 deny grants whose conditions are checked on every request
+// (deny beats allow, so each must be looked at), 250 allow grants that do not hold, 500
+// on other tools of the same server; the request is an MCP payment allowed by a grant
+// (with a condition in the conditional run). Aim: conditional p50 within 1.2× of plain.
+//   COND_N=500  shorten a run
+import * as fs from 'node:fs';
+import type { RpcClient } from '../../main/client/rpc-client';
+import type { AgentAnswer } from '../../main/contract/agent';
+import { startDaemon } from '../helpers/daemon';
+import { fmt, mdTable, nowMs, ratio, summarize, type BenchResult } from './stats';
+
+const N = Number(process.env.COND_N ?? 2000);
+const GRANTS = 1000;
+const PAY_OK = 'args.amount <= 50 && args.to in ["alice@example.com", "bob@example.com"]';
+const progress = (m: string) => process.stderr.write(`conditions: ${m}\n`);
+
+function grantOf(i: number, conditional: boolean): Record<string, unknown> {
+  const base = { source: 'mcp', resource: '**' };
+  switch (i % 4) {
+    case 0: // checked on every request
+      return conditional
+        ? { ...base, tool: 'payments/pay', action: 'transfer', effect: 'deny', when: `args.to == "blocked${i}@evil.example" || args.amount > ${100_000 + i}` }
+        : { ...base, tool: 'payments/pay', action: 'transfer', effect: 'deny', resource: `/nope/${i}` };
+    case 1: // allow grants that do not hold (checked only when no better allow holds)
+      return conditional
+        ? { ...base, tool: 'payments/pay', action: 'transfer', effect: 'allow', when: `args.amount <= ${i % 10} && args.to == "p${i}@example.com"` }
+        : { ...base, tool: 'payments/pay', action: 'transfer', effect: 'allow', resource: `/nope/${i}` };
+    default: // other tools
+      return { ...base, tool: `payments/tool_${i}`, action: 'transfer', effect: 'allow', ...(conditional ? { when: `args.amount <= ${i}` } : {}) };
+  }
+}
+
+const request = (i: number) => ({
+  source: 'mcp',
+  tool: 'payments/pay',
+  action: 'transfer',
+  summary: `pay ${i}`,
+  args: { arguments: { to: i % 2 ? 'alice@example.com' : 'bob@example.com', amount: 1 + (i % 50), memo: `bench ${i}` }, annotations: { openWorldHint: true } },
+});
+
+async function decisions(a: RpcClient, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = nowMs();
+    const r = await a.call<AgentAnswer>('request', request(i));
+    out.push(nowMs() - t0);
+    if (r.decision !== 'allow' || r.grant === undefined) throw new Error(`bench request ${i} was not allowed by a grant: ${JSON.stringify(r)}`);
+  }
+  return out;
+}
+
+async function measure(conditional: boolean): Promise<{ p50: number; p99: number }> {
+  const d = await startDaemon();
+  try {
+    const ui = await d.ui();
+    await ui.call('grants.create', { source: 'mcp', tool: 'payments/pay', action: 'transfer', resource: '**', effect: 'allow', note: 'bench', ...(conditional ? { when: PAY_OK } : {}) });
+    for (let i = 1; i < GRANTS; i++) await ui.call('grants.create', grantOf(i, conditional));
+    ui.close();
+    const a = await d.agent();
+    try {
+      await decisions(a, Math.min(300, N));
+      return summarize(await decisions(a, N));
+    } finally {
+      a.close();
+    }
+  } finally {
+    await d.stop();
+    fs.rmSync(d.home, { recursive: true, force: true });
+  }
+}
+
+export async function run(): Promise<BenchResult> {
+  // Interleaved twice, so load on a shared machine hits both sides alike; the better run of each counts.
+  const plain: { p50: number; p99: number }[] = [];
+  const cond: { p50: number; p99: number }[] = [];
+  for (let round = 0; round < 2; round++) {
+    plain.push(await measure(false));
+    progress(`plain p50 ${fmt(plain[round]!.p50)}`);
+    cond.push(await measure(true));
+    progress(`conditional p50 ${fmt(cond[round]!.p50)}`);
+  }
+  const best = (xs: { p50: number; p99: number }[]) => xs.reduce((a, b) => (b.p50 < a.p50 ? b : a));
+  const p = best(plain);
+  const c = best(cond);
+  const markdown = [
+    `Decision round trip of a granted MCP payment over request.sock, ${N.toLocaleString('en')} sequential requests, 1,000 active grants each run.`,
+    `In the conditional run, 250 deny conditions are checked on every request, and the allowing grant's own condition.`,
+    '',
+    mdTable(['grants', 'p50', 'p50 ÷ plain', 'p99', 'p99 ÷ plain'], [
+      ['1,000 plain (baseline)', fmt(p.p50), '1.00×', fmt(p.p99), '1.00×'],
+      ['1,000 with conditions', fmt(c.p50), ratio(c.p50, p.p50), fmt(c.p99), ratio(c.p99, p.p99)],
+    ]),
+    '',
+    `Aim: p50 within 1.2× of plain. Conditions in the common subset (field vs literal comparisons, \`in [literals]\`, has, and/or/not) run on a direct evaluator that is checked against @bufbuild/cel by a differential test; anything else runs on @bufbuild/cel (~5–15 µs per condition here).`,
+  ].join('\n');
+  return { title: 'Grant conditions: 1,000 conditional grants vs 1,000 plain', markdown, figures: { plainP50: p.p50, conditionalP50: c.p50, conditionalRatio: c.p50 / p.p50 } };
+}
