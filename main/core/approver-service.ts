@@ -40,7 +40,12 @@ export function createApproverHandlers(broker: Broker, keys?: KeyService, hooks:
   return {
     subscribe: (listener: (n: ApproverNotification) => void) => broker.subscribe(listener),
     'pending.list': async () => ({ prompts: broker.listPending() }),
-    'pending.decide': async (p) => broker.decide(p),
+    'pending.decide': async (p) => {
+      const r = broker.decide(p);
+      // The human is told "done" only once the decision (and any grant it made) is committed.
+      store.flush();
+      return r;
+    },
     'grants.list': async (p) => ({ grants: store.listGrants({ task: p.task, includeInactive: p.includeInactive, now: Date.now() }).map(withConditionWords) }),
     'grants.create': async (p) => ({ grant: withConditionWords(broker.createGrant(p, 'human')) }),
     'grants.revoke': async (p) => {

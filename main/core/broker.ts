@@ -119,6 +119,8 @@ export class Broker implements KeyScope, EgressCore {
   /** Chain-rule memory per running task (see risk.ts). */
   private readonly memories = new Map<string, TaskMemory>();
   private readonly listeners = new Set<(n: ApproverNotification) => void>();
+  /** Each answer's commit (main/store/group-commit.ts): ask() returns an answer only after it. */
+  private readonly commits = new WeakMap<AgentAnswer, Promise<void>>();
   private closed = false;
 
   constructor(opts: BrokerOptions) {
@@ -331,6 +333,14 @@ export class Broker implements KeyScope, EgressCore {
   }
 
   async ask(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
+    const a = await this.decideRequest(raw, ctx);
+    // Group commit: the event was staged with others of this turn; the answer leaves only
+    // once their transaction has committed (a failed commit throws: no answer is given).
+    await this.commits.get(a);
+    return a;
+  }
+
+  private async decideRequest(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
     if (this.closed) throw new RpcError(RPC.refused, 'Airlock is shutting down; retry when it is back');
     const req = this.normalize(raw, ctx);
     const risk = assessRisk(req, req.task ? this.memoryOf(req.task) : {});
@@ -414,7 +424,7 @@ export class Broker implements KeyScope, EgressCore {
     consumeGrants?: string[],
     createGrant?: Grant,
   ): AgentAnswer {
-    const ev = this.store.appendEvent(
+    const ev = this.store.stageEvent(
       {
         ts: this.now(),
         task: req.task,
@@ -440,7 +450,9 @@ export class Broker implements KeyScope, EgressCore {
     );
     if (decision === 'allow' && req.task) remember(this.memoryOf(req.task), req.action, req.resources);
     this.emit({ method: 'event.recorded', params: ev });
-    return { decision, reason, event: ev.id, ...(grant ? { grant } : {}), ...(req.task ? { task: req.task } : {}) };
+    const a: AgentAnswer = { decision, reason, event: ev.id, ...(grant ? { grant } : {}), ...(req.task ? { task: req.task } : {}) };
+    this.commits.set(a, this.store.committed(ev));
+    return a;
   }
 
   /** Records an attempt that never reached policy (malformed line, bad params, wrong peer). */
