@@ -1,7 +1,7 @@
 // A private Unix socket speaking line JSON-RPC, with what both request.sock and ui.sock
 // need: peer checks, every rejected line or foreign peer recorded, clean shutdown.
 import type * as net from 'node:net';
-import type { Broker } from '../core/broker';
+import type { RejectionRecorder } from '../core/ports';
 import { serveJsonRpcLines } from './json-rpc-lines';
 import { closeServer, listenPrivate, type Peer } from './unix-listener';
 
@@ -13,7 +13,7 @@ export interface RpcConnection {
 export async function startRpcSocket(
   sockPath: string,
   name: string,
-  broker: Broker,
+  recorder: RejectionRecorder,
   connect: (peer: Peer, notify: (method: string, params: unknown) => void) => RpcConnection,
 ): Promise<{ close(opts?: { graceful?: boolean }): Promise<void> }> {
   const sockets = new Set<net.Socket>();
@@ -26,7 +26,7 @@ export async function startRpcSocket(
       const rpc = serveJsonRpcLines(socket, {
         dispatch: (m, p) => conn.dispatch(m, p),
         onReject: (r) =>
-          broker.recordRejected({
+          recorder.recordRejected({
             source: name,
             tool: r.method ?? '(unparsed)',
             summary: `rejected ${r.method ? `"${r.method}" call` : 'line'} on ${name}`,
@@ -42,7 +42,7 @@ export async function startRpcSocket(
       });
     },
     (_socket, cred) =>
-      broker.recordRejected({ source: name, tool: '(connect)', summary: 'connection from another user refused', raw: cred, reason: `peer uid ${cred.uid} is not this user` }),
+      recorder.recordRejected({ source: name, tool: '(connect)', summary: 'connection from another user refused', raw: cred, reason: `peer uid ${cred.uid} is not this user` }),
   );
   return {
     // graceful: a reply being written right now (e.g. to the `task.end` that closes this
