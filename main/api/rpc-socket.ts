@@ -3,6 +3,7 @@
 import type * as net from 'node:net';
 import type { RejectionRecorder } from '../core/ports';
 import { serveJsonRpcLines } from './json-rpc-lines';
+import { rejectionRow } from './rpc-message';
 import { closeServer, listenPrivate, type Peer } from './unix-listener';
 
 export interface RpcConnection {
@@ -25,15 +26,7 @@ export async function startRpcSocket(
       const conn = connect(peer, (m, p) => notify(m, p));
       const rpc = serveJsonRpcLines(socket, {
         dispatch: (m, p) => conn.dispatch(m, p),
-        onReject: (r) =>
-          recorder.recordRejected({
-            source: name,
-            tool: r.method ?? '(unparsed)',
-            summary: `rejected ${r.method ? `"${r.method}" call` : 'line'} on ${name}`,
-            raw: r.raw,
-            reason: r.reason,
-            process: peer.process,
-          }),
+        onReject: (r) => recorder.recordRejected(rejectionRow(name, name, 'line', r, peer.process)),
       });
       notify = rpc.notify;
       socket.on('close', () => {

@@ -61,8 +61,11 @@ async function run(): Promise<void> {
       console.error(`airlock: start at login: ${(e as Error).message}`);
     }
   };
-  serveContractOverIpc(dispatch, (method, result) => {
-    if (method === 'settings.set') startAtLogin((result as { settings: { startAtLogin: boolean } }).settings.startAtLogin);
+  serveContractOverIpc(dispatch, {
+    onReject: (r) => core.recorder.recordRejected(r),
+    after: (method, result) => {
+      if (method === 'settings.set') startAtLogin((result as { settings: { startAtLogin: boolean } }).settings.startAtLogin);
+    },
   });
   broadcastNotifications(core.service, () => windows.all());
   // Electron reads only through the ApproverService, like every other human-side client.
