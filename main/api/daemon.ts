@@ -1,7 +1,9 @@
 // The composition root of the daemon: the store, the core's parts (policy, prompt queue,
-// tasks and grants, history), the SSH agent, the egress proxies, and every socket.
-// `airlock serve` and the Electron app both call this. Each part gets everything it needs
-// in its constructor; nothing is patched in afterwards.
+// tasks and grants, history), the SSH agent, the egress proxies, every socket, the web UI
+// when asked, and what Electron's IPC serves (`dispatch`, `recorder`). `airlock serve` and
+// the Electron app both call this, so every transport is built from the same parts. Each
+// part gets everything it needs in its constructor; nothing is patched in afterwards.
+import { approverMethods } from '../contract/approver';
 import { createApproverHandlers, type ApproverHandlers } from '../core/approver-service';
 import { Broker } from '../core/broker';
 import { HistoryRecorder } from '../core/history-recorder';
@@ -23,7 +25,9 @@ import { removeLeftoverTaskDirs, TaskRequestSockets } from './task-request-socke
 import { startUiSocket } from './ui-socket';
 import { startSshAgent, type Sealer } from '../ssh';
 import { loadTrust, parseFixedHosts, Resolver, SecretStore } from '../integrations/egress';
+import { createDispatch, type Dispatch } from './dispatch';
 import { EgressSockets } from './egress-sockets';
+import { startWebServer, type RunningWebServer } from './web-server';
 
 export interface DaemonOptions {
   paths?: AirlockPaths;
@@ -34,14 +38,20 @@ export interface DaemonOptions {
   /** How SSH private keys are sealed at rest: the Electron app passes one over safeStorage (main/ssh/sealer.ts). */
   keySealer?: Sealer;
   log?: (line: string) => void;
+  /** Also serve the web UI on 127.0.0.1 (`airlock serve --web`): the built renderer and a port (0: any free one). */
+  web?: { appDir: string; port?: number };
 }
 
 export interface RunningDaemon {
   paths: AirlockPaths;
   /** The human side: what ui.sock, the web UI and Electron's IPC serve. */
   service: ApproverHandlers & NotificationSource;
-  /** Where a transport outside the daemon (the web UI) records what it rejects. */
+  /** The ApproverService table as one dispatch: what Electron's IPC serves (ui.sock and the web UI serve the same). */
+  dispatch: Dispatch;
+  /** Where Electron's IPC records what it rejects (ui.sock and the web UI record here too). */
   recorder: RejectionRecorder;
+  /** The web UI, when `web` was given: its URL (with the per-run token) is printed once. */
+  web: RunningWebServer | null;
   close(): Promise<void>;
 }
 
@@ -124,11 +134,15 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     closers.push(() => ui.close());
     log(`request.sock ${paths.requestSock}`);
     log(`ui.sock      ${paths.uiSock}`);
+    const web = opts.web ? await startWebServer({ appDir: opts.web.appDir, service, port: opts.web.port ?? 0, onReject: (r) => recorder.recordRejected(r) }) : null;
+    if (web) closers.push(() => web.close());
     let closed = false;
     return {
       paths,
       service,
+      dispatch: createDispatch(approverMethods, service),
       recorder,
+      web,
       async close() {
         if (closed) return;
         closed = true;

@@ -3,8 +3,6 @@
 // renderer on airlock://app/ talking to the core over validated IPC only.
 import { Menu, Tray, app, dialog, powerMonitor } from 'electron';
 import * as path from 'node:path';
-import { approverMethods } from '../contract/approver';
-import { createDispatch } from '../api/dispatch';
 import { startCore, type RunningDaemon } from '../api/daemon';
 import { handleAppProtocol, registerAppScheme } from './app-protocol';
 import { broadcastNotifications, serveContractOverIpc } from './contract-ipc';
@@ -52,7 +50,6 @@ async function run(): Promise<void> {
     return;
   }
 
-  const dispatch = createDispatch(approverMethods, core.service);
   const startAtLogin = (enabled: boolean) => {
     try {
       applyStartAtLogin(enabled);
@@ -61,7 +58,7 @@ async function run(): Promise<void> {
       console.error(`airlock: start at login: ${(e as Error).message}`);
     }
   };
-  serveContractOverIpc(dispatch, {
+  serveContractOverIpc(core.dispatch, {
     onReject: (r) => core.recorder.recordRejected(r),
     after: (method, result) => {
       if (method === 'settings.set') startAtLogin((result as { settings: { startAtLogin: boolean } }).settings.startAtLogin);
