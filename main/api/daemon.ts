@@ -1,9 +1,18 @@
-// The composition root of the core: store, broker, the two sockets (and, when asked,
-// the SSH agent and the web UI). `airlock serve` and the Electron app both call this.
+// The composition root of the daemon: the store, the core's parts (policy, prompt queue,
+// tasks and grants, history), the SSH agent, the egress proxies, and every socket.
+// `airlock serve` and the Electron app both call this. Each part gets everything it needs
+// in its constructor; nothing is patched in afterwards.
 import { createApproverHandlers, type ApproverHandlers } from '../core/approver-service';
 import { Broker } from '../core/broker';
+import { HistoryRecorder } from '../core/history-recorder';
+import { NotificationBus } from '../core/notification-bus';
+import { PromptQueue } from '../core/prompt-queue';
+import { RequestPolicy } from '../core/request-policy';
+import { SettingsService } from '../core/settings-service';
+import { TaskLifecycle } from '../core/task-lifecycle';
+import { TasksAndGrants } from '../core/tasks-and-grants';
 import { classifyShell } from '../core/classify/shell';
-import type { CommandClassifier, KeyService, NotificationSource } from '../core/ports';
+import type { AgentSide, CommandClassifier, KeyService, NotificationSource, RejectionRecorder } from '../core/ports';
 import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
 import { assertPeerCredAvailable } from '../os/peer';
 import { resolveRealPaths } from '../os/real-path';
@@ -29,8 +38,10 @@ export interface DaemonOptions {
 
 export interface RunningDaemon {
   paths: AirlockPaths;
-  broker: Broker;
+  /** The human side: what ui.sock, the web UI and Electron's IPC serve. */
   service: ApproverHandlers & NotificationSource;
+  /** Where a transport outside the daemon (the web UI) records what it rejects. */
+  recorder: RejectionRecorder;
   close(): Promise<void>;
 }
 
@@ -45,31 +56,38 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
   const closers: (() => Promise<void> | void)[] = [];
   try {
     const classifier: CommandClassifier | undefined = classifyShell;
-    const broker = new Broker({ store, classifier, realPaths: resolveRealPaths });
+    const bus = new NotificationBus();
+    const settings = new SettingsService(store);
+    const recorder = new HistoryRecorder(store, bus);
+    const tasks = new TasksAndGrants(store, bus);
+    const policy = new RequestPolicy(
+      { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
+      { classifier, realPaths: resolveRealPaths },
+    );
+    const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus });
+    const broker = new Broker({ policy, queue, recorder, grants: tasks });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
     const ssh = await startSshAgent({
       paths,
       asker: broker,
-      keyScope: broker,
-      upstream: opts.upstream ?? broker.settings.upstreamAgent ?? null,
+      keyScope: tasks,
+      upstream: opts.upstream ?? settings.settings.upstreamAgent ?? null,
       passphrase: opts.keyPassphrase,
       sealer: opts.keySealer,
       onDisconnect: (connection) => broker.dropConnection(connection),
-      onKeysChanged: () => broker.publish({ method: 'keys.changed', params: {} }),
+      onKeysChanged: () => bus.publish({ method: 'keys.changed', params: {} }),
       keyUsage: { load: () => store.keyUsage(), touch: (fp, at) => store.touchKey(fp, at), forget: (fp) => store.forgetKey(fp) },
       log: (m) => log(`ssh: ${m}`),
     });
     closers.push(() => ssh.close());
     const keyService: KeyService | undefined = ssh.keyService;
-    broker.taskSockets = ssh.taskSockets;
     log(`agent.sock   ${ssh.socketPath}`);
     // --- end of SSH agent wiring ------------------------------------------------------
     // Task sockets of a previous run are dead (agent.sock above proved no other daemon
     // serves this directory): remove them; running tasks keep their grants and token.
     removeLeftoverTaskDirs(paths.tasksDir);
     store.clearTaskSockets();
-    const taskRequests = new TaskRequestSockets(broker, paths.tasksDir);
-    broker.taskRequestSockets = taskRequests;
+    const taskRequests = new TaskRequestSockets({ desk: broker, tasks, recorder }, paths.tasksDir);
     closers.push(() => taskRequests.closeAll());
     // --- egress proxy (main/integrations/egress): a sandbox's only way out ---------------
     const secrets = new SecretStore(paths.secretsDir, ssh.sealer).load();
@@ -79,11 +97,12 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     const fixed = process.env.AIRLOCK_TEST === '1' ? parseFixedHosts(process.env.AIRLOCK_EGRESS_TEST_HOSTS) : new Map<string, string>();
     if (fixed.size) log(`egress: TEST SETTING: fixed addresses for ${[...fixed.keys()].join(', ')} (AIRLOCK_EGRESS_TEST_HOSTS)`);
     const egress = new EgressSockets(broker, paths.tasksDir, secrets, trust, new Resolver({ fixed }), log);
-    broker.egress = egress;
     closers.push(() => egress.closeAll());
+    const lifecycle = new TaskLifecycle(tasks, queue, recorder, bus, { ssh: ssh.taskSockets, requests: taskRequests, egress });
+    const agent: AgentSide = { desk: broker, tasks, lifecycle, recorder };
     // An --upstream given on the command line wins; otherwise the setting rules, live.
     // Remotes (airlock remote): each configured one gets its request socket back.
-    const remotes = new RemoteSockets(broker, paths.remotesDir);
+    const remotes = new RemoteSockets(agent, paths.remotesDir);
     closers.push(() => remotes.closeAll());
     for (const r of store.listRemotes()) {
       try {
@@ -92,24 +111,24 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
         log(`remote ${r.name}: ${(e as Error).message}`);
       }
     }
-    const service = createApproverHandlers(broker, keyService, {
+    const service = createApproverHandlers({ queue, tasks, lifecycle, settings, bus, history: store }, keyService, {
       secrets,
       onSettingsChanged: (next, before) => {
         if (!opts.upstream && next.upstreamAgent !== before.upstreamAgent) ssh.setUpstream(next.upstreamAgent);
       },
       remotes,
     });
-    const req = await startRequestSocket(paths.requestSock, broker);
+    const req = await startRequestSocket(paths.requestSock, agent);
     closers.push(() => req.close());
-    const ui = await startUiSocket(paths.uiSock, service, broker);
+    const ui = await startUiSocket(paths.uiSock, service, recorder);
     closers.push(() => ui.close());
     log(`request.sock ${paths.requestSock}`);
     log(`ui.sock      ${paths.uiSock}`);
     let closed = false;
     return {
       paths,
-      broker,
       service,
+      recorder,
       async close() {
         if (closed) return;
         closed = true;

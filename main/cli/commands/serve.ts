@@ -35,7 +35,7 @@ export function registerServe(program: Command): void {
           appDir: path.join(__dirname, '..', '..', '..', 'app'),
           service: core.service,
           port,
-          onReject: (r) => core.broker.recordRejected(r),
+          onReject: (r) => core.recorder.recordRejected(r),
         });
         process.stdout.write(`airlock: web UI ${web.url}\n`);
         process.stdout.write(`airlock: (from another machine: ssh -L ${web.port}:127.0.0.1:${web.port} this-host, then open the same URL)\n`);
