@@ -1,8 +1,7 @@
 // The ApproverService, implemented once over the core's parts. Adapters (ui.sock, web
 // socket, Electron IPC) validate params with the contract's schemas and call these
 // handlers; they add nothing of their own.
-import type { z } from 'zod';
-import type { ApproverMethods, ApproverNotification, Settings } from '../contract/approver';
+import type { ApproverHandlers, ApproverNotification, Settings } from '../contract/approver';
 import { RPC, RpcError } from '../contract/rpc';
 import type { Store } from '../store';
 import type { NotificationBus } from './notification-bus';
@@ -12,7 +11,7 @@ import type { SettingsService } from './settings-service';
 import { withConditionWords, type TasksAndGrants } from './tasks-and-grants';
 
 /** What the human side reads from history and the remotes list (writes to history go through the HistoryRecorder). */
-export type HistoryReader = Pick<Store, 'queryHistory' | 'verifyChain' | 'egressDestinations' | 'listRemotes' | 'addRemote' | 'removeRemote'>;
+export type HistoryReader = Pick<Store, 'queryHistory' | 'verifyChain' | 'egressDestinations' | 'listRemotes' | 'addRemote' | 'removeRemote' | 'flush'>;
 
 /** The core parts the ApproverService is made of. */
 export interface ApproverParts {
@@ -24,11 +23,7 @@ export interface ApproverParts {
   history: HistoryReader;
 }
 
-export type ApproverHandlers = {
-  [K in keyof ApproverMethods]: (
-    params: z.infer<ApproverMethods[K]['params']>,
-  ) => Promise<z.input<ApproverMethods[K]['result']>>;
-};
+export type { ApproverHandlers };
 
 function noKeys(): never {
   throw new RpcError(RPC.unavailable, 'the SSH agent is not running in this process, so keys cannot be managed here');
@@ -56,7 +51,12 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
   return {
     subscribe: (listener: (n: ApproverNotification) => void) => bus.subscribe(listener),
     'pending.list': async () => ({ prompts: queue.list() }),
-    'pending.decide': async (p) => queue.decide(p),
+    'pending.decide': async (p) => {
+      const r = queue.decide(p);
+      // The human is told "done" only once the decision (and any grant it made) is committed.
+      store.flush();
+      return r;
+    },
     'grants.list': async (p) => ({ grants: tasks.listGrants(p) }),
     'grants.create': async (p) => ({ grant: withConditionWords(tasks.createGrant(p, 'human')) }),
     'grants.revoke': async (p) => {

@@ -6,7 +6,7 @@
 import type { AgentAnswer, AgentRequest } from '../contract/agent';
 import { RPC, RpcError } from '../contract/rpc';
 import type { HistoryRecorder } from './history-recorder';
-import type { EgressCore, EgressRecord, RequestContext, RequestDesk } from './ports';
+import type { EgressCore, EgressRecord, RejectedAttempt, RequestContext, RequestDesk } from './ports';
 import type { PromptQueue } from './prompt-queue';
 import type { RequestPolicy } from './request-policy';
 import type { TasksAndGrants } from './tasks-and-grants';
@@ -28,6 +28,14 @@ export class Broker implements RequestDesk, EgressCore {
   }
 
   async ask(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
+    const a = await this.decide(raw, ctx);
+    // Group commit: the event was staged with the others of this turn; the answer leaves
+    // only once their transaction has committed (a failed commit throws: no answer is given).
+    await this.parts.recorder.committed(a);
+    return a;
+  }
+
+  private async decide(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
     if (this.closed) throw new RpcError(RPC.refused, 'Airlock is shutting down; retry when it is back');
     const v = this.parts.policy.decide(raw, ctx);
     if (v.kind === 'prompt') return this.parts.queue.ask(v.req, v.risk, ctx, v.nearMiss);
@@ -53,6 +61,10 @@ export class Broker implements RequestDesk, EgressCore {
 
   recordPlaceholderLeak(p: Parameters<EgressCore['recordPlaceholderLeak']>[0]): void {
     this.parts.recorder.recordPlaceholderLeak(p);
+  }
+
+  recordRejected(p: RejectedAttempt): number {
+    return this.parts.recorder.recordRejected(p);
   }
 
   /** Refuses new requests and denies every open prompt (recorded) so no requester hangs across a restart. */
