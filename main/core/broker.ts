@@ -24,6 +24,7 @@ import {
 } from './grants';
 import { escapeGlob } from './glob';
 import { suggest } from './suggest';
+import { scopeRefusal } from './friction';
 import type { CommandClassifier, EgressCore, EgressEndpoint, EgressRecord, EgressService, KeyScope, PathResolver, RequestContext, TaskSocketService } from './ports';
 import { applyRealPaths } from './real-paths';
 import type { CoreRequest } from './request';
@@ -587,6 +588,8 @@ export class Broker implements KeyScope, EgressCore {
     if (!p) throw new RpcError(RPC.notFound, `no pending prompt ${d.id} (it was answered or timed out)`);
     if (p.taskGrants) return this.decideTaskGrants(p, d);
     const req = p.waiters[0]!.req;
+    const refused = scopeRefusal(p.risk.level, d.decision, d.scope, d.decision === 'allow' || !!d.serverReadOnly);
+    if (refused) throw new RpcError(RPC.invalidParams, `invalid params: scope: ${refused}`);
     const who = d.decision === 'allow' ? 'allowed' : 'denied';
     if (d.scope === 'once' && (d.when !== undefined || d.serverReadOnly)) {
       throw new RpcError(RPC.invalidParams, `invalid params: ${d.when !== undefined ? 'when' : 'serverReadOnly'}: needs a grant (scope task, duration or always), not once`);
