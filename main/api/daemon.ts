@@ -1,5 +1,6 @@
 // The composition root of the core: store, broker, the two sockets (and, when asked,
 // the SSH agent and the web UI). `airlock serve` and the Electron app both call this.
+import * as path from 'node:path';
 import { createApproverHandlers, type ApproverHandlers } from '../core/approver-service';
 import { Broker } from '../core/broker';
 import { classifyShell } from '../core/classify/shell';
@@ -7,6 +8,7 @@ import type { CommandClassifier, KeyService, NotificationSource } from '../core/
 import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
 import { assertPeerCredAvailable } from '../os/peer';
 import { resolveRealPaths } from '../os/real-path';
+import { createConsequenceProbe } from '../os/consequence-probe';
 import { Store } from '../store';
 import { RemoteSockets } from './remote-sockets';
 import { startRequestSocket } from './request-socket';
@@ -45,7 +47,10 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
   const closers: (() => Promise<void> | void)[] = [];
   try {
     const classifier: CommandClassifier | undefined = classifyShell;
-    const broker = new Broker({ store, classifier, realPaths: resolveRealPaths });
+    // Airlock's own entry points (bin/airlock, dist/…): "who" on a prompt walks past them to the agent.
+    const installRoot = path.resolve(__dirname, '..', '..', '..');
+    const ownInstall = { roots: [path.join(installRoot, 'bin'), path.join(installRoot, 'dist')] };
+    const broker = new Broker({ store, classifier, realPaths: resolveRealPaths, consequences: createConsequenceProbe(), ownInstall });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
     const ssh = await startSshAgent({
       paths,

@@ -25,7 +25,9 @@ import {
 import { escapeGlob } from './glob';
 import { suggest } from './suggest';
 import { scopeRefusal } from './friction';
-import type { CommandClassifier, EgressCore, EgressEndpoint, EgressRecord, EgressService, KeyScope, PathResolver, RequestContext, TaskSocketService } from './ports';
+import { promptFacts } from './prompt-facts';
+import type { OwnInstall } from './agent-chain';
+import type { CommandClassifier, ConsequenceProbe, EgressCore, EgressEndpoint, EgressRecord, EgressService, KeyScope, PathResolver, RequestContext, TaskSocketService } from './ports';
 import { applyRealPaths } from './real-paths';
 import type { CoreRequest } from './request';
 import { assessRisk, PLACEHOLDER_LEAK_TOOL, rank, remember, type TaskMemory } from './risk';
@@ -42,6 +44,10 @@ export interface BrokerOptions {
   egress?: EgressService;
   /** Resolves symbolic links in request paths (main/os/real-path.ts); without it paths are taken as written. */
   realPaths?: PathResolver;
+  /** Looks at the disk for a prompt's consequence line and diff (main/os/consequence-probe.ts); without it prompts have none. */
+  consequences?: ConsequenceProbe;
+  /** Where this Airlock is installed, so "who" skips its own processes (core/agent-chain.ts). */
+  ownInstall?: OwnInstall;
   now?: () => number;
 }
 
@@ -114,6 +120,8 @@ export class Broker implements KeyScope, EgressCore {
   egress?: EgressService;
   private readonly now: () => number;
   private readonly realPaths?: PathResolver;
+  private readonly consequences?: ConsequenceProbe;
+  private readonly ownInstall: OwnInstall;
   private settingsCache: Settings;
   private grantCache: GrantIndex | null = null;
   private readonly pending = new Map<string, Pending>();
@@ -130,6 +138,8 @@ export class Broker implements KeyScope, EgressCore {
     this.egress = opts.egress;
     this.now = opts.now ?? Date.now;
     this.realPaths = opts.realPaths;
+    this.consequences = opts.consequences;
+    this.ownInstall = opts.ownInstall ?? { roots: [] };
     this.settingsCache = resolveSettings(this.store.readSettings());
   }
 
@@ -519,6 +529,7 @@ export class Broker implements KeyScope, EgressCore {
       ...(req.actionOrigin ? { actionOrigin: req.actionOrigin } : {}),
       ...(req.source === 'mcp' && splitMcpTool(req.tool) ? { mcpServer: splitMcpTool(req.tool)![0] } : {}),
       ...this.conditionSuggestions(req),
+      ...promptFacts(req, this.consequences, this.ownInstall),
       createdAt: now,
       expiresAt: now + this.settingsCache.promptTimeoutSec * 1000,
     };
