@@ -21,7 +21,7 @@ function inside(p: string, root: string): boolean {
 const SHELLS = new Set(['sh', 'bash', 'dash', 'zsh']);
 
 /** Whether a process is Airlock's own: `airlock …`, `node …/airlock/dist/…`, or `sh -c "airlock hook …"`. */
-export function isOwnProcess(n: ProcessNode, own: OwnInstall): boolean {
+export function isOwnProcess(n: ProcessNode, own: OwnInstall, depth = 0): boolean {
   const words = n.argv.length ? n.argv : n.exe ? [n.exe] : [];
   const first = words[0] ?? '';
   if (path.basename(first) === 'airlock') return true;
@@ -30,9 +30,10 @@ export function isOwnProcess(n: ProcessNode, own: OwnInstall): boolean {
   if (/^(node|nodejs|electron|airlock)$/.test(path.basename(first)) && script && (path.basename(script) === 'airlock' || own.roots.some((r) => inside(script, r)))) return true;
   if (own.roots.some((r) => inside(first, r))) return true;
   // The shell Claude Code runs a hook command with: `sh -c 'airlock hook claude-code'`.
-  if (SHELLS.has(path.basename(first)) && words[1] === '-c' && words[2]) {
-    const head = words[2].trim().split(/\s+/)[0] ?? '';
-    if (path.basename(head) === 'airlock' || own.roots.some((r) => inside(head, r))) return true;
+  // Its script is read as a command line of its own (`airlock hook …`, `node …/bin.js < in`).
+  if (depth === 0 && SHELLS.has(path.basename(first)) && words[1] === '-c' && words[2]) {
+    const argv = words[2].trim().split(/\s+/).filter((w) => !/^[<>|&;]/.test(w)).slice(0, 8);
+    if (argv.length && isOwnProcess({ pid: n.pid, exe: null, argv }, own, 1)) return true;
   }
   return false;
 }
