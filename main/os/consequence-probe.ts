@@ -6,13 +6,22 @@
 // does not follow them either).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { ConsequenceProbe } from '../core/ports';
+
+// The shape of core/ports.ts ConsequenceProbe, repeated here: main/os is a leaf and
+// imports nothing of the core (TypeScript checks the two agree where the daemon wires them).
+interface Measure { kind: 'file' | 'dir' | 'link' | 'other' | 'missing'; files: number; bytes: number; capped: boolean }
+type ReadResult = { text: string } | { missing: true } | { refused: string };
+export interface DiskProbe {
+  measure(path: string): Measure;
+  readText(path: string): ReadResult;
+  gitRemoteUrl(cwd: string, remote: string): string | null;
+}
 
 export const PROBE_LIMITS = { entries: 20_000, walkMs: 150, readBytes: 512 * 1024, configBytes: 64 * 1024, repoDepth: 40 };
 
 const KERNEL = /^\/(proc|sys|dev)(\/|$)/;
 
-function measure(p: string, limits = PROBE_LIMITS): ReturnType<ConsequenceProbe['measure']> {
+function measure(p: string, limits = PROBE_LIMITS): Measure {
   if (KERNEL.test(path.resolve(p))) return { kind: 'other', files: 0, bytes: 0, capped: false };
   let st: fs.Stats;
   try {
@@ -59,7 +68,7 @@ function measure(p: string, limits = PROBE_LIMITS): ReturnType<ConsequenceProbe[
   return { kind: 'dir', files, bytes, capped };
 }
 
-function readText(p: string, max = PROBE_LIMITS.readBytes): ReturnType<ConsequenceProbe['readText']> {
+function readText(p: string, max = PROBE_LIMITS.readBytes): ReadResult {
   if (!path.isAbsolute(p)) return { refused: 'not an absolute path' };
   if (KERNEL.test(path.resolve(p))) return { refused: 'a kernel file (/proc, /sys, /dev) is never read' };
   let fd: number;
@@ -94,7 +103,7 @@ export function gitConfigPath(cwd: string): string | null {
   let dir = path.resolve(cwd);
   for (let i = 0; i < PROBE_LIMITS.repoDepth; i++) {
     const dotGit = path.join(dir, '.git');
-    let st: fs.Stats | null = null;
+    let st: fs.Stats | null;
     try {
       st = fs.statSync(dotGit);
     } catch {
@@ -162,7 +171,7 @@ export function pushUrlOf(cfg: GitConfig, remote: string): string | null {
   return x ? x.base + url.slice(x.prefix.length) : url;
 }
 
-export function createConsequenceProbe(): ConsequenceProbe {
+export function createConsequenceProbe(): DiskProbe {
   return {
     measure: (p) => measure(p),
     readText: (p) => readText(p),
