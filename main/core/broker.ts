@@ -28,6 +28,14 @@ export class Broker implements RequestDesk, EgressCore {
   }
 
   async ask(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
+    const a = await this.decide(raw, ctx);
+    // Group commit: the event was staged with the others of this turn; the answer leaves
+    // only once their transaction has committed (a failed commit throws: no answer is given).
+    await this.parts.recorder.committed(a);
+    return a;
+  }
+
+  private async decide(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
     if (this.closed) throw new RpcError(RPC.refused, 'Airlock is shutting down; retry when it is back');
     const v = this.parts.policy.decide(raw, ctx);
     if (v.kind === 'prompt') return this.parts.queue.ask(v.req, v.risk, ctx, v.nearMiss);

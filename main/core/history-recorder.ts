@@ -1,5 +1,7 @@
 // Every decision and every rejected attempt becomes one event of the hash chain, committed
-// before any answer leaves (store.appendEvent). This is the core's only writer of history,
+// before any answer leaves. Decisions are staged (store.stageEvent) and committed together
+// with the others of the same turn of the event loop (group commit, main/store/group-commit.ts):
+// the broker awaits `committed(answer)` before returning it. This is the core's only writer of history,
 // and it keeps each running task's chain-rule memory (risk.ts), which only allowed events feed.
 import type { AgentAnswer } from '../contract/agent';
 import type { Grant } from '../contract/approver';
@@ -11,7 +13,7 @@ import type { CoreRequest } from './request';
 import { PLACEHOLDER_LEAK_TOOL, remember, type TaskMemory } from './risk';
 import { redactTokens } from './task-token';
 
-export type HistoryStore = Pick<Store, 'appendEvent' | 'taskAllowedEvents' | 'getTask'>;
+export type HistoryStore = Pick<Store, 'appendEvent' | 'stageEvent' | 'committed' | 'taskAllowedEvents' | 'getTask'>;
 
 export function capArgs(args: unknown): string | null {
   if (args === undefined) return null;
@@ -50,6 +52,8 @@ export interface Decision {
 export class HistoryRecorder implements RejectionRecorder {
   /** Chain-rule memory per running task (see risk.ts). */
   private readonly memories = new Map<string, TaskMemory>();
+  /** Each answer's commit, by the answer object answer() returned. */
+  private readonly commits = new WeakMap<AgentAnswer, Promise<void>>();
 
   constructor(
     private readonly store: HistoryStore,
@@ -57,10 +61,13 @@ export class HistoryRecorder implements RejectionRecorder {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Commits the event, then returns the answer (never the other way round). */
+  /**
+   * Stages the event for the next group commit and returns the answer. The answer must not
+   * leave before `committed(answer)` settles (Broker.ask awaits it).
+   */
   answer(d: Decision): AgentAnswer {
     const { req } = d;
-    const ev = this.store.appendEvent(
+    const ev = this.store.stageEvent(
       {
         ts: this.now(),
         task: req.task,
@@ -86,7 +93,14 @@ export class HistoryRecorder implements RejectionRecorder {
     );
     if (d.decision === 'allow' && req.task) remember(this.memoryOf(req.task), req.action, req.resources);
     this.bus.publish({ method: 'event.recorded', params: ev });
-    return { decision: d.decision, reason: d.reason, event: ev.id, ...(d.grant ? { grant: d.grant } : {}), ...(req.task ? { task: req.task } : {}) };
+    const a: AgentAnswer = { decision: d.decision, reason: d.reason, event: ev.id, ...(d.grant ? { grant: d.grant } : {}), ...(req.task ? { task: req.task } : {}) };
+    this.commits.set(a, this.store.committed(ev));
+    return a;
+  }
+
+  /** Settles once the answer's event is committed; rejects if its batch failed (then the answer must not be given). */
+  committed(a: AgentAnswer): Promise<void> {
+    return this.commits.get(a) ?? Promise.resolve();
   }
 
   /** What a task has done so far, for its chain rules (loaded from history on first use). */
