@@ -18,6 +18,7 @@ import { classifyShell } from '../core/classify/shell';
 import type { AgentSide, CommandClassifier, KeyService, NotificationSource, RejectionRecorder } from '../core/ports';
 import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
 import { assertPeerCredAvailable } from '../os/peer';
+import { foreignPeerAttempt } from '../os/private-socket';
 import { resolveRealPaths } from '../os/real-path';
 import { createConsequenceProbe } from '../os/consequence-probe';
 import { Store } from '../store';
@@ -90,6 +91,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       passphrase: opts.keyPassphrase,
       sealer: opts.keySealer,
       onDisconnect: (connection) => broker.dropConnection(connection),
+      onForeignPeer: (sock, cred) => recorder.recordRejected(foreignPeerAttempt(sock === paths.agentSock ? 'agent.sock' : path.relative(paths.sockets, sock), cred)),
       onKeysChanged: () => bus.publish({ method: 'keys.changed', params: {} }),
       keyUsage: { load: () => store.keyUsage(), touch: (fp, at) => store.touchKey(fp, at), forget: (fp) => store.forgetKey(fp) },
       log: (m) => log(`ssh: ${m}`),
