@@ -4,7 +4,7 @@ import type { AgentAnswer, AgentRequest, GrantSpec, McpToolsReport, TaskStartPar
 import type { ApproverNotification, DecideParams, Grant, Prompt, Settings, Task } from '../contract/approver';
 import { ACTION_RANK, LIMITS, riskier, type Action, type DecidedBy, type Risk, type Scope } from '../contract/common';
 import { RPC, RpcError } from '../contract/rpc';
-import type { Store } from '../store';
+import { isLockError, LOCK_BUDGET_MS, type Store } from '../store';
 import { newId } from '../store/ids';
 import { overPendingCap } from './flood';
 import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from './classify/mcp';
@@ -388,7 +388,7 @@ export class Broker implements KeyScope, EgressCore {
     return m;
   }
 
-  private allowByGrants(req: CoreRequest, risk: Risk, grants: Grant[]): AgentAnswer {
+  private allowByGrants(req: CoreRequest, risk: Risk, grants: Grant[]): AgentAnswer | Promise<AgentAnswer> {
     const g = grants[0]!;
     const ids = grants.map((x) => x.id);
     const notes = grants.map((x) => x.note).filter(Boolean);
@@ -402,8 +402,61 @@ export class Broker implements KeyScope, EgressCore {
     return a;
   }
 
-  /** Commits the event, then returns the answer (never the other way round). */
+  /**
+   * Commits the event, then returns the answer (never the other way round). While another
+   * process holds the database's write lock the commit is retried with back-off, the event
+   * loop free between attempts (each waits at most LOCK_TRY_MS); after LOCK_BUDGET_MS in all
+   * the answer is a deny that says why. An answer that could not be committed is never an
+   * allow, and the requester never hangs. Synchronous when the first attempt commits.
+   */
   private answer(
+    req: CoreRequest,
+    risk: Risk,
+    decision: 'allow' | 'deny',
+    decidedBy: DecidedBy,
+    grant: string | null,
+    scope: Scope | null,
+    reason: string,
+    consumeGrants?: string[],
+    createGrant?: Grant,
+  ): AgentAnswer | Promise<AgentAnswer> {
+    const commit = () => this.commitAnswer(req, risk, decision, decidedBy, grant, scope, reason, consumeGrants, createGrant);
+    try {
+      return commit();
+    } catch (e) {
+      if (!isLockError(e)) throw e;
+    }
+    return this.commitWhenUnlocked(req, commit, () => {
+      if (createGrant) this.grantsChanged();
+    });
+  }
+
+  private async commitWhenUnlocked(req: CoreRequest, commit: () => AgentAnswer, committedLate: () => void): Promise<AgentAnswer> {
+    const started = Date.now();
+    let why = `the history database stayed locked by another process for ${LOCK_BUDGET_MS} ms`;
+    for (let delay = 25; Date.now() - started + delay <= LOCK_BUDGET_MS; delay = Math.min(delay * 2, 400)) {
+      await new Promise((r) => setTimeout(r, delay));
+      if (this.closed) {
+        why = 'Airlock stopped while the history database was locked';
+        break;
+      }
+      try {
+        const a = commit();
+        committedLate();
+        return a;
+      } catch (e) {
+        if (!isLockError(e)) {
+          why = `the history database failed (${(e as Error).message})`;
+          break;
+        }
+      }
+    }
+    // Not recorded: the database is what fails. `event: 0` says so (real events start at 1).
+    const reason = `${why}; Airlock answers only what it has recorded (close the program holding ${this.store.file}, then retry)`;
+    return { decision: 'deny', reason, event: 0, ...(req.task ? { task: req.task } : {}) };
+  }
+
+  private commitAnswer(
     req: CoreRequest,
     risk: Risk,
     decision: 'allow' | 'deny',
@@ -488,7 +541,8 @@ export class Broker implements KeyScope, EgressCore {
     }
     const reason = this.overCap(req.task, ctx.connection);
     if (reason) {
-      this.answer(req, risk, 'deny', 'system', null, null, reason);
+      // Refused whether or not the record can be made now (a locked database retries it).
+      void this.answer(req, risk, 'deny', 'system', null, null, reason);
       return Promise.reject(new RpcError(RPC.refused, reason));
     }
     const now = this.now();
@@ -556,6 +610,7 @@ export class Broker implements KeyScope, EgressCore {
     }
     p.waiters.forEach((w, i) => {
       const a = this.answer(w.req, p.risk, decision, by, grant?.id ?? null, scope, reason, undefined, i === 0 && grant ? grant : undefined);
+      if (a instanceof Promise) return void a.then(w.resolve);
       first ??= a;
       w.resolve(a);
     });
@@ -573,7 +628,7 @@ export class Broker implements KeyScope, EgressCore {
         this.finish(p, 'deny', 'system', null, null, 'the requester disconnected before the human answered');
       } else {
         p.waiters = p.waiters.filter((w) => w.connection !== connection);
-        for (const w of gone) this.answer(w.req, p.risk, 'deny', 'system', null, null, 'the requester disconnected before the human answered');
+        for (const w of gone) void this.answer(w.req, p.risk, 'deny', 'system', null, null, 'the requester disconnected before the human answered');
       }
     }
   }
@@ -804,7 +859,7 @@ export class Broker implements KeyScope, EgressCore {
           source: 'api', tool: 'task.start', action: 'other', resource: null, resources: [], summary: `task "${p.name}" asks for ${p.grants.length} grant(s)`.slice(0, LIMITS.summary),
           argsText: capArgs(p.grants), args: p.grants, task: null, cwd: p.cwd ?? null, process: ctx.process, classifierRisk: [],
         };
-        this.answer(req, { level: 'medium', reasons: ['a task asks for standing grants'] }, 'deny', 'system', null, null, reason);
+        void this.answer(req, { level: 'medium', reasons: ['a task asks for standing grants'] }, 'deny', 'system', null, null, reason);
         throw new RpcError(RPC.refused, reason);
       }
     }

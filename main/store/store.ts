@@ -1,15 +1,14 @@
 // Every SQL statement of Airlock lives in main/store. The daemon is the only writer;
 // readers (CLI fallbacks) open the database read-only.
-import Database from 'better-sqlite3';
-import * as fs from 'node:fs';
+import type Database from 'better-sqlite3';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { AuditResult, Destination, Grant, HistoryEvent, HistoryQuery, Remote, Task } from '../contract/approver';
 import type { DecidedBy, Outcome, ProcessInfo, RemoteInfo, Risk, Scope, SshInfo } from '../contract/common';
 import { GENESIS, rowHash, type ChainedColumns } from './chain';
-import { migrate } from './migrations';
+import { damaged, faultOf, isLockError, LOCK_TRY_MS, StoreFault } from './faults';
+import { openForDaemon, openReadOnly, quickCheck } from './open';
 import { indexBatch } from './search-index';
-import { sqliteNativeBinding } from './native-binding';
 
 export interface NewEvent {
   ts: number;
@@ -132,22 +131,11 @@ export class Store {
   private maintenance: { worker: Worker; timer: NodeJS.Timeout } | null = null;
   private readonly stmts;
 
-  constructor(file: string, opts: { readonly?: boolean } = {}) {
-    if (!opts.readonly) fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    this.db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, nativeBinding: sqliteNativeBinding() });
-    if (!opts.readonly) {
-      fs.chmodSync(file, 0o600);
-      // WAL + NORMAL: a committed transaction survives a crash of this process (kill -9);
-      // only a power loss can drop the last few (the chain head goes with them: same transaction).
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = NORMAL');
-      this.db.pragma('foreign_keys = ON');
-      migrate(this.db);
-      // Checkpoints run in a worker (startMaintenance); the main thread never waits for one.
-      // The limit is a safety net should the worker fall behind.
-      this.db.pragma('wal_autocheckpoint = 20000');
-    }
-    this.db.pragma('busy_timeout = 5000');
+  constructor(
+    readonly file: string,
+    opts: { readonly?: boolean } = {},
+  ) {
+    this.db = opts.readonly ? openReadOnly(file) : openForDaemon(file);
     const db = this.db;
     this.stmts = {
       insertEvent: db.prepare(`INSERT INTO events (id, ts, task, source, tool, action, resource, resources, summary, args, cwd,
@@ -167,6 +155,15 @@ export class Store {
 
   }
 
+  /**
+   * The daemon is up: from now on one attempt to write waits at most LOCK_TRY_MS for another
+   * process's lock (the broker retries answers with back-off, faults.ts). Until then start-up
+   * writes wait up to START_LOCK_WAIT_MS.
+   */
+  serving(): void {
+    if (!this.db.readonly) this.db.pragma(`busy_timeout = ${LOCK_TRY_MS}`);
+  }
+
   private readHead(): { id: number; hash: string } {
     const row = this.db.prepare('SELECT id, hash FROM chain_head WHERE one = 1').get() as { id: number; hash: string } | undefined;
     return row ?? { id: 0, hash: GENESIS };
@@ -180,11 +177,19 @@ export class Store {
     if (this.maintenance || this.db.readonly) return;
     const worker = new Worker(path.join(__dirname, 'checkpoint-worker.js'), { workerData: { file: this.db.name, intervalMs } });
     worker.unref();
+    // While another process holds the lock, each slice would wait LOCK_TRY_MS on the only
+    // thread: skip slices, twice as many after each busy one (up to 5 s), so a locked database
+    // leaves the daemon free for the requests it must deny and for everything else.
+    let skip = 0;
+    let backoff = 0;
     const timer = setInterval(() => {
+      if (skip > 0) return void skip--;
       try {
         indexBatch(this.db, 256);
-      } catch {
-        // Busy (the checkpoint): the next slice catches up.
+        backoff = 0;
+      } catch (e) {
+        // Busy (the checkpoint, or another process): a later slice catches up.
+        if (isLockError(e)) skip = backoff = Math.min(100, backoff * 2 || 1);
       }
     }, 50);
     timer.unref();
@@ -293,8 +298,25 @@ export class Store {
     return { events: page.map(toEvent), cursor };
   }
 
-  /** Walks the whole chain; reports the first row that was altered, removed or reordered. */
+  /**
+   * Walks the whole chain; reports the first row that was altered, removed or reordered.
+   * SQLite's quick_check runs first: a damaged file is reported as damage (`damaged`), never
+   * as tampering, and tampering is only claimed of a file SQLite finds sound.
+   */
   verifyChain(): AuditResult {
+    try {
+      // A reader's connection was checked when it opened (open.ts).
+      const bad = this.db.readonly ? null : quickCheck(this.db);
+      if (bad) return { ok: false, count: 0, damaged: damaged(this.file, bad).message };
+      return this.walkChain();
+    } catch (e) {
+      const f = faultOf(e, this.file);
+      if (f instanceof StoreFault && f.kind === 'damaged') return { ok: false, count: 0, damaged: f.message };
+      throw f;
+    }
+  }
+
+  private walkChain(): AuditResult {
     const head = this.readHead();
     let prev = GENESIS;
     let expected = 1;
@@ -317,6 +339,27 @@ export class Store {
       return { ok: false, count, firstBad: { id, reason: `history ends at event ${count} but the chain head says ${head.id}: events were removed` } };
     }
     return { ok: true, count };
+  }
+
+  /**
+   * The start-up look at the chain (the file already passed quick_check): the last `n` events
+   * link to each other and to the chain head. Cheap whatever the history's size; the full
+   * walk is `airlock audit verify`. Returns what is wrong, or null.
+   */
+  checkRecentChain(n = 200): string | null {
+    const head = this.readHead();
+    const rows = (this.db.prepare('SELECT * FROM events ORDER BY id DESC LIMIT ?').all(n) as EventRow[]).reverse();
+    const last = rows[rows.length - 1];
+    if ((last?.id ?? 0) !== head.id || (last?.hash ?? GENESIS) !== head.hash) {
+      return `the last event is ${last?.id ?? 0} but the chain head says ${head.id}: events were removed or the head was edited`;
+    }
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      const prev = i > 0 ? rows[i - 1]! : null;
+      if (prev && (r.id !== prev.id + 1 || r.prev_hash !== prev.hash)) return `event ${r.id} does not follow event ${prev.id}`;
+      if (rowHash(r.prev_hash, r) !== r.hash) return `event ${r.id} was altered (its content no longer matches its hash)`;
+    }
+    return null;
   }
 
   // ---- grants -------------------------------------------------------------------

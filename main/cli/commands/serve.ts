@@ -3,7 +3,9 @@ import * as path from 'node:path';
 import { startCore } from '../../api/daemon';
 import { startWebServer, type RunningWebServer } from '../../api/web-server';
 import { CliError } from '../util';
-import { EXIT } from '../exit-codes';
+import { EXIT, faultExit } from '../exit-codes';
+import { faultOf, StoreFault } from '../../store/faults';
+import { airlockPaths } from '../../os/paths';
 
 export function registerServe(program: Command): void {
   program
@@ -24,9 +26,12 @@ export function registerServe(program: Command): void {
           // SSH keys sealed with a passphrase instead of the master key file (main/ssh/sealer.ts).
           keyPassphrase: process.env.AIRLOCK_KEY_PASSPHRASE || undefined,
         });
-      } catch (e) {
-        // One clear line (a wrong key passphrase, a socket in use, a newer database), no stack.
-        throw new CliError(`cannot start: ${(e as Error).message}`, EXIT.internal);
+      } catch (err) {
+        // A lock or damage met by a start-up write or read after the file opened: the same fault.
+        const e = faultOf(err, airlockPaths().db);
+        // One clear line (a wrong key passphrase, a socket in use, a newer database), no stack;
+        // a damaged, unopenable or locked database has its own exit code (65, 66, 75).
+        throw new CliError(`cannot start: ${(e as Error).message}`, e instanceof StoreFault ? faultExit(e.kind) : EXIT.internal);
       }
       let web: RunningWebServer | null = null;
       if (opts.web) {
