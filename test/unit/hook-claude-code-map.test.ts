@@ -128,6 +128,16 @@ describe('Claude Code mapping', () => {
     assert.equal(map('TodoWrite', { todos: [] }).req.action, 'read');
   });
 
+  test('slash commands and skills run what files on disk say: execute, never a silent read', () => {
+    const slash = map('SlashCommand', { command: '/deploy prod --force' }).req;
+    assert.equal(slash.action, 'execute');
+    assert.equal(slash.resource, 'SlashCommand:/deploy');
+    const skill = map('Skill', { skill: 'pdf' }).req;
+    assert.equal(skill.action, 'execute');
+    assert.equal(skill.resource, 'Skill:pdf');
+    assert.equal(map('Skill', {}).req.action, 'execute', 'a skill with no name still asks');
+  });
+
   test('bad input is reported, never thrown', () => {
     for (const raw of ['', 'nope', '[]', '{}', '{"tool_name":5}', '{"tool_name":"Read","tool_input":"x"}', 'null']) {
       assert.ok('error' in parseHookInput(raw), raw);
