@@ -9,21 +9,21 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
-import { Broker } from '../../main/core/broker';
 import { classifyShell } from '../../main/core/classify/shell';
 import { BUDGET_MS, resolveRealPaths } from '../../main/os/real-path';
-import { LOCK_BUDGET_MS, Store } from '../../main/store';
+import { LOCK_BUDGET_MS } from '../../main/store';
+import { makeParts, type Parts } from './core-parts';
 
 const W = fs.mkdtempSync(path.join(os.tmpdir(), 'al-budget-'));
 after(() => fs.rmSync(W, { recursive: true, force: true }));
 fs.writeFileSync(path.join(W, 'notes.txt'), 'x');
 fs.symlinkSync(path.join(W, 'notes.txt'), path.join(W, 'link.txt'));
 
-let n = 0;
-function broker(realPaths = resolveRealPaths): { b: Broker; store: Store } {
-  const store = new Store(path.join(W, `h${++n}.db`));
-  store.serving();
-  return { b: new Broker({ store, classifier: classifyShell, realPaths }), store };
+/** The core wired as the daemon wires it, its store serving (short lock waits), real time. */
+function broker(realPaths = resolveRealPaths): Parts & { b: Parts['broker'] } {
+  const p = makeParts({ classifier: classifyShell, realPaths });
+  p.store.serving();
+  return { ...p, b: p.broker };
 }
 
 const spent = (paths: readonly string[]) => resolveRealPaths(paths, -1);
@@ -44,29 +44,29 @@ test('a read whose paths could not be resolved in time is asked, never allowed a
   const a = await fast.b.ask({ source: 'api', tool: 'fs.read', action: 'read', resource: path.join(W, 'link.txt'), summary: 'read' }, { connection: 'c' });
   assert.equal(a.decision, 'allow');
   fast.b.shutdown();
-  fast.store.close();
+  fast.close();
 
-  const { b, store } = broker(spent);
+  const { b, queue, close } = broker(spent);
   for (const raw of [
     { source: 'api', tool: 'fs.read', action: 'read', resource: path.join(W, 'notes.txt'), summary: 'read notes' },
     { source: 'exec', tool: 'shell', action: 'read', summary: `cat ${W}/link.txt`, args: { command: `cat ${W}/link.txt` }, cwd: W },
   ] as const) {
     let answered = false;
-    const p = b.ask(raw as Parameters<Broker['ask']>[0], { connection: `c-${raw.source}` }).then((x) => ((answered = true), x));
+    const p = b.ask(raw as Parameters<Parts['broker']['ask']>[0], { connection: `c-${raw.source}` }).then((x) => ((answered = true), x));
     await new Promise((r) => setTimeout(r, 50));
     assert.equal(answered, false, `${raw.summary}: answered without asking`);
-    const prompt = b.listPending().find((x) => x.summary === raw.summary);
+    const prompt = queue.list().find((x) => x.summary === raw.summary);
     assert.ok(prompt, `${raw.summary}: a prompt`);
     assert.ok(prompt.risk.reasons.some((r) => /could not tell where every path leads \(resolving symbolic links took too long/.test(r)), prompt.risk.reasons.join('; '));
-    b.decide({ id: prompt.id, decision: 'deny', scope: 'once' });
+    queue.decide({ id: prompt.id, decision: 'deny', scope: 'once' });
     assert.equal((await p).decision, 'deny');
   }
   b.shutdown();
-  store.close();
+  close();
 });
 
 test('a locked database: the answer is a deny within the bound, the event loop stays free, and the next answer is recorded', async () => {
-  const { b, store } = broker();
+  const { b, store, queue, close } = broker();
   const first = await b.ask({ source: 'api', tool: 'fs.read', action: 'read', resource: '/tmp/a', summary: 'first' }, { connection: 'c' });
   assert.equal(first.decision, 'allow');
   const other = new Database(store.file);
@@ -86,8 +86,8 @@ test('a locked database: the answer is a deny within the bound, the event loop s
     const policy = b.ask({ source: 'api', tool: 'fs.read', action: 'read', resource: '/tmp/b', summary: 'during' }, { connection: 'c' });
     const asked = b.ask({ source: 'api', tool: 'fs.write', action: 'write', resource: '/tmp/w', summary: 'write during' }, { connection: 'c' });
     await new Promise((r) => setTimeout(r, 20));
-    const prompt = b.listPending().find((x) => x.summary === 'write during')!;
-    b.decide({ id: prompt.id, decision: 'allow', scope: 'once' });
+    const prompt = queue.list().find((x) => x.summary === 'write during')!;
+    queue.decide({ id: prompt.id, decision: 'allow', scope: 'once' });
     const [a1, a2] = await Promise.all([policy, asked]);
     clearInterval(timer);
     const ms = Date.now() - t0;
@@ -108,11 +108,11 @@ test('a locked database: the answer is a deny within the bound, the event loop s
   assert.equal(next.event, first.event + 1);
   assert.equal(store.verifyChain().ok, true);
   b.shutdown();
-  store.close();
+  close();
 });
 
 test('a lock released during the wait: the answer is committed late and keeps its decision', async () => {
-  const { b, store } = broker();
+  const { b, store, close } = broker();
   const other = new Database(store.file);
   other.exec('BEGIN EXCLUSIVE');
   setTimeout(() => {
@@ -124,5 +124,5 @@ test('a lock released during the wait: the answer is committed late and keeps it
   assert.equal(a.event, 1);
   assert.equal(store.getEvent(1)?.summary, 'late');
   b.shutdown();
-  store.close();
+  close();
 });

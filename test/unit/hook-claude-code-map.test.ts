@@ -216,7 +216,10 @@ describe('Bash command size', () => {
     const command = `echo ${'x'.repeat(20_000)} && rm -rf /repo/important`;
     const { req } = map('Bash', { command });
     assert.equal((req.args as { command: string }).command, command);
-    assert.equal(req.action, 'delete');
+    // On a loaded machine the classifier's 500 ms budget can run out first: that is the
+    // fail-closed "too complex … execute", which asks too. A cut command would be a read.
+    // (`echo … && rm …` has no execute part otherwise.)
+    assert.ok(req.action === 'delete' || req.action === 'execute', req.action);
   });
 });
 
