@@ -12,7 +12,7 @@ import type { SettingsService } from './settings-service';
 import { withConditionWords, type TasksAndGrants } from './tasks-and-grants';
 
 /** What the human side reads from history and the remotes list (writes to history go through the HistoryRecorder). */
-export type HistoryReader = Pick<Store, 'queryHistory' | 'verifyChain' | 'egressDestinations' | 'listRemotes' | 'addRemote' | 'removeRemote'>;
+export type HistoryReader = Pick<Store, 'queryHistory' | 'verifyChain' | 'egressDestinations' | 'listRemotes' | 'addRemote' | 'removeRemote' | 'flush'>;
 
 /** The core parts the ApproverService is made of. */
 export interface ApproverParts {
@@ -56,7 +56,12 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
   return {
     subscribe: (listener: (n: ApproverNotification) => void) => bus.subscribe(listener),
     'pending.list': async () => ({ prompts: queue.list() }),
-    'pending.decide': async (p) => queue.decide(p),
+    'pending.decide': async (p) => {
+      const r = queue.decide(p);
+      // The human is told "done" only once the decision (and any grant it made) is committed.
+      store.flush();
+      return r;
+    },
     'grants.list': async (p) => ({ grants: tasks.listGrants(p) }),
     'grants.create': async (p) => ({ grant: withConditionWords(tasks.createGrant(p, 'human')) }),
     'grants.revoke': async (p) => {

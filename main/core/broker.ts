@@ -5,6 +5,7 @@
 // task-lifecycle.ts.
 import type { AgentAnswer, AgentRequest } from '../contract/agent';
 import { RPC, RpcError } from '../contract/rpc';
+import { isLockError } from '../store';
 import type { HistoryRecorder } from './history-recorder';
 import type { EgressCore, EgressRecord, RequestContext, RequestDesk } from './ports';
 import type { PromptQueue } from './prompt-queue';
@@ -28,6 +29,21 @@ export class Broker implements RequestDesk, EgressCore {
   }
 
   async ask(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
+    const a = await this.decide(raw, ctx);
+    // Group commit: the event was staged with the others of this turn; the answer leaves
+    // only once their transaction has committed (a failed commit throws: no answer is given).
+    try {
+      await this.parts.recorder.committed(a);
+    } catch (e) {
+      // Another process held the database's lock past the retry budget (main/store/faults.ts):
+      // what could not be recorded is denied, with the reason, never allowed and never left hanging.
+      if (isLockError(e)) return this.parts.recorder.unrecorded(a);
+      throw e;
+    }
+    return a;
+  }
+
+  private async decide(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
     if (this.closed) throw new RpcError(RPC.refused, 'Airlock is shutting down; retry when it is back');
     const v = this.parts.policy.decide(raw, ctx);
     if (v.kind === 'prompt') return this.parts.queue.ask(v.req, v.risk, ctx, v.nearMiss);

@@ -1,17 +1,19 @@
 // Every decision and every rejected attempt becomes one event of the hash chain, committed
-// before any answer leaves (store.appendEvent). This is the core's only writer of history,
+// before any answer leaves. Decisions are staged (store.stageEvent) and committed together
+// with the others of the same turn of the event loop (group commit, main/store/group-commit.ts):
+// the broker awaits `committed(answer)` before returning it. This is the core's only writer of history,
 // and it keeps each running task's chain-rule memory (risk.ts), which only allowed events feed.
 import type { AgentAnswer } from '../contract/agent';
 import type { Grant } from '../contract/approver';
 import { LIMITS, type DecidedBy, type Risk, type Scope } from '../contract/common';
-import { isLockError, LOCK_BUDGET_MS, type Store } from '../store';
+import { LOCK_BUDGET_MS, type Store } from '../store';
 import type { NotificationBus } from './notification-bus';
 import type { EgressRecord, RejectionRecorder } from './ports';
 import type { CoreRequest } from './request';
 import { PLACEHOLDER_LEAK_TOOL, remember, type TaskMemory } from './risk';
 import { redactTokens } from './task-token';
 
-export type HistoryStore = Pick<Store, 'appendEvent' | 'taskAllowedEvents' | 'getTask'> & { readonly file?: string };
+export type HistoryStore = Pick<Store, 'appendEvent' | 'stageEvent' | 'committed' | 'taskAllowedEvents' | 'getTask'> & { readonly file?: string };
 
 export function capArgs(args: unknown): string | null {
   if (args === undefined) return null;
@@ -50,6 +52,8 @@ export interface Decision {
 export class HistoryRecorder implements RejectionRecorder {
   /** Chain-rule memory per running task (see risk.ts). */
   private readonly memories = new Map<string, TaskMemory>();
+  /** Each answer's commit, by the answer object answer() returned. */
+  private readonly commits = new WeakMap<AgentAnswer, Promise<void>>();
 
   constructor(
     private readonly store: HistoryStore,
@@ -58,44 +62,12 @@ export class HistoryRecorder implements RejectionRecorder {
   ) {}
 
   /**
-   * Commits the event, then returns the answer (never the other way round). While another
-   * process holds the database's write lock the commit is retried with back-off, the event
-   * loop free between attempts (each waits at most LOCK_TRY_MS, main/store/faults.ts);
-   * after LOCK_BUDGET_MS in all the answer is a deny that says why, with `event: 0` (nothing
-   * recorded: the database is what fails). An answer that could not be committed is never
-   * an allow, and the requester never hangs. Synchronous when the first attempt commits.
+   * Stages the event for the next group commit and returns the answer. The answer must not
+   * leave before `committed(answer)` settles (Broker.ask awaits it).
    */
-  answer(d: Decision): AgentAnswer | Promise<AgentAnswer> {
-    try {
-      return this.commit(d);
-    } catch (e) {
-      if (!isLockError(e)) throw e;
-    }
-    return this.commitWhenUnlocked(d);
-  }
-
-  private async commitWhenUnlocked(d: Decision): Promise<AgentAnswer> {
-    const started = Date.now();
-    let why = `the history database stayed locked by another process for ${LOCK_BUDGET_MS} ms`;
-    for (let delay = 25; Date.now() - started + delay <= LOCK_BUDGET_MS; delay = Math.min(delay * 2, 400)) {
-      await new Promise((r) => setTimeout(r, delay));
-      try {
-        return this.commit(d);
-      } catch (e) {
-        if (!isLockError(e)) {
-          // Closed under us (shutdown) or another failure: still an answer, still a deny.
-          why = `the history database failed (${(e as Error).message})`;
-          break;
-        }
-      }
-    }
-    const reason = `${why}; Airlock answers only what it has recorded (close the program holding ${this.store.file ?? 'the database'}, then retry)`;
-    return { decision: 'deny', reason, event: 0, ...(d.req.task ? { task: d.req.task } : {}) };
-  }
-
-  private commit(d: Decision): AgentAnswer {
+  answer(d: Decision): AgentAnswer {
     const { req } = d;
-    const ev = this.store.appendEvent(
+    const ev = this.store.stageEvent(
       {
         ts: this.now(),
         task: req.task,
@@ -121,7 +93,24 @@ export class HistoryRecorder implements RejectionRecorder {
     );
     if (d.decision === 'allow' && req.task) remember(this.memoryOf(req.task), req.action, req.resources);
     this.bus.publish({ method: 'event.recorded', params: ev });
-    return { decision: d.decision, reason: d.reason, event: ev.id, ...(d.grant ? { grant: d.grant } : {}), ...(req.task ? { task: req.task } : {}) };
+    const a: AgentAnswer = { decision: d.decision, reason: d.reason, event: ev.id, ...(d.grant ? { grant: d.grant } : {}), ...(req.task ? { task: req.task } : {}) };
+    this.commits.set(a, this.store.committed(ev));
+    return a;
+  }
+
+  /**
+   * The answer for one whose event could not be committed because another process held the
+   * database's lock past LOCK_BUDGET_MS: a deny that says why, `event: 0` (nothing recorded;
+   * real events start at 1).
+   */
+  unrecorded(a: AgentAnswer): AgentAnswer {
+    const reason = `the history database stayed locked by another process for ${LOCK_BUDGET_MS} ms; Airlock answers only what it has recorded (close the program holding ${this.store.file ?? 'the database'}, then retry)`;
+    return { decision: 'deny', reason, event: 0, ...(a.task ? { task: a.task } : {}) };
+  }
+
+  /** Settles once the answer's event is committed; rejects if its batch failed (then the answer must not be given). */
+  committed(a: AgentAnswer): Promise<void> {
+    return this.commits.get(a) ?? Promise.resolve();
   }
 
   /** What a task has done so far, for its chain rules (loaded from history on first use). */

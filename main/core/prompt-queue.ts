@@ -92,8 +92,7 @@ export class PromptQueue {
     }
     const reason = this.overCap(req.task, ctx.connection);
     if (reason) {
-      // Refused whether or not the record can be made now (a locked database retries it).
-      void this.recorder.answer({ req, risk, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason });
+      this.recorder.answer({ req, risk, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason });
       return Promise.reject(new RpcError(RPC.refused, reason));
     }
     const now = this.now();
@@ -196,15 +195,6 @@ export class PromptQueue {
     if (p.taskGrants) p.taskGrants.resolve({ ids: [], declined: p.taskGrants.specs.map((_, i) => i) });
     p.waiters.forEach((w, i) => {
       const a = this.recorder.answer({ req: w.req, risk: p.risk, decision, decidedBy: by, grant: grant?.id ?? null, scope, reason, ...(i === 0 && grant ? { createGrant: grant } : {}) });
-      if (a instanceof Promise) {
-        // The database was locked: answered when committed (or denied at the lock budget);
-        // a grant made by this decision exists only once committed.
-        void a.then((x) => {
-          w.resolve(x);
-          if (grant && i === 0 && x.event > 0) this.grants.grantsChanged();
-        });
-        return;
-      }
       first ??= a;
       w.resolve(a);
     });
@@ -223,7 +213,7 @@ export class PromptQueue {
       } else {
         p.waiters = p.waiters.filter((w) => w.connection !== connection);
         // Resolved too (as when the whole prompt goes): no promise is left pending for ever.
-        for (const w of gone) void Promise.resolve(this.recorder.answer({ req: w.req, risk: p.risk, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason })).then(w.resolve);
+        for (const w of gone) w.resolve(this.recorder.answer({ req: w.req, risk: p.risk, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason }));
       }
     }
   }

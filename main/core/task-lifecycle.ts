@@ -69,7 +69,7 @@ export class TaskLifecycle implements TaskStarter {
           source: 'api', tool: 'task.start', action: 'other', resource: null, resources: [], summary: `task "${p.name}" asks for ${p.grants.length} grant(s)`.slice(0, LIMITS.summary),
           argsText: capArgs(p.grants), args: p.grants, task: null, cwd: p.cwd ?? null, process: ctx.process, classifierRisk: [],
         };
-        void this.recorder.answer({ req, risk: { level: 'medium', reasons: ['a task asks for standing grants'] }, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason });
+        this.recorder.answer({ req, risk: { level: 'medium', reasons: ['a task asks for standing grants'] }, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason });
         throw new RpcError(RPC.refused, reason);
       }
     }
