@@ -165,3 +165,28 @@ test('close() commits what is staged', () => {
   s.close();
   assert.deepEqual(onDisk(file).ids, [1, 2, 3]);
 });
+
+test("a key's last-used time stays off the signing path: kept in memory, written at most once a second and at close", async () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  const usage = () => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare('SELECT fingerprint, last_used_at FROM key_usage').all();
+    } finally {
+      db.close();
+    }
+  };
+  s.touchKey('SHA256:a', 5);
+  s.touchKey('SHA256:a', 7);
+  assert.deepEqual(usage(), [], 'no write per signature');
+  // The daemon's own reads see it at once.
+  assert.deepEqual([...s.keyUsage()], [['SHA256:a', 7]]);
+  assert.deepEqual(usage(), [{ fingerprint: 'SHA256:a', last_used_at: 7 }]);
+  s.touchKey('SHA256:b', 9);
+  await new Promise((r) => setTimeout(r, 1300));
+  assert.equal(usage().length, 2, 'written by the one-second timer');
+  s.touchKey('SHA256:b', 11);
+  s.close();
+  assert.deepEqual(usage(), [{ fingerprint: 'SHA256:a', last_used_at: 7 }, { fingerprint: 'SHA256:b', last_used_at: 11 }]);
+});
