@@ -4,36 +4,18 @@ import type Database from 'better-sqlite3';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { AuditResult, Destination, Grant, HistoryEvent, HistoryQuery, Remote, Task } from '../contract/approver';
-import type { DecidedBy, Outcome, ProcessInfo, RemoteInfo, Risk, Scope, SshInfo } from '../contract/common';
+import type { Action, DecidedBy, Outcome, ProcessInfo, RemoteInfo, Risk, Scope, SshInfo } from '../contract/common';
 import { GENESIS, rowHash, type ChainedColumns } from './chain';
 import { damaged, faultOf, isLockError, LOCK_BUDGET_MS, LOCK_TRY_MS, StoreFault } from './faults';
 import { GroupCommit } from './group-commit';
 import { openForDaemon, openReadOnly, quickCheck } from './open';
 import { indexBatch } from './search-index';
 
-export interface NewEvent {
-  ts: number;
-  task: string | null;
-  source: string;
-  tool: string;
-  action: string;
-  resource: string | null;
-  resources: string[];
-  summary: string;
+/** A history row before the store gives it an id and a hash (contract/approver.ts HistoryEvent, the one definition). */
+export type NewEvent = Omit<HistoryEvent, 'id' | 'hash' | 'args'> & {
   /** Already capped JSON text (or null). */
   args: string | null;
-  cwd: string | null;
-  process: ProcessInfo | null;
-  ssh: SshInfo | null;
-  /** Set when the request came through a remote's socket (airlock remote). */
-  remote?: RemoteInfo | null;
-  risk: Risk;
-  decision: Outcome;
-  decidedBy: DecidedBy;
-  grant: string | null;
-  scope: Scope | null;
-  reason: string;
-}
+};
 
 export interface EventEffects {
   /** Take one use of each of these grants (and stamp last_used_at) in the same transaction. */
@@ -73,7 +55,7 @@ export function toEvent(r: EventRow): HistoryEvent {
     task: r.task,
     source: r.source,
     tool: r.tool,
-    action: r.action,
+    action: r.action as Action,
     resource: r.resource,
     resources: parseJson<string[]>(r.resources) ?? [],
     summary: r.summary,
