@@ -20,6 +20,7 @@ import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
 import { assertPeerCredAvailable } from '../os/peer';
 import { foreignPeerAttempt } from '../os/private-socket';
 import { resolveRealPaths } from '../os/real-path';
+import { createConsequenceProbe } from '../os/consequence-probe';
 import { Store } from '../store';
 import { RemoteSockets } from './remote-sockets';
 import { startRequestSocket } from './request-socket';
@@ -63,10 +64,16 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
   assertPeerCredAvailable();
   ensurePrivateDir(paths.home);
   ensurePrivateDir(paths.sockets);
+  // A damaged, unopenable or locked file throws a StoreFault (one line; `airlock serve`
+  // exits 65, 66 or 75). SQLite's quick_check has passed once this returns.
   const store = new Store(paths.db);
-  store.startMaintenance();
   const closers: (() => Promise<void> | void)[] = [];
   try {
+    // On a sound file a broken chain is tampering, not damage: say so at once, and keep
+    // serving (new events chain on from the head; refusing to start would only stop every
+    // approval). `airlock audit verify` walks the whole chain and names the first bad event.
+    const tampered = store.checkRecentChain();
+    if (tampered) log(`history: TAMPERED: ${tampered} (the file itself is sound: SQLite's quick_check passed); run \`airlock audit verify\``);
     const classifier: CommandClassifier | undefined = classifyShell;
     const bus = new NotificationBus();
     const settings = new SettingsService(store);
@@ -76,7 +83,10 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
       { classifier, realPaths: resolveRealPaths },
     );
-    const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus });
+    // Airlock's own entry points (bin/airlock, dist/…): "who" on a prompt walks past them to the agent.
+    const installRoot = path.resolve(__dirname, '..', '..', '..');
+    const ownInstall = { roots: [path.join(installRoot, 'bin'), path.join(installRoot, 'dist')] };
+    const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, consequences: createConsequenceProbe(), ownInstall });
     const broker = new Broker({ policy, queue, recorder, grants: tasks });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
     const ssh = await startSshAgent({
@@ -135,6 +145,8 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     closers.push(() => req.close());
     const ui = await startUiSocket(paths.uiSock, service, recorder);
     closers.push(() => ui.close());
+    store.serving();
+    store.startMaintenance();
     log(`request.sock ${paths.requestSock}`);
     log(`ui.sock      ${paths.uiSock}`);
     const web = opts.web ? await startWebServer({ appDir: opts.web.appDir, service, port: opts.web.port ?? 0, onReject: (r) => recorder.recordRejected(r) }) : null;
