@@ -29,7 +29,10 @@ if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
   process.exit(2);
 }
-const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=600000', ...files], {
+// The timeout is per file: integration/fresh-clone (a full `npm install` that builds
+// better-sqlite3, then a test run inside the clone) needs more than 10 minutes on a busy
+// 2-core machine. Every loop in the tests has its own tighter bound.
+const child = spawn(process.execPath, ['--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=1500000', ...files], {
   cwd: root,
   stdio: ['ignore', 'pipe', 'inherit'],
   env: { ...process.env, AIRLOCK_TEST: '1' },

@@ -10,6 +10,7 @@ import { GrantsView } from './views/grants/GrantsView';
 import { HistoryView } from './views/history/HistoryView';
 import { KeysView } from './views/keys/KeysView';
 import { PendingView } from './views/pending/PendingView';
+import { SecretsView } from './views/secrets/SecretsView';
 import { SettingsView } from './views/settings/SettingsView';
 import { TasksView } from './views/tasks/TasksView';
 
@@ -19,6 +20,7 @@ const LABELS: Record<View, string> = {
   grants: 'Grants',
   tasks: 'Tasks',
   keys: 'Keys',
+  secrets: 'Secrets',
   settings: 'Settings',
 };
 
@@ -69,6 +71,7 @@ export function App({ host }: { host: 'electron' | 'web' }) {
         {view === 'grants' && <GrantsView />}
         {view === 'tasks' && <TasksView />}
         {view === 'keys' && <KeysView />}
+        {view === 'secrets' && <SecretsView />}
         {view === 'settings' && <SettingsView host={host} />}
       </main>
       <Toasts />

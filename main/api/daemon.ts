@@ -1,9 +1,20 @@
-// The composition root of the core: store, broker, the two sockets (and, when asked,
-// the SSH agent and the web UI). `airlock serve` and the Electron app both call this.
+// The composition root of the daemon: the store, the core's parts (policy, prompt queue,
+// tasks and grants, history), the SSH agent, the egress proxies, every socket, the web UI
+// when asked, and what Electron's IPC serves (`dispatch`, `recorder`). `airlock serve` and
+// the Electron app both call this, so every transport is built from the same parts. Each
+// part gets everything it needs in its constructor; nothing is patched in afterwards.
+import { approverMethods } from '../contract/approver';
 import { createApproverHandlers, type ApproverHandlers } from '../core/approver-service';
 import { Broker } from '../core/broker';
+import { HistoryRecorder } from '../core/history-recorder';
+import { NotificationBus } from '../core/notification-bus';
+import { PromptQueue } from '../core/prompt-queue';
+import { RequestPolicy } from '../core/request-policy';
+import { SettingsService } from '../core/settings-service';
+import { TaskLifecycle } from '../core/task-lifecycle';
+import { TasksAndGrants } from '../core/tasks-and-grants';
 import { classifyShell } from '../core/classify/shell';
-import type { CommandClassifier, KeyService, NotificationSource } from '../core/ports';
+import type { AgentSide, CommandClassifier, KeyService, NotificationSource, RejectionRecorder } from '../core/ports';
 import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
 import { assertPeerCredAvailable } from '../os/peer';
 import { resolveRealPaths } from '../os/real-path';
@@ -14,7 +25,9 @@ import { removeLeftoverTaskDirs, TaskRequestSockets } from './task-request-socke
 import { startUiSocket } from './ui-socket';
 import { startSshAgent, type Sealer } from '../ssh';
 import { loadTrust, parseFixedHosts, Resolver, SecretStore } from '../integrations/egress';
+import { createDispatch, type Dispatch } from './dispatch';
 import { EgressSockets } from './egress-sockets';
+import { startWebServer, type RunningWebServer } from './web-server';
 
 export interface DaemonOptions {
   paths?: AirlockPaths;
@@ -25,12 +38,20 @@ export interface DaemonOptions {
   /** How SSH private keys are sealed at rest: the Electron app passes one over safeStorage (main/ssh/sealer.ts). */
   keySealer?: Sealer;
   log?: (line: string) => void;
+  /** Also serve the web UI on 127.0.0.1 (`airlock serve --web`): the built renderer and a port (0: any free one). */
+  web?: { appDir: string; port?: number };
 }
 
 export interface RunningDaemon {
   paths: AirlockPaths;
-  broker: Broker;
+  /** The human side: what ui.sock, the web UI and Electron's IPC serve. */
   service: ApproverHandlers & NotificationSource;
+  /** The ApproverService table as one dispatch: what Electron's IPC serves (ui.sock and the web UI serve the same). */
+  dispatch: Dispatch;
+  /** Where Electron's IPC records what it rejects (ui.sock and the web UI record here too). */
+  recorder: RejectionRecorder;
+  /** The web UI, when `web` was given: its URL (with the per-run token) is printed once. */
+  web: RunningWebServer | null;
   close(): Promise<void>;
 }
 
@@ -45,31 +66,38 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
   const closers: (() => Promise<void> | void)[] = [];
   try {
     const classifier: CommandClassifier | undefined = classifyShell;
-    const broker = new Broker({ store, classifier, realPaths: resolveRealPaths });
+    const bus = new NotificationBus();
+    const settings = new SettingsService(store);
+    const recorder = new HistoryRecorder(store, bus);
+    const tasks = new TasksAndGrants(store, bus);
+    const policy = new RequestPolicy(
+      { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
+      { classifier, realPaths: resolveRealPaths },
+    );
+    const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus });
+    const broker = new Broker({ policy, queue, recorder, grants: tasks });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
     const ssh = await startSshAgent({
       paths,
       asker: broker,
-      keyScope: broker,
-      upstream: opts.upstream ?? broker.settings.upstreamAgent ?? null,
+      keyScope: tasks,
+      upstream: opts.upstream ?? settings.settings.upstreamAgent ?? null,
       passphrase: opts.keyPassphrase,
       sealer: opts.keySealer,
       onDisconnect: (connection) => broker.dropConnection(connection),
-      onKeysChanged: () => broker.publish({ method: 'keys.changed', params: {} }),
+      onKeysChanged: () => bus.publish({ method: 'keys.changed', params: {} }),
       keyUsage: { load: () => store.keyUsage(), touch: (fp, at) => store.touchKey(fp, at), forget: (fp) => store.forgetKey(fp) },
       log: (m) => log(`ssh: ${m}`),
     });
     closers.push(() => ssh.close());
     const keyService: KeyService | undefined = ssh.keyService;
-    broker.taskSockets = ssh.taskSockets;
     log(`agent.sock   ${ssh.socketPath}`);
     // --- end of SSH agent wiring ------------------------------------------------------
     // Task sockets of a previous run are dead (agent.sock above proved no other daemon
     // serves this directory): remove them; running tasks keep their grants and token.
     removeLeftoverTaskDirs(paths.tasksDir);
     store.clearTaskSockets();
-    const taskRequests = new TaskRequestSockets(broker, paths.tasksDir);
-    broker.taskRequestSockets = taskRequests;
+    const taskRequests = new TaskRequestSockets({ desk: broker, tasks, recorder }, paths.tasksDir);
     closers.push(() => taskRequests.closeAll());
     // --- egress proxy (main/integrations/egress): a sandbox's only way out ---------------
     const secrets = new SecretStore(paths.secretsDir, ssh.sealer).load();
@@ -79,11 +107,12 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     const fixed = process.env.AIRLOCK_TEST === '1' ? parseFixedHosts(process.env.AIRLOCK_EGRESS_TEST_HOSTS) : new Map<string, string>();
     if (fixed.size) log(`egress: TEST SETTING: fixed addresses for ${[...fixed.keys()].join(', ')} (AIRLOCK_EGRESS_TEST_HOSTS)`);
     const egress = new EgressSockets(broker, paths.tasksDir, secrets, trust, new Resolver({ fixed }), log);
-    broker.egress = egress;
     closers.push(() => egress.closeAll());
+    const lifecycle = new TaskLifecycle(tasks, queue, recorder, bus, { ssh: ssh.taskSockets, requests: taskRequests, egress });
+    const agent: AgentSide = { desk: broker, tasks, lifecycle, recorder };
     // An --upstream given on the command line wins; otherwise the setting rules, live.
     // Remotes (airlock remote): each configured one gets its request socket back.
-    const remotes = new RemoteSockets(broker, paths.remotesDir);
+    const remotes = new RemoteSockets(agent, paths.remotesDir);
     closers.push(() => remotes.closeAll());
     for (const r of store.listRemotes()) {
       try {
@@ -92,24 +121,28 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
         log(`remote ${r.name}: ${(e as Error).message}`);
       }
     }
-    const service = createApproverHandlers(broker, keyService, {
+    const service = createApproverHandlers({ queue, tasks, lifecycle, settings, bus, history: store }, keyService, {
       secrets,
       onSettingsChanged: (next, before) => {
         if (!opts.upstream && next.upstreamAgent !== before.upstreamAgent) ssh.setUpstream(next.upstreamAgent);
       },
       remotes,
     });
-    const req = await startRequestSocket(paths.requestSock, broker);
+    const req = await startRequestSocket(paths.requestSock, agent);
     closers.push(() => req.close());
-    const ui = await startUiSocket(paths.uiSock, service, broker);
+    const ui = await startUiSocket(paths.uiSock, service, recorder);
     closers.push(() => ui.close());
     log(`request.sock ${paths.requestSock}`);
     log(`ui.sock      ${paths.uiSock}`);
+    const web = opts.web ? await startWebServer({ appDir: opts.web.appDir, service, port: opts.web.port ?? 0, onReject: (r) => recorder.recordRejected(r) }) : null;
+    if (web) closers.push(() => web.close());
     let closed = false;
     return {
       paths,
-      broker,
       service,
+      dispatch: createDispatch(approverMethods, service),
+      recorder,
+      web,
       async close() {
         if (closed) return;
         closed = true;

@@ -3,15 +3,10 @@
 // sync at the next newline.
 import type * as net from 'node:net';
 import { LIMITS } from '../contract/common';
-import { RPC, RpcError, RpcRequest, describeIssues } from '../contract/rpc';
+import { RPC } from '../contract/rpc';
+import { RAW_KEEP, handleRpcMessage, type RpcCallOptions, type RpcRejection } from './rpc-message';
 
-export interface Rejection {
-  code: number;
-  reason: string;
-  /** What was sent, capped: the line (text) or the parsed message. */
-  raw: unknown;
-  method?: string;
-}
+export type Rejection = RpcRejection;
 
 export interface LineServerOptions {
   dispatch(method: string, params: unknown): Promise<unknown>;
@@ -23,7 +18,6 @@ export interface LineServerOptions {
 }
 
 type Id = string | number | null;
-const RAW_KEEP = 4096;
 const MAX_BUFFERED_OUT = 16 * 1024 * 1024;
 
 export function serveJsonRpcLines(socket: net.Socket, opts: LineServerOptions): { notify(method: string, params: unknown): void } {
@@ -64,51 +58,21 @@ export function serveJsonRpcLines(socket: net.Socket, opts: LineServerOptions): 
     replyError(id, code, reason);
   };
 
+  // One path for every transport (rpc-message.ts); this file only frames lines and
+  // caps what one connection may have in flight.
+  const counted = (method: string, params: unknown) => {
+    inFlight++;
+    return opts.dispatch(method, params).finally(() => inFlight--);
+  };
+  const callOptions: RpcCallOptions = {
+    onReject: opts.onReject,
+    admit: () => (inFlight >= maxInFlight ? `too many requests in flight on this connection (limit ${maxInFlight})` : null),
+    hint: { parse: '; send one JSON-RPC object per line', invalid: ' (expected {"jsonrpc":"2.0","id":…,"method":…,"params":{…}}, one per line)' },
+  };
   const handleLine = (buf: Buffer) => {
     const text = buf.toString('utf8').trim();
     if (text === '') return;
-    let msg: unknown;
-    try {
-      msg = JSON.parse(text);
-    } catch (e) {
-      reject(null, RPC.parseError, `parse error: not valid JSON (${(e as Error).message.slice(0, 120)}); send one JSON-RPC object per line`, text.slice(0, RAW_KEEP));
-      return;
-    }
-    if (Array.isArray(msg)) {
-      reject(null, RPC.invalidRequest, 'invalid request: batches are not supported; send one request per line', text.slice(0, RAW_KEEP));
-      return;
-    }
-    const parsed = RpcRequest.safeParse(msg);
-    if (!parsed.success) {
-      const idGuess = (msg as { id?: unknown } | null)?.id;
-      const id: Id = typeof idGuess === 'string' || typeof idGuess === 'number' ? idGuess : null;
-      reject(id, RPC.invalidRequest, `invalid request: ${describeIssues(parsed.error)} (expected {"jsonrpc":"2.0","id":…,"method":…,"params":{…}})`, text.slice(0, RAW_KEEP));
-      return;
-    }
-    const req = parsed.data;
-    const id: Id = req.id ?? null;
-    if (inFlight >= maxInFlight) {
-      reject(id, RPC.refused, `too many requests in flight on this connection (limit ${maxInFlight})`, text.slice(0, RAW_KEEP), req.method);
-      return;
-    }
-    inFlight++;
-    opts
-      .dispatch(req.method, req.params)
-      .then(
-        (result) => {
-          if (req.id !== undefined) send({ jsonrpc: '2.0', id, result });
-        },
-        (err: unknown) => {
-          if (err instanceof RpcError) {
-            const recorded = err.code === RPC.invalidParams || err.code === RPC.methodNotFound || err.code === RPC.invalidRequest;
-            if (recorded) reject(id, err.code, err.message, text.slice(0, RAW_KEEP), req.method);
-            else replyError(id, err.code, err.message, err.data);
-          } else {
-            replyError(id, RPC.internal, `internal error: ${(err as Error)?.message ?? String(err)}`);
-          }
-        },
-      )
-      .finally(() => inFlight--);
+    void handleRpcMessage(text, counted, callOptions).then((reply) => reply && send(reply));
   };
 
   socket.on('data', (data: Buffer) => {

@@ -5,8 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RemoteName } from '../contract/common';
-import type { Broker } from '../core/broker';
-import type { RemoteSocketService } from '../core/ports';
+import type { AgentSide, RemoteSocketService } from '../core/ports';
 import { ensurePrivateDir } from '../os/paths';
 import { startRequestSocket } from './request-socket';
 
@@ -17,7 +16,7 @@ export class RemoteSockets implements RemoteSocketService {
   private readonly open_ = new Map<string, { close(): Promise<void> }>();
 
   constructor(
-    private readonly broker: Broker,
+    private readonly agent: AgentSide,
     private readonly remotesDir: string,
   ) {}
 
@@ -31,7 +30,7 @@ export class RemoteSockets implements RemoteSocketService {
     if (this.open_.has(name)) return p;
     if (Buffer.byteLength(p) > MAX_SOCKET_PATH) throw new Error(`socket path ${p} is too long for a Unix socket; choose a shorter AIRLOCK_HOME or name`);
     ensurePrivateDir(this.remotesDir);
-    this.open_.set(name, await startRequestSocket(p, this.broker, { remote: name }));
+    this.open_.set(name, await startRequestSocket(p, this.agent, { remote: name }));
     return p;
   }
 

@@ -1,9 +1,9 @@
 // request.sock: the agent side. It can ask and start/end tasks; nothing here decides,
 // grants or reads history. Acting as an existing task here needs the task's token
-// (Broker.authorizeTask); a task's own socket is main/api/task-request-sockets.ts.
+// (TaskFacts.authorizeTask); a task's own socket is main/api/task-request-sockets.ts.
 import { agentMethods } from '../contract/agent';
 import type { ProcessInfo, RemoteInfo } from '../contract/common';
-import type { Broker } from '../core/broker';
+import type { AgentSide } from '../core/ports';
 import { sshDestinationOf } from '../ssh/ssh-argv';
 import { createDispatch } from './dispatch';
 import { startRpcSocket } from './rpc-socket';
@@ -25,25 +25,26 @@ export function remoteVia(p: ProcessInfo): string {
  * `remote`: this socket is a remote's (airlock remote): every request on it is marked as
  * coming from that remote, whatever it says.
  */
-export function startRequestSocket(sockPath: string, broker: Broker, opts: { remote?: string } = {}): Promise<{ close(): Promise<void> }> {
+export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { remote?: string } = {}): Promise<{ close(): Promise<void> }> {
   const name = opts.remote ? `remotes/${opts.remote}/request.sock` : 'request.sock';
-  return startRpcSocket(sockPath, name, broker, (peer) => {
+  const { desk, tasks, lifecycle } = agent;
+  return startRpcSocket(sockPath, name, agent.recorder, (peer) => {
     const remote: RemoteInfo | undefined = opts.remote ? { name: opts.remote, via: remoteVia(peer.process) } : undefined;
     const ctx = { process: peer.process, connection: peer.connection, ...(remote ? { remote } : {}) };
     return {
       dispatch: createDispatch(agentMethods, {
-        // The broker checks the token of any task a request names.
-        request: (p) => broker.ask(p, ctx),
-        'task.start': (p) => broker.startTask(p, ctx),
+        // The policy checks the token of any task a request names.
+        request: (p) => desk.ask(p, ctx),
+        'task.start': (p) => lifecycle.startTask(p, ctx),
         'task.end': async (p) => {
-          await broker.endTask(broker.authorizeTask(p));
+          await lifecycle.endTask(tasks.authorizeTask(p));
           return {};
         },
-        'task.network': async (p) => broker.taskNetwork(broker.authorizeTask(p)),
-        'mcp.tools': async (p) => broker.learnMcpTools(p),
+        'task.network': async (p) => tasks.taskNetwork(tasks.authorizeTask(p)),
+        'mcp.tools': async (p) => tasks.learnMcpTools(p),
       }),
       // A requester that goes away is answered (deny) so history has its requests.
-      onClose: () => broker.dropConnection(peer.connection),
+      onClose: () => desk.dropConnection(peer.connection),
     };
   });
 }

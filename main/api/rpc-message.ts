@@ -1,7 +1,17 @@
-// One JSON-RPC 2.0 message in, one reply out: the framing-free core that the web socket
-// (one message per frame) and the HTTP API (one per POST) share. Same errors as the line
-// sockets: parse error, invalid request, then whatever dispatch says.
+// The one JSON-RPC path. Every transport — a line of ui.sock or request.sock
+// (json-rpc-lines.ts), a WebSocket frame or an HTTP POST of the web UI (web-server.ts),
+// an Electron IPC invoke (main/electron/contract-ipc.ts) — hands what it received to
+// handleRpcMessage / handleRpcRequest and sends back the reply. Framing stays with the
+// transport; parsing, validation, dispatch, error replies and what is recorded live here.
+//
+// The one rule for what a rejected call records (RECORDED): a call that never reached a
+// decision — not JSON, not a JSON-RPC request, an unknown method, params the contract
+// refuses (or a handler refuses as invalid, such as a wrong task token), or a refusal of
+// the transport itself (too many in flight, a sender that is not ours) — becomes one
+// rejected event in history. An answer a handler gives (refused by flood control, not
+// found, unavailable) is not recorded again here: what was decided is already in history.
 import { RPC, RpcError, RpcRequest, describeIssues } from '../contract/rpc';
+import type { RejectedAttempt } from '../core/ports';
 import type { Dispatch } from './dispatch';
 
 type Id = string | number | null;
@@ -10,45 +20,107 @@ export type RpcReply = { jsonrpc: '2.0'; id: Id; result?: unknown; error?: { cod
 export interface RpcRejection {
   code: number;
   reason: string;
+  /** What was sent, capped: the text, or the call as received. */
   raw: unknown;
   method?: string;
 }
 
-const RAW_KEEP = 4096;
+/** How much of a rejected message is kept for history. */
+export const RAW_KEEP = 4096;
 
-export async function handleRpcMessage(
-  text: string,
-  dispatch: Dispatch,
-  onReject?: (r: RpcRejection) => void,
-): Promise<RpcReply | null> {
-  const fail = (id: Id, code: number, reason: string, method?: string): RpcReply => {
-    try {
-      onReject?.({ code, reason, raw: text.slice(0, RAW_KEEP), method });
-    } catch {
-      // Recording a rejection must never break the reply.
-    }
-    return { jsonrpc: '2.0', id, error: { code, message: reason } };
+const RECORDED = new Set<number>([RPC.parseError, RPC.invalidRequest, RPC.methodNotFound, RPC.invalidParams]);
+
+/** Whether an error a handler threw is a rejected call (recorded) rather than an answer. */
+export function isRecordedRejection(code: number): boolean {
+  return RECORDED.has(code);
+}
+
+export interface RpcCallOptions {
+  /** Records a rejected call (see the rule above); it must never throw into the reply. */
+  onReject?(r: RpcRejection): void;
+  /** The transport's own refusal, asked once the call parsed, just before dispatch (null: go on). */
+  admit?(method: string): string | null;
+  /** Added to a parse or invalid-request error: how this transport expects the next one. */
+  hint?: { parse?: string; invalid?: string };
+}
+
+/**
+ * Turns a transport's rejection into the history row every transport writes:
+ * `where` names the transport ("ui.sock", "the web UI"), `unit` what it receives ("line").
+ */
+export function rejectionRow(source: string, where: string, unit: string, r: RpcRejection, process?: RejectedAttempt['process']): RejectedAttempt {
+  return {
+    source,
+    tool: r.method ?? '(unparsed)',
+    summary: `rejected ${r.method ? `"${r.method}" call` : unit} on ${where}`,
+    raw: r.raw,
+    reason: r.reason,
+    ...(process ? { process } : {}),
   };
+}
+
+/**
+ * At most this many refused attempts per minute reach history from one transport that a
+ * page or a renderer drives (the web UI, Electron IPC), so a loop cannot flood history.
+ */
+export function rateLimited<T>(fn: ((x: T) => void) | undefined, perMinute = 20): (x: T) => void {
+  let windowStart = 0;
+  let count = 0;
+  return (x) => {
+    if (!fn) return;
+    const now = Date.now();
+    if (now - windowStart > 60_000) {
+      windowStart = now;
+      count = 0;
+    }
+    if (++count <= perMinute) fn(x);
+  };
+}
+
+function failWith(opts: RpcCallOptions, raw: unknown, id: Id, code: number, reason: string, method?: string): RpcReply {
+  try {
+    opts.onReject?.({ code, reason, raw, method });
+  } catch {
+    // Recording a rejection must never break the reply (or the connection).
+  }
+  return { jsonrpc: '2.0', id, error: { code, message: reason } };
+}
+
+/** One JSON text in (a line, a frame, a POST body), one reply out (null: a notification, no reply). */
+export function handleRpcMessage(text: string, dispatch: Dispatch, opts: RpcCallOptions = {}): Promise<RpcReply | null> {
+  const raw = text.slice(0, RAW_KEEP);
   let msg: unknown;
   try {
     msg = JSON.parse(text);
   } catch (e) {
-    return fail(null, RPC.parseError, `parse error: not valid JSON (${(e as Error).message.slice(0, 120)})`);
+    return Promise.resolve(failWith(opts, raw, null, RPC.parseError, `parse error: not valid JSON (${(e as Error).message.slice(0, 120)})${opts.hint?.parse ?? ''}`));
   }
-  if (Array.isArray(msg)) return fail(null, RPC.invalidRequest, 'invalid request: batches are not supported');
+  return handleRpcRequest(msg, raw, dispatch, opts);
+}
+
+/**
+ * One call already decoded (Electron IPC, or a parsed message): validated as a JSON-RPC
+ * request, admitted by the transport, dispatched (the contract's schemas check params).
+ * Everything up to the dispatch runs synchronously, so calls are admitted in arrival order.
+ */
+export async function handleRpcRequest(msg: unknown, raw: unknown, dispatch: Dispatch, opts: RpcCallOptions = {}): Promise<RpcReply | null> {
+  if (Array.isArray(msg)) return failWith(opts, raw, null, RPC.invalidRequest, `invalid request: batches are not supported${opts.hint?.invalid ?? ''}`);
   const parsed = RpcRequest.safeParse(msg);
   if (!parsed.success) {
     const guess = (msg as { id?: unknown } | null)?.id;
-    return fail(typeof guess === 'string' || typeof guess === 'number' ? guess : null, RPC.invalidRequest, `invalid request: ${describeIssues(parsed.error)}`);
+    const id = typeof guess === 'string' || typeof guess === 'number' ? guess : null;
+    return failWith(opts, raw, id, RPC.invalidRequest, `invalid request: ${describeIssues(parsed.error)}${opts.hint?.invalid ?? ''}`);
   }
   const req = parsed.data;
   const id: Id = req.id ?? null;
+  const refused = opts.admit?.(req.method);
+  if (refused) return failWith(opts, raw, id, RPC.refused, refused, req.method);
   try {
     const result = await dispatch(req.method, req.params);
     return req.id === undefined ? null : { jsonrpc: '2.0', id, result };
   } catch (err) {
     if (err instanceof RpcError) {
-      if (err.code === RPC.invalidParams || err.code === RPC.methodNotFound) return fail(id, err.code, err.message, req.method);
+      if (isRecordedRejection(err.code)) return failWith(opts, raw, id, err.code, err.message, req.method);
       return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } };
     }
     return { jsonrpc: '2.0', id, error: { code: RPC.internal, message: `internal error: ${(err as Error)?.message ?? String(err)}` } };

@@ -1,8 +1,9 @@
 // A private Unix socket speaking line JSON-RPC, with what both request.sock and ui.sock
 // need: peer checks, every rejected line or foreign peer recorded, clean shutdown.
 import type * as net from 'node:net';
-import type { Broker } from '../core/broker';
+import type { RejectionRecorder } from '../core/ports';
 import { serveJsonRpcLines } from './json-rpc-lines';
+import { rejectionRow } from './rpc-message';
 import { closeServer, listenPrivate, type Peer } from './unix-listener';
 
 export interface RpcConnection {
@@ -13,7 +14,7 @@ export interface RpcConnection {
 export async function startRpcSocket(
   sockPath: string,
   name: string,
-  broker: Broker,
+  recorder: RejectionRecorder,
   connect: (peer: Peer, notify: (method: string, params: unknown) => void) => RpcConnection,
 ): Promise<{ close(opts?: { graceful?: boolean }): Promise<void> }> {
   const sockets = new Set<net.Socket>();
@@ -25,15 +26,7 @@ export async function startRpcSocket(
       const conn = connect(peer, (m, p) => notify(m, p));
       const rpc = serveJsonRpcLines(socket, {
         dispatch: (m, p) => conn.dispatch(m, p),
-        onReject: (r) =>
-          broker.recordRejected({
-            source: name,
-            tool: r.method ?? '(unparsed)',
-            summary: `rejected ${r.method ? `"${r.method}" call` : 'line'} on ${name}`,
-            raw: r.raw,
-            reason: r.reason,
-            process: peer.process,
-          }),
+        onReject: (r) => recorder.recordRejected(rejectionRow(name, name, 'line', r, peer.process)),
       });
       notify = rpc.notify;
       socket.on('close', () => {
@@ -42,7 +35,7 @@ export async function startRpcSocket(
       });
     },
     (_socket, cred) =>
-      broker.recordRejected({ source: name, tool: '(connect)', summary: 'connection from another user refused', raw: cred, reason: `peer uid ${cred.uid} is not this user` }),
+      recorder.recordRejected({ source: name, tool: '(connect)', summary: 'connection from another user refused', raw: cred, reason: `peer uid ${cred.uid} is not this user` }),
   );
   return {
     // graceful: a reply being written right now (e.g. to the `task.end` that closes this

@@ -13,8 +13,8 @@ import * as path from 'node:path';
 import { agentMethods } from '../contract/agent';
 import { RPC, RpcError } from '../contract/rpc';
 import { taskIdOf } from '../contract/task-ref';
-import type { Broker } from '../core/broker';
-import type { TaskSocketService } from '../core/ports';
+import { boundTaskCannotStart } from '../core/task-lifecycle';
+import type { AgentSide, TaskSocketService } from '../core/ports';
 import { ensurePrivateDir } from '../os/paths';
 import { createDispatch } from './dispatch';
 import { startRpcSocket } from './rpc-socket';
@@ -27,7 +27,8 @@ export class TaskRequestSockets implements TaskSocketService {
   private readonly open_ = new Map<string, { close(opts?: { graceful?: boolean }): Promise<void> }>();
 
   constructor(
-    private readonly broker: Broker,
+    /** A task's socket serves no task.start, and ends only its own task (through the owner open() is given). */
+    private readonly agent: Omit<AgentSide, 'lifecycle'>,
     private readonly tasksDir: string,
   ) {}
 
@@ -36,12 +37,12 @@ export class TaskRequestSockets implements TaskSocketService {
     return path.join(this.tasksDir, task, 'request.sock');
   }
 
-  async open(task: string): Promise<string> {
+  async open(task: string, owner?: { end(): Promise<void> }): Promise<string> {
     if (this.open_.has(task)) return this.socketPathOf(task);
     const p = this.socketPathOf(task);
     if (Buffer.byteLength(p) > MAX_SOCKET_PATH) throw new Error(`socket path ${p} is too long for a Unix socket; choose a shorter AIRLOCK_HOME`);
     ensurePrivateDir(this.tasksDir);
-    const broker = this.broker;
+    const { desk, tasks, recorder } = this.agent;
     const own = (p: { task?: string; token?: string }, method: string) => {
       const named = p.task ?? p.token;
       if (named !== undefined && taskIdOf(named) !== task) {
@@ -49,23 +50,26 @@ export class TaskRequestSockets implements TaskSocketService {
       }
       return task;
     };
-    const handle = await startRpcSocket(p, `tasks/${task}/request.sock`, broker, (peer) => {
+    const handle = await startRpcSocket(p, `tasks/${task}/request.sock`, recorder, (peer) => {
       const ctx = { process: peer.process, connection: peer.connection, boundTask: task };
       return {
         dispatch: createDispatch(agentMethods, {
-          request: (r) => broker.ask(r, ctx),
-          'task.start': (r) => broker.startTask(r, ctx),
+          request: (r) => desk.ask(r, ctx),
+          'task.start': async () => {
+            throw boundTaskCannotStart(task);
+          },
           'task.end': async (r) => {
+            own(r, 'task.end');
             // The task is marked ended before endTask's first await; its sockets close after
             // this reply is on its way (not awaited here: this very socket is one of them).
-            broker.endTask(own(r, 'task.end')).catch(() => undefined);
+            owner?.end().catch(() => undefined);
             return {};
           },
-          'task.network': async (r) => broker.taskNetwork(own(r, 'task.network')),
+          'task.network': async (r) => tasks.taskNetwork(own(r, 'task.network')),
           // What an MCP server lists is not a task's business; same as on the shared socket.
-          'mcp.tools': async (r) => broker.learnMcpTools(r),
+          'mcp.tools': async (r) => tasks.learnMcpTools(r),
         }),
-        onClose: () => broker.dropConnection(peer.connection),
+        onClose: () => desk.dropConnection(peer.connection),
       };
     });
     this.open_.set(task, handle);

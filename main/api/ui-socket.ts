@@ -2,18 +2,17 @@
 // the ApproverService method table, plus `subscribe` for push notifications.
 import { approverMethods } from '../contract/approver';
 import type { ApproverHandlers } from '../core/approver-service';
-import type { Broker } from '../core/broker';
-import type { NotificationSource } from '../core/ports';
+import type { NotificationSource, RejectionRecorder } from '../core/ports';
 import { createDispatch } from './dispatch';
 import { startRpcSocket } from './rpc-socket';
 
 export function startUiSocket(
   sockPath: string,
   service: ApproverHandlers & NotificationSource,
-  broker: Broker,
+  recorder: RejectionRecorder,
 ): Promise<{ close(): Promise<void> }> {
   const dispatchTable = createDispatch(approverMethods, service);
-  return startRpcSocket(sockPath, 'ui.sock', broker, (_peer, notify) => {
+  return startRpcSocket(sockPath, 'ui.sock', recorder, (_peer, notify) => {
     let unsubscribe: (() => void) | null = null;
     return {
       dispatch: async (method, params) => {

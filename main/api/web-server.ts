@@ -11,10 +11,10 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { approverMethods } from '../contract/approver';
 import { LIMITS } from '../contract/common';
-import type { NotificationSource } from '../core/ports';
+import type { NotificationSource, RejectedAttempt } from '../core/ports';
 import { CONTENT_TYPES, HARDENING_HEADERS, contentSecurityPolicy } from './csp';
 import { createDispatch, type Dispatch, type Handlers } from './dispatch';
-import { handleRpcMessage, type RpcRejection } from './rpc-message';
+import { handleRpcMessage, rateLimited, rejectionRow, type RpcRejection } from './rpc-message';
 import { bearerToken, checkHostAndOrigin, newToken, tokenMatches } from './web-guard';
 
 export interface WebServerOptions {
@@ -24,7 +24,7 @@ export interface WebServerOptions {
   /** 0 (default) picks a free port. */
   port?: number;
   /** Records refused attempts in history (rate-limited here). */
-  onReject?(r: { source: string; tool: string; summary: string; raw: unknown; reason: string }): void;
+  onReject?(r: RejectedAttempt): void;
 }
 
 export interface RunningWebServer {
@@ -38,21 +38,6 @@ export interface RunningWebServer {
 /** A client that never reads cannot make the daemon buffer without bound. */
 const MAX_BUFFERED_OUT = 16 * 1024 * 1024;
 
-/** At most this many refused attempts per minute reach history, so a page cannot flood it. */
-function rateLimited<T>(fn: ((x: T) => void) | undefined, perMinute = 20): (x: T) => void {
-  let windowStart = 0;
-  let count = 0;
-  return (x) => {
-    if (!fn) return;
-    const now = Date.now();
-    if (now - windowStart > 60_000) {
-      windowStart = now;
-      count = 0;
-    }
-    if (++count <= perMinute) fn(x);
-  };
-}
-
 export async function startWebServer(opts: WebServerOptions): Promise<RunningWebServer> {
   const token = newToken();
   const dispatch: Dispatch = createDispatch(approverMethods, opts.service);
@@ -61,8 +46,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
   let port = 0;
   let csp = contentSecurityPolicy();
 
-  const rejectRpc = (r: RpcRejection) =>
-    record({ source: 'web', tool: r.method ?? '(unparsed)', summary: `rejected ${r.method ? `"${r.method}" call` : 'message'} on the web UI`, raw: r.raw, reason: r.reason });
+  const rejectRpc = { onReject: (r: RpcRejection) => record(rejectionRow('web', 'the web UI', 'message', r)) };
 
   const baseHeaders = (): Record<string, string> => ({ 'Content-Security-Policy': csp, ...HARDENING_HEADERS });
 

@@ -1,12 +1,28 @@
-// The ApproverService, implemented once over the broker and the store. Adapters
-// (ui.sock, web socket, Electron IPC) validate params with the contract's schemas and
-// call these handlers; they add nothing of their own.
-import { withConditionWords } from './broker';
+// The ApproverService, implemented once over the core's parts. Adapters (ui.sock, web
+// socket, Electron IPC) validate params with the contract's schemas and call these
+// handlers; they add nothing of their own.
 import type { z } from 'zod';
 import type { ApproverMethods, ApproverNotification, Settings } from '../contract/approver';
 import { RPC, RpcError } from '../contract/rpc';
-import type { Broker } from './broker';
-import type { KeyService, NotificationSource, RemoteSocketService, SecretService } from './ports';
+import type { Store } from '../store';
+import type { NotificationBus } from './notification-bus';
+import type { KeyService, NotificationSource, RemoteSocketService, SecretService, TaskStarter } from './ports';
+import type { PromptQueue } from './prompt-queue';
+import type { SettingsService } from './settings-service';
+import { withConditionWords, type TasksAndGrants } from './tasks-and-grants';
+
+/** What the human side reads from history and the remotes list (writes to history go through the HistoryRecorder). */
+export type HistoryReader = Pick<Store, 'queryHistory' | 'verifyChain' | 'egressDestinations' | 'listRemotes' | 'addRemote' | 'removeRemote' | 'flush'>;
+
+/** The core parts the ApproverService is made of. */
+export interface ApproverParts {
+  queue: Pick<PromptQueue, 'list' | 'decide'>;
+  tasks: Pick<TasksAndGrants, 'listGrants' | 'createGrant' | 'revokeGrant' | 'listTasks'>;
+  lifecycle: TaskStarter;
+  settings: SettingsService;
+  bus: NotificationBus;
+  history: HistoryReader;
+}
 
 export type ApproverHandlers = {
   [K in keyof ApproverMethods]: (
@@ -35,22 +51,27 @@ function noRemotes(): never {
   throw new RpcError(RPC.unavailable, 'this process serves no remote sockets (run `airlock serve` or the tray app)');
 }
 
-export function createApproverHandlers(broker: Broker, keys?: KeyService, hooks: ApproverHooks = {}): ApproverHandlers & NotificationSource {
-  const store = broker.store;
+export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, hooks: ApproverHooks = {}): ApproverHandlers & NotificationSource {
+  const { queue, tasks, lifecycle, settings, bus, history: store } = parts;
   return {
-    subscribe: (listener: (n: ApproverNotification) => void) => broker.subscribe(listener),
-    'pending.list': async () => ({ prompts: broker.listPending() }),
-    'pending.decide': async (p) => broker.decide(p),
-    'grants.list': async (p) => ({ grants: store.listGrants({ task: p.task, includeInactive: p.includeInactive, now: Date.now() }).map(withConditionWords) }),
-    'grants.create': async (p) => ({ grant: withConditionWords(broker.createGrant(p, 'human')) }),
+    subscribe: (listener: (n: ApproverNotification) => void) => bus.subscribe(listener),
+    'pending.list': async () => ({ prompts: queue.list() }),
+    'pending.decide': async (p) => {
+      const r = queue.decide(p);
+      // The human is told "done" only once the decision (and any grant it made) is committed.
+      store.flush();
+      return r;
+    },
+    'grants.list': async (p) => ({ grants: tasks.listGrants(p) }),
+    'grants.create': async (p) => ({ grant: withConditionWords(tasks.createGrant(p, 'human')) }),
     'grants.revoke': async (p) => {
-      broker.revokeGrant(p.id);
+      tasks.revokeGrant(p.id);
       return {};
     },
-    'tasks.list': async (p) => ({ tasks: store.listTasks(p.includeEnded ?? false) }),
-    'tasks.start': async (p) => broker.startTask(p, {}),
+    'tasks.list': async (p) => ({ tasks: tasks.listTasks(p.includeEnded ?? false) }),
+    'tasks.start': async (p) => lifecycle.startTask(p, {}),
     'tasks.end': async (p) => {
-      await broker.endTask(p.task);
+      await lifecycle.endTask(p.task);
       return {};
     },
     'history.query': async (p) => store.queryHistory(p),
@@ -80,21 +101,21 @@ export function createApproverHandlers(broker: Broker, keys?: KeyService, hooks:
     'secrets.list': async () => ({ secrets: hooks.secrets ? hooks.secrets.list() : [] }),
     'secrets.add': async (p) => {
       const secret = (hooks.secrets ?? noSecrets()).add(p);
-      broker.publish({ method: 'secrets.changed', params: {} });
+      bus.publish({ method: 'secrets.changed', params: {} });
       return { secret };
     },
     'secrets.remove': async (p) => {
       (hooks.secrets ?? noSecrets()).remove(p.name);
-      broker.publish({ method: 'secrets.changed', params: {} });
+      bus.publish({ method: 'secrets.changed', params: {} });
       return {};
     },
     'tasks.destinations': async (p) => ({ destinations: store.egressDestinations(p.task) }),
-    'settings.get': async () => ({ settings: broker.settings }),
+    'settings.get': async () => ({ settings: settings.settings }),
     'settings.set': async (p) => {
-      const before = broker.settings;
-      const settings = broker.updateSettings(p);
-      hooks.onSettingsChanged?.(settings, before);
-      return { settings };
+      const before = settings.settings;
+      const next = settings.update(p);
+      hooks.onSettingsChanged?.(next, before);
+      return { settings: next };
     },
   };
 }

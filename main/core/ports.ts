@@ -1,6 +1,7 @@
 // What the core needs from the outside world, as interfaces. The SSH agent (main/ssh)
 // and the process layer (main/os) implement them; the broker never imports them directly.
-import type { AgentAnswer, AgentRequest } from '../contract/agent';
+import type { z } from 'zod';
+import type { AgentAnswer, AgentRequest, McpToolsReport, TaskStartParams, TaskStartResult } from '../contract/agent';
 import type { Key } from '../contract/approver';
 import type { ProcessInfo, RemoteInfo, SshInfo } from '../contract/common';
 
@@ -31,6 +32,49 @@ export interface Asker {
   ask(req: AgentRequest, ctx: RequestContext): Promise<AgentAnswer>;
 }
 
+/** An Asker that also hears when a requester's connection closes (its open prompts are then denied). */
+export interface RequestDesk extends Asker {
+  dropConnection(connection: string): void;
+}
+
+/** What the agent side may learn or report about tasks (implemented by core/tasks-and-grants.ts). */
+export interface TaskFacts {
+  /** The task a caller on a shared socket may act as: it must present the task's token. */
+  authorizeTask(p: { task?: string; token?: string }): string;
+  taskNetwork(task: string): { allowed: boolean; reason: string };
+  learnMcpTools(p: McpToolsReport): { learned: number; kept: string[] };
+}
+
+/** Starting and ending tasks (implemented by core/task-lifecycle.ts). */
+export interface TaskStarter {
+  startTask(p: TaskStartParams, ctx: RequestContext): Promise<z.input<typeof TaskStartResult>>;
+  endTask(task: string): Promise<void>;
+}
+
+/** An attempt that never reached policy (malformed line, bad params, a foreign peer). */
+export interface RejectedAttempt {
+  source: string;
+  tool: string;
+  summary: string;
+  raw: unknown;
+  reason: string;
+  process?: ProcessInfo;
+  task?: string | null;
+}
+
+/** Every socket records what it rejects (implemented by core/history-recorder.ts). */
+export interface RejectionRecorder {
+  recordRejected(p: RejectedAttempt): number;
+}
+
+/** Everything an agent-side socket serves (request.sock, a remote's socket). */
+export interface AgentSide {
+  desk: RequestDesk;
+  tasks: TaskFacts;
+  lifecycle: TaskStarter;
+  recorder: RejectionRecorder;
+}
+
 /** Key management behind ApproverService `keys.*` (implemented by main/ssh). */
 export interface KeyService {
   list(): Promise<Key[]>;
@@ -39,10 +83,14 @@ export interface KeyService {
   remove(fingerprint: string): Promise<void>;
 }
 
-/** Per-task SSH agent sockets (implemented by main/ssh). */
+/**
+ * A task's own sockets (its SSH agent socket in main/ssh, its request.sock in main/api).
+ * `owner.end` ends the task: a task's request.sock serves the task's own `task.end`, so
+ * the lifecycle that opens the socket hands it the way to end the task.
+ */
 export interface TaskSocketService {
-  /** Opens the task's own agent socket and returns its path. */
-  open(task: string): Promise<string>;
+  /** Opens the task's own socket and returns its path. */
+  open(task: string, owner?: { end(): Promise<void> }): Promise<string>;
   close(task: string): Promise<void>;
 }
 
@@ -114,11 +162,10 @@ export interface EgressRecord {
 }
 
 /** What the egress proxy needs from the core: ask like any request, and record. */
-export interface EgressCore extends Asker {
+export interface EgressCore extends RequestDesk {
   recordEgress(r: EgressRecord): void;
   /** A placeholder went where its secret does not belong: recorded, and the task's risk becomes critical. */
   recordPlaceholderLeak(p: { task: string; secret: string; host: string; port: number; where: string; process?: ProcessInfo }): void;
-  dropConnection(connection: string): void;
 }
 
 /** What a task's sandbox needs to reach its egress proxy (all paths under tasks/<id>/). */

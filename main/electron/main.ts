@@ -3,8 +3,6 @@
 // renderer on airlock://app/ talking to the core over validated IPC only.
 import { Menu, Tray, app, dialog, powerMonitor } from 'electron';
 import * as path from 'node:path';
-import { approverMethods } from '../contract/approver';
-import { createDispatch } from '../api/dispatch';
 import { startCore, type RunningDaemon } from '../api/daemon';
 import { handleAppProtocol, registerAppScheme } from './app-protocol';
 import { broadcastNotifications, serveContractOverIpc } from './contract-ipc';
@@ -52,7 +50,6 @@ async function run(): Promise<void> {
     return;
   }
 
-  const dispatch = createDispatch(approverMethods, core.service);
   const startAtLogin = (enabled: boolean) => {
     try {
       applyStartAtLogin(enabled);
@@ -61,15 +58,20 @@ async function run(): Promise<void> {
       console.error(`airlock: start at login: ${(e as Error).message}`);
     }
   };
-  serveContractOverIpc(dispatch, (method, result) => {
-    if (method === 'settings.set') startAtLogin((result as { settings: { startAtLogin: boolean } }).settings.startAtLogin);
+  serveContractOverIpc(core.dispatch, {
+    onReject: (r) => core.recorder.recordRejected(r),
+    after: (method, result) => {
+      if (method === 'settings.set') startAtLogin((result as { settings: { startAtLogin: boolean } }).settings.startAtLogin);
+    },
   });
   broadcastNotifications(core.service, () => windows.all());
-  startAtLogin(core.broker.settings.startAtLogin);
+  // Electron reads only through the ApproverService, like every other human-side client.
+  const settingsNow = async () => (await core.service['settings.get']({})).settings;
+  startAtLogin((await settingsNow()).startAtLogin);
 
   // ---- tray -----------------------------------------------------------------------
   let screenLocked = false;
-  const pendingIds = new Set(core.broker.listPending().map((p) => p.id));
+  const pendingIds = new Set((await core.service['pending.list']({})).prompts.map((p) => p.id));
   const tray = new Tray(trayIcon({ kind: 'idle' }));
   const state = (): TrayState =>
     screenLocked ? { kind: 'locked', pending: pendingIds.size } : pendingIds.size ? { kind: 'pending', count: pendingIds.size } : { kind: 'idle' };
@@ -97,9 +99,9 @@ async function run(): Promise<void> {
   refreshTray();
 
   // ---- prompts → pop-ups ----------------------------------------------------------------
-  const showPopups = () => {
+  const showPopups = async () => {
     if (screenLocked) return;
-    for (const p of core.broker.listPending()) windows.openPrompt(p);
+    for (const p of (await core.service['pending.list']({})).prompts) windows.openPrompt(p);
   };
   core.service.subscribe((n) => {
     if (n.method === 'pending.added') {
@@ -109,10 +111,10 @@ async function run(): Promise<void> {
     } else if (n.method === 'pending.resolved') {
       pendingIds.delete(n.params.id);
       windows.closePrompt(n.params.id);
-      showPopups(); // one that did not fit (MAX_POPUPS) gets its turn
+      void showPopups(); // one that did not fit (MAX_POPUPS) gets its turn
       refreshTray();
     } else if (n.method === 'event.recorded') {
-      notifyIfGrantAllowed(n.params, core.broker.settings.notifications);
+      void settingsNow().then((s) => notifyIfGrantAllowed(n.params, s.notifications));
     }
   });
   // While the screen is locked nobody can answer; pop-ups wait for the unlock.
@@ -123,11 +125,11 @@ async function run(): Promise<void> {
   powerMonitor.on('unlock-screen', () => {
     screenLocked = false;
     refreshTray();
-    showPopups();
+    void showPopups();
   });
 
   if (!process.argv.includes('--hidden')) windows.showMain();
-  showPopups();
+  void showPopups();
 
   let closing = false;
   app.on('before-quit', (e) => {

@@ -132,10 +132,24 @@ test('accessibility: a new prompt is an announced alertdialog, the countdown spe
   await page.getByTestId('nav-history').click();
   const rows = page.getByTestId('history-row');
   await rows.first().waitFor();
+  // Wait for the list to settle (the settings change above lands as a new top row): a row
+  // list that re-renders between focus and key press is the page still loading, not the
+  // keyboard handling under test.
+  const settle = Date.now() + 5000;
+  let count = -1;
+  while (Date.now() < settle) {
+    const now = await rows.count();
+    if (now === count && now >= 2) break;
+    count = now;
+    await new Promise((r) => setTimeout(r, 300));
+  }
   await rows.first().focus();
   const firstId = await rows.first().getAttribute('data-event-id');
   await page.keyboard.press('ArrowDown');
-  const focusedId = await page.evaluate('document.activeElement && document.activeElement.getAttribute("data-event-id")');
+  const focused = () => page.evaluate('document.activeElement && document.activeElement.getAttribute("data-event-id")');
+  await page.waitForFunction(`document.activeElement && document.activeElement.getAttribute("data-event-id") !== ${JSON.stringify(firstId)}`, undefined, { timeout: 2000 }).catch(() => undefined);
+  const focusedId = await focused();
+  assert.ok(focusedId, 'a row has the focus');
   assert.notEqual(focusedId, firstId, 'ArrowDown moved the focus to the next row');
   await page.keyboard.press('Enter');
   await page.getByTestId('event-detail').waitFor();

@@ -42,11 +42,12 @@ export async function waitFor(check: () => boolean | Promise<boolean>, what: str
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
-export async function startDaemon(opts: { home?: string; args?: string[]; env?: NodeJS.ProcessEnv } = {}): Promise<Daemon> {
+/** `nodeArgs`: flags for node itself, before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+export async function startDaemon(opts: { home?: string; args?: string[]; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Promise<Daemon> {
   const home = opts.home ?? tempHome();
   const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_HOME: home, ...opts.env };
   delete env.SSH_AUTH_SOCK;
-  const proc = spawn(process.execPath, [CLI, 'serve', ...(opts.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), CLI, 'serve', ...(opts.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d.toString()));
   proc.stderr!.on('data', (d) => (out += d.toString()));

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { test } from 'node:test';
 import { approverMethods } from '../../main/contract/approver';
 import { createDispatch, type Handlers } from '../../main/api/dispatch';
+import { RPC, RpcError } from '../../main/contract/rpc';
 
 type Handler = (...args: unknown[]) => unknown;
 const ipcHandlers = new Map<string, Handler>();
@@ -90,6 +91,33 @@ test('IPC: only the top frame of airlock://app/ may call, only contract methods,
     ['settings.get'],
     'nothing but the one valid call reached the service',
   );
+});
+
+test('IPC: rejected calls are recorded by the same rule as the sockets; answers from the service are not', async () => {
+  const rows: { source: string; tool: string; summary: string; reason: string }[] = [];
+  const failing = { ...handlers, 'grants.revoke': async () => Promise.reject(new RpcError(RPC.notFound, 'no grant g')) } as typeof handlers;
+  const stop = serveContractOverIpc(createDispatch(approverMethods, failing), { onReject: (r) => rows.push(r) });
+  try {
+    const invoke = ipcHandlers.get(INVOKE_CHANNEL)!;
+    await invoke(event('https://evil.example/'), 'settings.get', {});
+    await invoke(event('airlock://app/'), 'no.such', {});
+    await invoke(event('airlock://app/'), 'pending.decide', { id: 'p', decision: 'yes', scope: 'once' });
+    await invoke(event('airlock://app/'), 42, {});
+    const notFound = (await invoke(event('airlock://app/'), 'grants.revoke', { id: 'g' })) as { ok: boolean; error: { code: number } };
+    assert.deepEqual([notFound.ok, notFound.error.code], [false, RPC.notFound]);
+    assert.deepEqual(
+      rows.map((r) => [r.source, r.tool, r.summary]),
+      [
+        ['electron', 'settings.get', 'rejected "settings.get" call on Electron IPC'],
+        ['electron', 'no.such', 'rejected "no.such" call on Electron IPC'],
+        ['electron', 'pending.decide', 'rejected "pending.decide" call on Electron IPC'],
+        ['electron', '(unparsed)', 'rejected call on Electron IPC'],
+      ],
+    );
+    assert.match(rows[0]!.reason, /not the Airlock renderer/);
+  } finally {
+    stop();
+  }
 });
 
 test('protocol: files under the renderer dir only, with the CSP', async () => {

@@ -128,6 +128,16 @@ describe('Claude Code mapping', () => {
     assert.equal(map('TodoWrite', { todos: [] }).req.action, 'read');
   });
 
+  test('slash commands and skills run what files on disk say: execute, never a silent read', () => {
+    const slash = map('SlashCommand', { command: '/deploy prod --force' }).req;
+    assert.equal(slash.action, 'execute');
+    assert.equal(slash.resource, 'SlashCommand:/deploy');
+    const skill = map('Skill', { skill: 'pdf' }).req;
+    assert.equal(skill.action, 'execute');
+    assert.equal(skill.resource, 'Skill:pdf');
+    assert.equal(map('Skill', {}).req.action, 'execute', 'a skill with no name still asks');
+  });
+
   test('bad input is reported, never thrown', () => {
     for (const raw of ['', 'nope', '[]', '{}', '{"tool_name":5}', '{"tool_name":"Read","tool_input":"x"}', 'null']) {
       assert.ok('error' in parseHookInput(raw), raw);
@@ -206,7 +216,10 @@ describe('Bash command size', () => {
     const command = `echo ${'x'.repeat(20_000)} && rm -rf /repo/important`;
     const { req } = map('Bash', { command });
     assert.equal((req.args as { command: string }).command, command);
-    assert.equal(req.action, 'delete');
+    // On a loaded machine the classifier's 500 ms budget can run out first: that is the
+    // fail-closed "too complex … execute", which asks too. A cut command would be a read.
+    // (`echo … && rm …` has no execute part otherwise.)
+    assert.ok(req.action === 'delete' || req.action === 'execute', req.action);
   });
 });
 

@@ -2,7 +2,7 @@
 import { create } from 'zustand';
 import type { HistoryEvent } from '../../../preload/types';
 
-export const VIEWS = ['pending', 'history', 'grants', 'tasks', 'keys', 'settings'] as const;
+export const VIEWS = ['pending', 'history', 'grants', 'tasks', 'keys', 'secrets', 'settings'] as const;
 export type View = (typeof VIEWS)[number];
 
 /** An action offered on a toast, e.g. Undo for a grant just made. */

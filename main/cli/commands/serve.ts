@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import * as path from 'node:path';
 import { startCore } from '../../api/daemon';
-import { startWebServer, type RunningWebServer } from '../../api/web-server';
 import { CliError } from '../util';
 import { EXIT } from '../exit-codes';
 
@@ -23,20 +22,15 @@ export function registerServe(program: Command): void {
           upstream: opts.upstream ? path.resolve(opts.upstream) : null,
           // SSH keys sealed with a passphrase instead of the master key file (main/ssh/sealer.ts).
           keyPassphrase: process.env.AIRLOCK_KEY_PASSPHRASE || undefined,
+          // The renderer is built next to the compiled CLI: $AIRLOCK_OUT/app.
+          ...(opts.web ? { web: { appDir: path.join(__dirname, '..', '..', '..', 'app'), port } } : {}),
         });
       } catch (e) {
         // One clear line (a wrong key passphrase, a socket in use, a newer database), no stack.
         throw new CliError(`cannot start: ${(e as Error).message}`, EXIT.internal);
       }
-      let web: RunningWebServer | null = null;
-      if (opts.web) {
-        // The renderer is built next to the compiled CLI: $AIRLOCK_OUT/app.
-        web = await startWebServer({
-          appDir: path.join(__dirname, '..', '..', '..', 'app'),
-          service: core.service,
-          port,
-          onReject: (r) => core.broker.recordRejected(r),
-        });
+      const web = core.web;
+      if (web) {
         process.stdout.write(`airlock: web UI ${web.url}\n`);
         process.stdout.write(`airlock: (from another machine: ssh -L ${web.port}:127.0.0.1:${web.port} this-host, then open the same URL)\n`);
       }
@@ -46,7 +40,6 @@ export function registerServe(program: Command): void {
         if (stopping) return;
         stopping = true;
         process.stdout.write(`airlock: ${signal}, stopping (open prompts are denied and recorded)\n`);
-        await web?.close();
         await core.close();
         process.exit(0);
       };

@@ -16,6 +16,7 @@ import type { Prompt, PromptGrant } from '../../contract/approver';
 import { describeTree } from '../../os/peer';
 import { visible } from '../../../shared/display-text';
 import { allowedChoices, literalOf, type Choice } from '../../../shared/prompt-choices';
+import { ACTION_ORIGIN_WORDS, bytesInWords, conditionParts } from '../../../shared/request-origin';
 import { connectUi } from '../util';
 
 /** Keystrokes within this long of a prompt coming on screen are ignored. */
@@ -24,7 +25,7 @@ const RECONNECT_MS = 1000;
 /** Lines of the literal command shown before "(+N more lines)". */
 const LITERAL_LINES = 6;
 
-type Decide = { decision: 'allow' | 'deny'; scope: 'once' | 'task' | 'duration' | 'always'; durationSec?: number; pattern?: { tool: string; resource?: string }; confirmGrants?: number[] };
+type Decide = { decision: 'allow' | 'deny'; scope: 'once' | 'task' | 'duration' | 'always'; durationSec?: number; pattern?: { tool: string; resource?: string }; confirmGrants?: number[]; serverReadOnly?: boolean };
 
 const ALT_ON = '\x1b[?1049h\x1b[?25l';
 const ALT_OFF = '\x1b[?25h\x1b[?1049l';
@@ -141,8 +142,16 @@ export function registerWatch(program: Command): void {
           for (const r of p.risk.reasons) body.push(`  why: ${r}`);
           if (p.risk.level === 'critical') body.push('  critical: only [o]nce is offered — no grant ever approves this by itself');
           if (p.nearMiss) body.push(`  asked because: ${p.nearMiss}`);
-          if (p.actionOrigin) body.push(`  action from: ${p.actionOrigin === 'pin' ? 'your pin (mcpToolActions)' : p.actionOrigin === 'annotation' ? "the server's annotations" : 'the tool name only (no annotations seen)'}`);
+          if (p.mcpServer) body.push(`  mcp server: ${p.mcpServer}`);
+          if (p.actionOrigin) body.push(`  "${p.action}" from: ${ACTION_ORIGIN_WORDS[p.actionOrigin]}`);
+          if (p.egress) {
+            const e = p.egress;
+            body.push(`  where: ${e.host} port ${e.port} · address ${e.address ?? 'resolved only once allowed'} · ${e.method}`);
+            body.push(`  sent so far: ${bytesInWords(e.sentBytes)} out, ${bytesInWords(e.receivedBytes)} in, to ${e.destinations} destination(s)${e.secrets?.length ? ` · secrets ${e.secrets.join(', ')}` : ''}`);
+          }
           const allowed = choicesOf(p);
+          const parts = allowed.includes('task') || allowed.includes('duration') ? conditionParts(p.conditions) : [];
+          if (parts.length) body.push(`  conditions a grant could carry (web UI, or grants add --when): ${parts.map((c) => c.words).join(' · ')}`);
           if (allowed.includes('task')) {
             if (p.suggestion) body.push(`  [t] allows for this task: ${p.suggestion.label}   (pattern ${p.suggestion.resource})`);
             else body.push('  [t] allows exactly this request for this task (no wider pattern is safe)');
@@ -154,6 +163,7 @@ export function registerWatch(program: Command): void {
                 '[d]/Esc deny',
                 '[o] once',
                 ...(allowed.includes('task') ? ['[t] task', '[T] task exactly', '[e] edit pattern'] : []),
+                ...(allowed.includes('task') && p.mcpServer && p.source === 'mcp' ? [`[r] only reads from ${p.mcpServer}, for this task`] : []),
                 ...(allowed.includes('duration') ? ['[m] 15 min'] : []),
                 ...(allowed.includes('always') ? ['[a] always…'] : []),
                 ...(p.task ? [`[D] deny all from this task (${ps.filter((x) => x.task === p.task).length})`] : []),
@@ -342,6 +352,10 @@ export function registerWatch(program: Command): void {
           case 'T':
             if (!offer('task')) return;
             return send(p, { decision: 'allow', scope: 'task' }, 'allowed for this task (exactly this)');
+          case 'r':
+            // "Only reads from this server, for this task" (an allow for its reads, a deny for the rest).
+            if (!p.mcpServer || p.source !== 'mcp' || !offer('task')) return;
+            return send(p, { decision: 'allow', scope: 'task', serverReadOnly: true }, `only reads from ${p.mcpServer} for this task; ${p.action === 'read' ? 'allowed' : 'denied'}`);
           case 'e':
             if (!offer('task')) return;
             // Prefilled with the suggestion; with none, empty = exactly this request.

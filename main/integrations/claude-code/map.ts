@@ -137,7 +137,14 @@ function pathsOf(ti: Record<string, unknown>, main: string, cwd: string): string
 const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead']);
 const WRITE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 /** Claude Code's own bookkeeping tools: nothing outside the session changes. */
-const INTERNAL_TOOLS = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'BashOutput', 'KillBash', 'KillShell', 'ListMcpResourcesTool', 'ReadMcpResourceTool', 'SlashCommand', 'Skill']);
+const INTERNAL_TOOLS = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'BashOutput', 'KillBash', 'KillShell', 'ListMcpResourcesTool', 'ReadMcpResourceTool']);
+/**
+ * Tools that load instructions or scripts from files on disk and act on them: a custom
+ * slash command can run shell lines (`!` prefix) and a skill can ship scripts. Claude Code
+ * itself asks before both; answering "allow" as for a read would skip that prompt, so they
+ * are `execute`, grantable per name ("Skill pdf for this task").
+ */
+const LOADER_TOOLS: Record<string, string[]> = { SlashCommand: ['command', 'name'], Skill: ['skill', 'command', 'name'] };
 
 /**
  * Maps one tool call. `classify` is only called for Bash (it loads the shell parser).
@@ -213,6 +220,12 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
       args: { arguments: capped, via: 'claude-code', ...(cut.cut ? { truncated: true } : {}) },
       cwd: cwd || undefined,
     };
+  }
+  const loader = LOADER_TOOLS[tool];
+  if (loader) {
+    const name = loader.map((k) => str(ti[k])).find((v) => v !== null) ?? '';
+    const resource = clip(`${tool}:${name.trim().split(/\s+/)[0] ?? ''}`, MAX_TEXT);
+    return { ...base, action: 'execute', resource, resources: [resource], summary: clip(`${tool} ${name}`, MAX_SUMMARY) };
   }
   if (INTERNAL_TOOLS.has(tool)) return { ...base, action: 'read', summary: clip(`${tool} (Claude Code internal)`, MAX_SUMMARY) };
   // A tool we do not know: ask.

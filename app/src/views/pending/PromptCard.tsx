@@ -21,6 +21,8 @@ import { SshFacts } from './SshFacts';
 import { RequestChoices } from './RequestChoices';
 import { TaskGrantsChoices, TaskGrantsList, requestedGrants } from './TaskGrantsRequest';
 import { useInputGuard } from './use-input-guard';
+import { EgressFacts, McpFacts } from './RequestOriginFacts';
+import { ConditionPicker, ServerReadOnlyChoice } from './GrantCondition';
 
 const SHORTCUTS: Record<string, Choice> = { Escape: 'deny', d: 'deny', o: 'once', t: 'task', m: 'duration', a: 'always' };
 /** A task's grant request has two answers: refuse, or accept them all ("once" = this request). */
@@ -56,6 +58,8 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
   const [busy, setBusy] = useState(false);
   const [confirmAlways, setConfirmAlways] = useState(false);
   const [showAll, setShowAll] = useState(false);
+  /** A condition (CEL over args) for the grant a choice makes; empty: none. */
+  const [when, setWhen] = useState('');
   const denyRef = useRef<HTMLButtonElement>(null);
   const uid = useId();
   const now = useNow(500);
@@ -69,8 +73,12 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
   const literal = literalOf(prompt);
   const summary = prompt.summary || `${prompt.tool} ${prompt.resource ?? ''}`;
 
-  async function choose(choice: Choice): Promise<void> {
+  async function choose(choice: Choice | 'serverReadOnly'): Promise<void> {
     if (busy || expired || !guard.ready()) return;
+    if (choice === 'serverReadOnly') {
+      if (specs || !allowed.includes('task') || !prompt.mcpServer) return;
+      return send('task', { id: prompt.id, decision: 'allow', scope: 'task', serverReadOnly: true });
+    }
     if (!specs && !allowed.includes(choice)) return;
     if (choice === 'always' && !confirmAlways) {
       // "Always" is never one step: the first press opens the confirmation, whose button
@@ -81,22 +89,29 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
     }
     const grantPattern: { tool: string; resource?: string } = { tool: pattern.tool.trim() || prompt.tool };
     if (pattern.resource.trim()) grantPattern.resource = pattern.resource.trim();
+    const condition = when.trim() ? { when: when.trim() } : {};
     const params: DecideParams =
       choice === 'deny'
         ? { id: prompt.id, decision: 'deny', scope: 'once' }
         : choice === 'once'
           ? { id: prompt.id, decision: 'allow', scope: 'once', ...(specs && confirmed.length ? { confirmGrants: confirmed } : {}) }
           : choice === 'task'
-            ? { id: prompt.id, decision: 'allow', scope: 'task', pattern: grantPattern }
+            ? { id: prompt.id, decision: 'allow', scope: 'task', pattern: grantPattern, ...condition }
             : choice === 'duration'
-              ? { id: prompt.id, decision: 'allow', scope: 'duration', durationSec: Math.max(1, Math.round(minutes * 60)), pattern: grantPattern }
-              : { id: prompt.id, decision: 'allow', scope: 'always', pattern: grantPattern };
+              ? { id: prompt.id, decision: 'allow', scope: 'duration', durationSec: Math.max(1, Math.round(minutes * 60)), pattern: grantPattern, ...condition }
+              : { id: prompt.id, decision: 'allow', scope: 'always', pattern: grantPattern, ...condition };
+    return send(choice, params);
+  }
+
+  async function send(choice: Choice, params: DecideParams): Promise<void> {
     setBusy(true);
     const done = await attempt('Could not decide', async () => {
       const grant = await decide(params);
       const accepted = specs ? specs.filter((g) => !g.needsConfirmation || confirmed.includes(g.index)).length : 0;
       const what = `${prompt.id} (${vis(summary).slice(0, 80)})`;
-      if (grant && !specs) {
+      if (params.serverReadOnly) {
+        toast(`Only reads from “${vis(prompt.mcpServer ?? '')}” for task “${vis(prompt.taskName ?? prompt.task)}”: this ${prompt.action} was ${prompt.action === 'read' ? 'allowed' : 'denied'} (${prompt.id}). Grants shows the two grants.`);
+      } else if (grant && !specs) {
         // Undo takes the grant back (the request itself was already allowed, once).
         const id = grant.id;
         toast(`Allowed ${what}; ${grantInWords(grant, prompt.taskName)}`, 'info', {
@@ -273,6 +288,8 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
         </section>
       </div>
 
+      <McpFacts prompt={prompt} />
+      <EgressFacts prompt={prompt} />
       {prompt.ssh && <SshFacts ssh={prompt.ssh} />}
 
       <section className="facts why" data-testid="risk-reasons" id={`${uid}-risk`} aria-label="Why it is risky">
@@ -309,6 +326,9 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
           <TaskGrantsChoices grants={specs} confirmed={confirmed} busy={busy} off={off} denyRef={denyRef} choose={(c) => void choose(c)} />
         </>
       ) : (
+        <>
+        {allowed.some((c) => c === 'task' || c === 'duration' || c === 'always') && <ConditionPicker prompt={prompt} when={when} setWhen={setWhen} disabled={busy} />}
+        {allowed.includes('task') && <ServerReadOnlyChoice prompt={prompt} busy={busy} off={off} choose={() => void choose('serverReadOnly')} />}
         <RequestChoices
           prompt={prompt}
           allowed={allowed}
@@ -325,6 +345,7 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
           sameTask={sameTask.length}
           denyTask={() => void denyTask()}
         />
+        </>
       )}
       {!guard.armed && !expired && <p className="guard-note small muted">Buttons wake up in half a second…</p>}
     </article>

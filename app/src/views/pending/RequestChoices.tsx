@@ -94,7 +94,7 @@ export function RequestChoices(props: {
         </button>
         {allowed.includes('task') && (
           <button className="btn" data-testid="choice-task" disabled={busy} aria-disabled={off} title={`Until task “${vis(prompt.taskName ?? prompt.task)}” ends`} onClick={() => choose('task')}>
-            Allow for this task <kbd>T</kbd>
+            {prompt.source === 'egress' ? 'Allow this host for this task' : 'Allow for this task'} <kbd>T</kbd>
           </button>
         )}
         {allowed.includes('duration') && (

@@ -9,6 +9,7 @@ import { CANT_REACH, useConnection } from '../../state/connection-store';
 import { useLists } from '../../state/lists-store';
 import { attempt, useUi } from '../../state/ui-store';
 import { V, vis } from '../../components/Visible';
+import { TaskDestinations } from './TaskDestinations';
 
 function Timeline({ task }: { task: Task }) {
   const [events, setEvents] = useState<HistoryEvent[] | null>(null);
@@ -160,6 +161,7 @@ export function TasksView() {
             </h2>
             {current.sshAuthSock && <p className="small mono">SSH_AUTH_SOCK=<V text={current.sshAuthSock} /></p>}
             <TaskGrants task={current} />
+            <TaskDestinations task={current} />
             <h3>Requests</h3>
             <Timeline task={current} />
           </>

@@ -1,0 +1,203 @@
+// Every decision and every rejected attempt becomes one event of the hash chain, committed
+// before any answer leaves. Decisions are staged (store.stageEvent) and committed together
+// with the others of the same turn of the event loop (group commit, main/store/group-commit.ts):
+// the broker awaits `committed(answer)` before returning it. This is the core's only writer of history,
+// and it keeps each running task's chain-rule memory (risk.ts), which only allowed events feed.
+import type { AgentAnswer } from '../contract/agent';
+import type { Grant } from '../contract/approver';
+import { LIMITS, type DecidedBy, type Risk, type Scope } from '../contract/common';
+import type { Store } from '../store';
+import type { NotificationBus } from './notification-bus';
+import type { EgressRecord, RejectionRecorder } from './ports';
+import type { CoreRequest } from './request';
+import { PLACEHOLDER_LEAK_TOOL, remember, type TaskMemory } from './risk';
+import { redactTokens } from './task-token';
+
+export type HistoryStore = Pick<Store, 'appendEvent' | 'stageEvent' | 'committed' | 'taskAllowedEvents' | 'getTask'>;
+
+export function capArgs(args: unknown): string | null {
+  if (args === undefined) return null;
+  let text: string;
+  try {
+    text = JSON.stringify(args) ?? 'null';
+  } catch {
+    return JSON.stringify({ unserializable: true });
+  }
+  if (Buffer.byteLength(text) <= LIMITS.recordedArgsBytes) return text;
+  return JSON.stringify({ truncated: true, bytes: Buffer.byteLength(text), head: text.slice(0, LIMITS.recordedArgsBytes / 2) });
+}
+
+/** 1536 → "1.5 KiB": sizes in prompts and history summaries. */
+export function bytesText(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** One decision to commit: what was asked, how risky, who decided, and why. */
+export interface Decision {
+  req: CoreRequest;
+  risk: Risk;
+  decision: 'allow' | 'deny';
+  decidedBy: DecidedBy;
+  grant: string | null;
+  scope: Scope | null;
+  reason: string;
+  /** Grants with a use count that this allow spends (in the same transaction as the event). */
+  consumeGrants?: string[];
+  /** A grant the human made from a prompt, created in the same transaction as the event. */
+  createGrant?: Grant;
+}
+
+export class HistoryRecorder implements RejectionRecorder {
+  /** Chain-rule memory per running task (see risk.ts). */
+  private readonly memories = new Map<string, TaskMemory>();
+  /** Each answer's commit, by the answer object answer() returned. */
+  private readonly commits = new WeakMap<AgentAnswer, Promise<void>>();
+
+  constructor(
+    private readonly store: HistoryStore,
+    private readonly bus: NotificationBus,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Stages the event for the next group commit and returns the answer. The answer must not
+   * leave before `committed(answer)` settles (Broker.ask awaits it).
+   */
+  answer(d: Decision): AgentAnswer {
+    const { req } = d;
+    const ev = this.store.stageEvent(
+      {
+        ts: this.now(),
+        task: req.task,
+        source: req.source,
+        tool: req.tool,
+        action: req.action,
+        resource: req.resource,
+        resources: req.resources,
+        summary: req.summary,
+        args: req.argsText,
+        cwd: req.cwd,
+        process: req.process ?? null,
+        ssh: req.ssh ?? null,
+        remote: req.remote ?? null,
+        risk: d.risk,
+        decision: d.decision,
+        decidedBy: d.decidedBy,
+        grant: d.grant,
+        scope: d.scope,
+        reason: d.reason,
+      },
+      { consumeGrants: d.consumeGrants, createGrant: d.createGrant },
+    );
+    if (d.decision === 'allow' && req.task) remember(this.memoryOf(req.task), req.action, req.resources);
+    this.bus.publish({ method: 'event.recorded', params: ev });
+    const a: AgentAnswer = { decision: d.decision, reason: d.reason, event: ev.id, ...(d.grant ? { grant: d.grant } : {}), ...(req.task ? { task: req.task } : {}) };
+    this.commits.set(a, this.store.committed(ev));
+    return a;
+  }
+
+  /** Settles once the answer's event is committed; rejects if its batch failed (then the answer must not be given). */
+  committed(a: AgentAnswer): Promise<void> {
+    return this.commits.get(a) ?? Promise.resolve();
+  }
+
+  /** What a task has done so far, for its chain rules (loaded from history on first use). */
+  memoryOf(task: string): TaskMemory {
+    let m = this.memories.get(task);
+    if (!m) {
+      m = {};
+      for (const e of this.store.taskAllowedEvents(task)) remember(m, e.action, e.resources, e.tool, e.reason);
+      this.memories.set(task, m);
+    }
+    return m;
+  }
+
+  /** The task ended: its memory goes (an ended task asks nothing more). */
+  forgetTask(task: string): void {
+    this.memories.delete(task);
+  }
+
+  /** Records an attempt that never reached policy (malformed line, bad params, wrong peer). */
+  recordRejected(p: { source: string; tool: string; summary: string; raw: unknown; reason: string; process?: CoreRequest['process']; task?: string | null }): number {
+    const ev = this.store.appendEvent({
+      ts: this.now(),
+      task: p.task && this.store.getTask(p.task) ? p.task : null,
+      source: p.source.slice(0, 64),
+      tool: p.tool.slice(0, LIMITS.name),
+      action: 'other',
+      resource: null,
+      resources: [],
+      summary: p.summary.slice(0, LIMITS.summary),
+      args: redactTokens(capArgs(p.raw)),
+      cwd: null,
+      process: p.process ?? null,
+      ssh: null,
+      risk: { level: 'low', reasons: [] },
+      decision: 'reject',
+      decidedBy: 'invalid',
+      grant: null,
+      scope: null,
+      reason: p.reason.slice(0, LIMITS.text),
+    });
+    this.bus.publish({ method: 'event.recorded', params: ev });
+    return ev.id;
+  }
+
+  /** What went through an allowed connection: one chained event after it ended (never a value of a secret). */
+  recordEgress(r: EgressRecord): void {
+    const t = this.store.getTask(r.task);
+    const what = r.kind === 'tunnel' ? `tunnel to ${r.host}:${r.port}` : `${r.method} ${r.host}:${r.port}${r.path ?? ''}${r.status !== null ? ` → ${r.status}` : ''}`;
+    const summary = `${what} (${r.address}): sent ${bytesText(r.bytesOut)}, received ${bytesText(r.bytesIn)}${r.injected.length ? `; injected ${r.injected.join(', ')}` : ''}${r.error ? `; ${r.error}` : ''}`;
+    const ev = this.store.appendEvent({
+      ts: this.now(),
+      task: t ? r.task : null,
+      source: 'egress',
+      tool: r.kind === 'tunnel' ? 'net.tunnel' : 'net.request',
+      action: 'transfer',
+      resource: `${r.host.includes(':') ? `[${r.host}]` : r.host}:${r.port}`,
+      resources: [],
+      summary: summary.slice(0, LIMITS.summary),
+      args: capArgs({ method: r.method, host: r.host, port: r.port, address: r.address, path: r.path, status: r.status, bytesOut: r.bytesOut, bytesIn: r.bytesIn, injected: r.injected, connectEvent: r.connectEvent, ...(r.error ? { error: r.error } : {}) }),
+      cwd: null,
+      process: r.process ?? null,
+      ssh: null,
+      risk: { level: 'low', reasons: [] },
+      decision: 'allow',
+      decidedBy: 'system',
+      grant: null,
+      scope: null,
+      reason: `recorded when the connection ended (allowed in event ${r.connectEvent})`,
+    });
+    this.bus.publish({ method: 'event.recorded', params: ev });
+  }
+
+  /** A placeholder sent where its secret does not belong: left as is, recorded critical, and the task's risk is critical from now on. */
+  recordPlaceholderLeak(p: { task: string; secret: string; host: string; port: number; where: string; process?: CoreRequest['process'] }): void {
+    const resource = `${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
+    const reason = `the placeholder for ${p.secret} was sent to ${p.host} (${p.where}); it was left as is`;
+    const ev = this.store.appendEvent({
+      ts: this.now(),
+      task: this.store.getTask(p.task) ? p.task : null,
+      source: 'egress',
+      tool: PLACEHOLDER_LEAK_TOOL,
+      action: 'transfer',
+      resource,
+      resources: [resource],
+      summary: reason.slice(0, LIMITS.summary),
+      args: capArgs({ secret: p.secret, host: p.host, port: p.port, where: p.where }),
+      cwd: null,
+      process: p.process ?? null,
+      ssh: null,
+      risk: { level: 'critical', reasons: [reason] },
+      decision: 'allow',
+      decidedBy: 'system',
+      grant: null,
+      scope: null,
+      reason,
+    });
+    remember(this.memoryOf(p.task), 'transfer', [resource], PLACEHOLDER_LEAK_TOOL, reason);
+    this.bus.publish({ method: 'event.recorded', params: ev });
+  }
+}

@@ -1,0 +1,118 @@
+// What a human's answer to a prompt creates: the grant for "always / for this task / for
+// N minutes", the pair of grants for "only reads from this server", and which of the
+// grants a task asked for at start are accepted. Pure: the queue commits what these build.
+import type { DecideParams, Grant, PromptGrant } from '../contract/approver';
+import type { Action } from '../contract/common';
+import { RPC, RpcError } from '../contract/rpc';
+import { newId } from '../store/ids';
+import { splitMcpTool } from './classify/mcp';
+import { conditionWords } from './condition';
+import { escapeGlob } from './glob';
+import { exactCommandPattern, exactResourcePattern } from './grants';
+import type { CoreRequest } from './request';
+
+export const DURATION_DEFAULT_SEC = 15 * 60;
+
+/** Every action but read: "never write, delete, move or send" for a whole server. */
+const NOT_READ: Action[] = ['write', 'delete', 'transfer', 'execute', 'other', 'sign'];
+
+function expiresAt(d: DecideParams, now: number): number | null {
+  return d.scope === 'duration' ? now + (d.durationSec ?? DURATION_DEFAULT_SEC) * 1000 : null;
+}
+
+function scopeText(d: DecideParams, expires: number | null, now: number): string {
+  return d.scope === 'task' ? 'for this task' : d.scope === 'duration' ? `for ${Math.round((expires! - now) / 60000)} min` : 'always';
+}
+
+/** Refuses a decision that cannot be made for this request (checked before anything is created). */
+export function checkDecision(req: CoreRequest, d: DecideParams): void {
+  if (d.scope === 'once' && (d.when !== undefined || d.serverReadOnly)) {
+    throw new RpcError(RPC.invalidParams, `invalid params: ${d.when !== undefined ? 'when' : 'serverReadOnly'}: needs a grant (scope task, duration or always), not once`);
+  }
+  if (d.scope === 'task' && !req.task) {
+    throw new RpcError(RPC.invalidParams, 'invalid params: scope: this request belongs to no task; choose once, duration or always');
+  }
+}
+
+/** The grant a decision with a scope other than once makes from this request, and the reason recorded. */
+export function grantFromDecision(req: CoreRequest, d: DecideParams, now: number): { grant: Grant; reason: string } {
+  const who = d.decision === 'allow' ? 'allowed' : 'denied';
+  const grant: Grant = {
+    id: newId('g'),
+    task: d.scope === 'task' ? req.task : null,
+    source: req.source,
+    tool: d.pattern?.tool ?? req.tool,
+    action: req.action,
+    resource: d.pattern?.resource ?? (req.parts?.length ? exactCommandPattern(req.parts) : exactResourcePattern(req.resources)),
+    key: req.ssh?.fingerprint ?? null,
+    effect: d.decision,
+    expiresAt: expiresAt(d, now),
+    usesLeft: null,
+    forwarded: req.ssh?.forwarded ?? false,
+    // A grant made from a remote's prompt is for that remote only.
+    remote: req.remote?.name ?? null,
+    note: `from prompt: ${req.summary}`.slice(0, 1000),
+    createdAt: now,
+    createdBy: 'human',
+    revokedAt: null,
+    lastUsedAt: null,
+    when: d.when ?? null,
+  };
+  const reason = `${who} ${scopeText(d, grant.expiresAt, now)} by the human (grant ${grant.id}${grant.when ? `, when ${conditionWords(grant.when)}` : ''})`;
+  return { grant, reason };
+}
+
+/**
+ * "Only reads from this server": an allow grant for `server/*` reads and a deny grant for
+ * every other action of `server/*`, in the chosen scope. This request is answered by them:
+ * allowed when it is a read, denied otherwise.
+ */
+export function serverReadOnlyGrants(req: CoreRequest, d: DecideParams, now: number): { allow: Grant; deny: Grant; decision: 'allow' | 'deny'; reason: string } {
+  const split = req.source === 'mcp' ? splitMcpTool(req.tool) : null;
+  if (!split) throw new RpcError(RPC.invalidParams, 'invalid params: serverReadOnly: only for an MCP request (tool server/name)');
+  const base = {
+    task: d.scope === 'task' ? req.task : null,
+    source: 'mcp',
+    tool: `${escapeGlob(split[0])}/*`,
+    resource: '**',
+    key: null,
+    expiresAt: expiresAt(d, now),
+    usesLeft: null,
+    forwarded: false,
+    createdAt: now,
+    createdBy: 'human',
+    revokedAt: null,
+    lastUsedAt: null,
+    when: null,
+  };
+  const allow: Grant = { ...base, id: newId('g'), action: 'read', effect: 'allow', note: `only reads from ${split[0]}` };
+  const deny: Grant = { ...base, id: newId('g'), action: NOT_READ, effect: 'deny', note: `${split[0]}: never write, delete, move or send` };
+  const read = req.action === 'read';
+  const reason = `the human allowed only reads from ${split[0]} ${scopeText(d, deny.expiresAt, now)} (grants ${allow.id}, ${deny.id}); this ${req.action} is ${read ? 'allowed' : 'denied'}`;
+  return { allow, deny, decision: read ? 'allow' : 'deny', reason };
+}
+
+/**
+ * Accepting creates every grant except those marked needsConfirmation that the decision
+ * does not confirm by index: one key press never hands out a blank cheque. Returns the
+ * indexes to create and to decline (throws for a decision that cannot be taken).
+ */
+export function taskGrantChoice(described: PromptGrant[], d: DecideParams): { accept: number[]; declined: number[]; confirmed: Set<number> } {
+  const confirm = new Set(d.confirmGrants ?? []);
+  for (const i of confirm) {
+    if (!described[i]?.needsConfirmation) {
+      throw new RpcError(RPC.invalidParams, `invalid params: confirmGrants: ${i} is not a grant of this prompt that needs confirming (those are: ${described.filter((g) => g.needsConfirmation).map((g) => g.index).join(', ') || 'none'})`);
+    }
+  }
+  if (d.decision === 'allow' && !described.some((g) => !g.needsConfirmation || confirm.has(g.index))) {
+    throw new RpcError(
+      RPC.invalidParams,
+      `invalid params: confirmGrants: every grant asked for allows a high-impact action on anything; confirm each one you accept by index (${described.map((g) => g.index).join(', ')}) or deny`,
+    );
+  }
+  if (d.decision === 'deny') return { accept: [], declined: described.map((g) => g.index), confirmed: confirm };
+  const accept: number[] = [];
+  const declined: number[] = [];
+  described.forEach((g, i) => (g.needsConfirmation && !confirm.has(i) ? declined : accept).push(i));
+  return { accept, declined, confirmed: confirm };
+}

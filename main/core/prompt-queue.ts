@@ -1,0 +1,281 @@
+// The prompts waiting for the human: one per distinct request (identical requests share
+// one and each gets its own answer and event), capped (flood.ts), denied when nobody
+// answers in time or when the requester goes away, and answered by `pending.decide`.
+// Every answer is committed through the HistoryRecorder before a waiter hears it.
+import type { AgentAnswer, GrantSpec } from '../contract/agent';
+import type { DecideParams, Grant, Prompt, Settings, Task } from '../contract/approver';
+import { LIMITS, riskier, type Action, type DecidedBy, type Risk, type Scope } from '../contract/common';
+import { RPC, RpcError } from '../contract/rpc';
+import { newId } from '../store/ids';
+import { splitMcpTool } from './classify/mcp';
+import { suggestConditions } from './condition-suggest';
+import { overPendingCap } from './flood';
+import { conditionArgs } from './grants';
+import { capArgs, type HistoryRecorder } from './history-recorder';
+import type { NotificationBus } from './notification-bus';
+import type { RequestContext } from './ports';
+import { checkDecision, grantFromDecision, serverReadOnlyGrants, taskGrantChoice } from './prompt-decisions';
+import type { CoreRequest } from './request';
+import { suggest } from './suggest';
+import { describeTaskGrants, grantLine } from './task-grants';
+import { checkCondition, withConditionWords, type TasksAndGrants } from './tasks-and-grants';
+
+interface Waiter {
+  resolve(a: AgentAnswer): void;
+  connection?: string;
+  req: CoreRequest;
+}
+
+interface Pending {
+  prompt: Prompt;
+  risk: Risk;
+  coalesceKey: string;
+  waiters: Waiter[];
+  cancelTimer: () => void;
+  /** task.start with grants: the human accepts or refuses them as one prompt. */
+  taskGrants?: { specs: Omit<GrantSpec, 'task'>[]; resolve(r: { ids: string[]; declined: number[] }): void };
+}
+
+/** Runs `fn` after `ms` unless cancelled; never keeps the process alive by itself. */
+export type Schedule = (fn: () => void, ms: number) => () => void;
+
+const realSchedule: Schedule = (fn, ms) => {
+  const t = setTimeout(fn, ms);
+  t.unref();
+  return () => clearTimeout(t);
+};
+
+export interface PromptQueueDeps {
+  recorder: HistoryRecorder;
+  grants: Pick<TasksAndGrants, 'createGrant' | 'insertGrant' | 'grantsChanged'>;
+  settings: () => Settings;
+  bus: NotificationBus;
+  now?: () => number;
+  schedule?: Schedule;
+}
+
+export class PromptQueue {
+  private readonly pending = new Map<string, Pending>();
+  private readonly recorder: HistoryRecorder;
+  private readonly grants: PromptQueueDeps['grants'];
+  private readonly settings: () => Settings;
+  private readonly bus: NotificationBus;
+  private readonly now: () => number;
+  private readonly schedule: Schedule;
+
+  constructor(deps: PromptQueueDeps) {
+    this.recorder = deps.recorder;
+    this.grants = deps.grants;
+    this.settings = deps.settings;
+    this.bus = deps.bus;
+    this.now = deps.now ?? Date.now;
+    this.schedule = deps.schedule ?? realSchedule;
+  }
+
+  list(): Prompt[] {
+    return [...this.pending.values()].map((p) => p.prompt).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** Why one more prompt for (task, connection) is refused (see flood.ts), or null. */
+  overCap(task: string | null | { new: true }, connection: string | undefined): string | null {
+    const views = [...this.pending.values()].map((p) => ({ task: p.prompt.task, connections: p.waiters.map((w) => w.connection) }));
+    return overPendingCap(views, task, connection, this.settings());
+  }
+
+  /** Asks the human (or joins an identical open prompt); refused at once over a cap. */
+  ask(req: CoreRequest, risk: Risk, ctx: RequestContext, nearMiss?: string): Promise<AgentAnswer> {
+    const key = coalesceKey(req);
+    for (const p of this.pending.values()) {
+      if (p.coalesceKey === key && !p.taskGrants) {
+        return new Promise((resolve) => p.waiters.push({ resolve, connection: ctx.connection, req }));
+      }
+    }
+    const reason = this.overCap(req.task, ctx.connection);
+    if (reason) {
+      this.recorder.answer({ req, risk, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason });
+      return Promise.reject(new RpcError(RPC.refused, reason));
+    }
+    const now = this.now();
+    const timeoutSec = this.settings().promptTimeoutSec;
+    const suggestion = suggest(req, risk, req.taskInfo?.cwd ?? null);
+    const mcp = req.source === 'mcp' ? splitMcpTool(req.tool) : null;
+    const prompt: Prompt = {
+      id: newId('p'),
+      task: req.task,
+      taskName: req.taskInfo?.name ?? null,
+      source: req.source as Prompt['source'],
+      tool: req.tool,
+      action: req.action,
+      resource: req.resource,
+      resources: req.resources,
+      summary: req.summary,
+      // The recorded (capped) args, never the raw value: args nested thousands deep make
+      // JSON.stringify overflow the stack on the human side (test/fuzz/regressions.test.ts).
+      args: req.argsText === null ? null : (JSON.parse(req.argsText) as unknown),
+      cwd: req.cwd,
+      risk,
+      ...(req.process ? { process: req.process } : {}),
+      ...(req.ssh ? { ssh: req.ssh } : {}),
+      ...(req.remote ? { remote: req.remote } : {}),
+      ...(nearMiss ? { nearMiss } : {}),
+      ...(req.egress ? { egress: req.egress } : {}),
+      ...(suggestion ? { suggestion } : {}),
+      ...(req.actionOrigin ? { actionOrigin: req.actionOrigin } : {}),
+      ...(mcp ? { mcpServer: mcp[0] } : {}),
+      ...conditionSuggestions(req),
+      createdAt: now,
+      expiresAt: now + timeoutSec * 1000,
+    };
+    return new Promise((resolve) => this.add(prompt, risk, key, { resolve, connection: ctx.connection, req }, timeoutSec));
+  }
+
+  /**
+   * Grants a task asks for at start are one prompt; nothing is granted silently. The prompt
+   * carries every grant in full (Prompt.grants); the summary only counts them.
+   */
+  askTaskGrants(task: Task, asked: Omit<GrantSpec, 'task'>[], ctx: RequestContext): Promise<{ ids: string[]; declined: number[] }> {
+    // The remote a grant is for is the socket's, never the agent's claim.
+    const specs = asked.map((s) => ({ ...s, remote: ctx.remote?.name ?? null }));
+    const action = specs.reduce<Action>((a, s) => (s.action === '*' ? 'execute' : Array.isArray(s.action) ? s.action.reduce(riskier, a) : riskier(a, s.action)), 'read');
+    const grants = describeTaskGrants(specs);
+    const blank = grants.filter((g) => g.needsConfirmation);
+    const reasons = ['a task asks for standing grants'];
+    if (blank.length) reasons.push(`${blank.length} of them allow${blank.length === 1 ? 's' : ''} a high-impact action on anything (${blank.slice(0, 3).map(grantLine).join('; ')}): created only if you confirm each one`);
+    const summary = `task "${task.name}" asks for ${specs.length} grant(s): ${grants.map(grantLine).join('; ')}`;
+    const req: CoreRequest = {
+      source: 'api',
+      tool: 'task.start',
+      action,
+      resource: null,
+      resources: specs.map((s) => s.resource ?? '**'),
+      summary: summary.length > LIMITS.summary ? `${summary.slice(0, LIMITS.summary - 40)}… (all ${specs.length} listed in the prompt)` : summary,
+      argsText: capArgs(specs),
+      args: specs,
+      task: task.id,
+      cwd: task.cwd,
+      process: ctx.process,
+      ...(ctx.remote ? { remote: ctx.remote } : {}),
+      classifierRisk: [],
+    };
+    const risk: Risk = { level: specs.some((s) => s.action === '*') || blank.length ? 'high' : 'medium', reasons };
+    const now = this.now();
+    const timeoutSec = this.settings().promptTimeoutSec;
+    const id = newId('p');
+    const prompt: Prompt = {
+      id, task: task.id, taskName: task.name, source: 'api', tool: req.tool, action, resource: null, resources: req.resources,
+      summary: req.summary, args: specs, cwd: task.cwd, risk, ...(ctx.process ? { process: ctx.process } : {}),
+      grants,
+      ...(ctx.remote ? { remote: ctx.remote } : {}),
+      createdAt: now, expiresAt: now + timeoutSec * 1000,
+    };
+    return new Promise((resolveIds) => {
+      this.add(prompt, risk, id, { resolve: () => undefined, connection: ctx.connection, req }, timeoutSec, { specs, resolve: resolveIds });
+    });
+  }
+
+  private add(prompt: Prompt, risk: Risk, coalesceKey: string, waiter: Waiter, timeoutSec: number, taskGrants?: Pending['taskGrants']): void {
+    const cancelTimer = this.schedule(() => this.timeout(prompt.id), timeoutSec * 1000);
+    this.pending.set(prompt.id, { prompt, risk, coalesceKey, waiters: [waiter], cancelTimer, ...(taskGrants ? { taskGrants } : {}) });
+    this.bus.publish({ method: 'pending.added', params: prompt });
+  }
+
+  private timeout(id: string): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    // The timeout in force when the prompt was made, not the setting now (it may have changed since).
+    const sec = Math.round((p.prompt.expiresAt - p.prompt.createdAt) / 1000);
+    this.finish(p, 'deny', 'timeout', null, null, `no answer within ${sec} s: denied by default`);
+  }
+
+  /** Resolves every waiter of a prompt, each with its own committed event. */
+  private finish(p: Pending, decision: 'allow' | 'deny', by: DecidedBy, grant: Grant | null, scope: Scope | null, reason: string): void {
+    p.cancelTimer();
+    this.pending.delete(p.prompt.id);
+    let first: AgentAnswer | null = null;
+    if (p.taskGrants) p.taskGrants.resolve({ ids: [], declined: p.taskGrants.specs.map((_, i) => i) });
+    p.waiters.forEach((w, i) => {
+      const a = this.recorder.answer({ req: w.req, risk: p.risk, decision, decidedBy: by, grant: grant?.id ?? null, scope, reason, ...(i === 0 && grant ? { createGrant: grant } : {}) });
+      first ??= a;
+      w.resolve(a);
+    });
+    if (grant) this.grants.grantsChanged();
+    this.bus.publish({ method: 'pending.resolved', params: { id: p.prompt.id, decision, reason, event: first ? (first as AgentAnswer).event : 0 } });
+  }
+
+  /** The requester went away: its waiters are answered (deny) so history has them. */
+  dropConnection(connection: string): void {
+    const reason = 'the requester disconnected before the human answered';
+    for (const p of [...this.pending.values()]) {
+      const gone = p.waiters.filter((w) => w.connection === connection);
+      if (gone.length === 0) continue;
+      if (gone.length === p.waiters.length) {
+        this.finish(p, 'deny', 'system', null, null, reason);
+      } else {
+        p.waiters = p.waiters.filter((w) => w.connection !== connection);
+        // Resolved too (as when the whole prompt goes): no promise is left pending for ever.
+        for (const w of gone) w.resolve(this.recorder.answer({ req: w.req, risk: p.risk, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason }));
+      }
+    }
+  }
+
+  /** Denies every open prompt (recorded) so no requester hangs across a restart. */
+  denyAll(reason: string): void {
+    for (const p of [...this.pending.values()]) this.finish(p, 'deny', 'system', null, null, reason);
+  }
+
+  decide(d: DecideParams): { grant?: Grant } {
+    const p = this.pending.get(d.id);
+    if (!p) throw new RpcError(RPC.notFound, `no pending prompt ${d.id} (it was answered or timed out)`);
+    if (p.taskGrants) return this.decideTaskGrants(p, d);
+    const req = p.waiters[0]!.req;
+    checkDecision(req, d);
+    if (d.scope === 'once') {
+      this.finish(p, d.decision, 'human', null, 'once', `${d.decision === 'allow' ? 'allowed' : 'denied'} once by the human`);
+      return {};
+    }
+    checkCondition(d.when);
+    const now = this.now();
+    if (d.serverReadOnly) {
+      const ro = serverReadOnlyGrants(req, d, now);
+      this.grants.insertGrant(ro.deny);
+      this.finish(p, ro.decision, 'human', ro.allow, d.scope, ro.reason);
+      return { grant: ro.decision === 'allow' ? ro.allow : ro.deny };
+    }
+    const { grant, reason } = grantFromDecision(req, d, now);
+    this.finish(p, d.decision, 'human', grant, d.scope, reason);
+    return { grant: withConditionWords(grant) };
+  }
+
+  /** Whatever the scope chosen, the grants a task asked for are the task's (they die with it). */
+  private decideTaskGrants(p: Pending, d: DecideParams): { grant?: Grant } {
+    const tg = p.taskGrants!;
+    const described = p.prompt.grants ?? describeTaskGrants(tg.specs);
+    const choice = taskGrantChoice(described, d);
+    p.taskGrants = undefined;
+    if (d.decision === 'deny') {
+      tg.resolve({ ids: [], declined: choice.declined });
+      this.finish(p, 'deny', 'human', null, d.scope, 'the human refused the grants this task asked for');
+      return {};
+    }
+    const ids = choice.accept.map((i) => this.grants.createGrant({ ...tg.specs[i]!, task: p.prompt.task }, choice.confirmed.has(i) ? 'human (task.start, confirmed)' : 'human (task.start)').id);
+    tg.resolve({ ids, declined: choice.declined });
+    const notCreated = choice.declined.length
+      ? `; not created (a wildcard of a high-impact action the human did not confirm): ${choice.declined.map((i) => `#${i} ${grantLine(described[i]!)}`).join('; ')}`
+      : '';
+    this.finish(p, 'allow', 'human', null, d.scope, `the human accepted ${ids.length} of ${tg.specs.length} grant(s) for this task: ${ids.join(', ')}${notCreated}`.slice(0, LIMITS.text));
+    return {};
+  }
+}
+
+function coalesceKey(r: CoreRequest): string {
+  return JSON.stringify([r.task, r.source, r.tool, r.action, r.resources, r.summary, r.argsText, r.ssh?.fingerprint, r.ssh?.forwarded, r.ssh?.host, r.remote?.name]);
+}
+
+/** Conditions the human can start from, built from this request's own arguments. */
+function conditionSuggestions(req: CoreRequest): { conditions?: { when: string; words: string }[] } {
+  if (req.ssh) return {};
+  const input = conditionArgs(req);
+  if ('error' in input) return {};
+  const list = suggestConditions(input.args);
+  return list.length ? { conditions: list } : {};
+}

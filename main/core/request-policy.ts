@@ -1,0 +1,231 @@
+// The policy: normalise → classify → risk → grants → verdict. It decides and does nothing
+// else: no store, no clock of its own, no prompts. What it needs to know about the world
+// (the task, the grants in force, the settings, what a task did before) comes in through
+// PolicyFacts; the broker turns its verdict into an answer or a prompt.
+import type { AgentRequest } from '../contract/agent';
+import type { Grant, Settings } from '../contract/approver';
+import { ACTION_RANK, LIMITS, riskier, type Action, type Risk } from '../contract/common';
+import { RPC, RpcError } from '../contract/rpc';
+import { taskIdOf } from '../contract/task-ref';
+import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from './classify/mcp';
+import { conditionWords } from './condition';
+import { conditionMissText, conditionOutcome, evaluateGrants, evaluateParts, nearMissText, type GrantIndex } from './grants';
+import { capArgs } from './history-recorder';
+import type { CommandClassifier, PathResolver, RequestContext } from './ports';
+import { applyRealPaths } from './real-paths';
+import type { CoreRequest } from './request';
+import { assessRisk, rank, type TaskMemory } from './risk';
+
+/** What the policy reads about the world; every read is synchronous and has no effect. */
+export interface PolicyFacts {
+  settings(): Settings;
+  /** A running task (throws the error to answer for an unknown or ended one). */
+  liveTask(id: string): { name: string; cwd: string | null };
+  /** The task a caller on a shared socket may act as, by its token (throws otherwise). */
+  authorizeTask(p: { task?: string; token?: string }): string;
+  /** What an MCP server declared for a tool in an earlier tools/list. */
+  mcpTool(server: string, tool: string): { annotations: ToolAnnotations | null; description: string | null } | null;
+  activeGrants(): GrantIndex;
+  memoryOf(task: string): TaskMemory;
+}
+
+export interface PolicyOptions {
+  classifier?: CommandClassifier;
+  /** Resolves symbolic links in request paths (main/os/real-path.ts); without it paths are taken as written. */
+  realPaths?: PathResolver;
+  now?: () => number;
+}
+
+/** The answer without asking anyone (`grants`: the allow grants that matched, whose uses it spends). */
+export interface AnswerVerdict {
+  kind: 'answer';
+  req: CoreRequest;
+  risk: Risk;
+  decision: 'allow' | 'deny';
+  decidedBy: 'grant' | 'policy';
+  grant: string | null;
+  reason: string;
+  grants?: Grant[];
+}
+
+/** Nothing settles it: the human is asked (`nearMiss`: a grant that almost matched, in words). */
+export interface PromptVerdict {
+  kind: 'prompt';
+  req: CoreRequest;
+  risk: Risk;
+  nearMiss?: string;
+}
+
+export type Verdict = AnswerVerdict | PromptVerdict;
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+export class RequestPolicy {
+  private readonly classifier?: CommandClassifier;
+  private readonly realPaths?: PathResolver;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly facts: PolicyFacts,
+    opts: PolicyOptions = {},
+  ) {
+    this.classifier = opts.classifier;
+    this.realPaths = opts.realPaths;
+    this.now = opts.now ?? Date.now;
+  }
+
+  decide(raw: AgentRequest, ctx: RequestContext): Verdict {
+    return this.evaluate(this.normalize(raw, ctx));
+  }
+
+  /** Normalises an agent request: task binding, re-classification, MCP overrides. */
+  normalize(req: AgentRequest, ctx: RequestContext): CoreRequest {
+    const classifierRisk: CoreRequest['classifierRisk'] = [];
+    let task: string | null;
+    if (ctx.boundTask) {
+      // A task's own socket: the request is the task's whatever it claims (never honoured,
+      // not refused either: it is decided as the task's and the prompt says what it claimed).
+      task = ctx.boundTask;
+      const claimed = req.task !== undefined ? taskIdOf(req.task) : null;
+      if (claimed !== null && claimed !== task) {
+        classifierRisk.push({ level: 'medium', reason: `it named task ${claimed.slice(0, 64)}, but came through the socket of task ${task} and counts as that task's` });
+      }
+    } else {
+      task = req.task !== undefined || req.token !== undefined ? this.facts.authorizeTask(req) : null;
+    }
+    let taskInfo: CoreRequest['taskInfo'];
+    if (task) {
+      const t = this.facts.liveTask(task);
+      taskInfo = { name: t.name, cwd: t.cwd };
+    }
+    let action = req.action;
+    const resources = [...new Set([...(req.resource ? [req.resource] : []), ...(req.resources ?? [])])];
+    let parts: CoreRequest['parts'];
+    let rawParts: CoreRequest['parts'];
+    const command = (req.args as { command?: unknown } | undefined)?.command;
+    if (this.classifier && (req.source === 'exec' || req.source === 'claude-code') && typeof command === 'string') {
+      const c = this.classifier(command, req.cwd);
+      parts = c.parts;
+      // `..` folded lexically hides where a path after a symbolic link leads (real-paths.ts).
+      if (this.realPaths && (command.includes('..') || req.cwd?.includes('..'))) rawParts = this.classifier(command, req.cwd, { rawPaths: true }).parts;
+      if (ACTION_RANK[c.action] > ACTION_RANK[action]) {
+        classifierRisk.push({ level: 'medium', reason: `the caller called this ${action}, but the command does ${c.action}` });
+      }
+      action = riskier(action, c.action);
+      for (const r of c.resources) if (!resources.includes(r)) resources.push(r);
+      classifierRisk.push(...c.riskReasons);
+    }
+    // Only the daemon's own egress proxy speaks for `egress`: an agent claiming it is refused.
+    if ((req.source === 'egress') !== !!ctx.egress) {
+      throw new RpcError(RPC.invalidParams, 'invalid params: source: egress requests come only from the task\'s egress proxy');
+    }
+    let actionOrigin: ActionOrigin | undefined;
+    if (req.source === 'mcp') {
+      const m = this.mcpActionOf(req);
+      if (m) {
+        action = m.action;
+        actionOrigin = m.origin;
+        classifierRisk.push(...m.reasons);
+      }
+    }
+    const core: CoreRequest = {
+      source: req.source,
+      tool: req.tool,
+      action,
+      resource: req.resource ?? resources[0] ?? null,
+      resources: resources.slice(0, LIMITS.resources),
+      summary: req.summary,
+      argsText: capArgs(req.args),
+      args: req.args,
+      task,
+      ...(taskInfo ? { taskInfo } : {}),
+      cwd: req.cwd ?? null,
+      process: ctx.process,
+      ssh: ctx.ssh,
+      ...(ctx.egress ? { egress: ctx.egress } : {}),
+      ...(ctx.remote ? { remote: ctx.remote } : {}),
+      ...(parts ? { parts } : {}),
+      classifierRisk,
+      ...(actionOrigin ? { actionOrigin } : {}),
+    };
+    if (this.realPaths) applyRealPaths(core, this.realPaths, rawParts);
+    return core;
+  }
+
+  /**
+   * The action of an MCP call (proxy or hook), by the one mapping of classify/mcp.ts: the
+   * human's pin; else the annotations the proxy sent with this call or learned earlier for
+   * this server (tools/list, kept in the store); else the tool's name, which never makes a
+   * read. The caller's own `action` is not trusted for `server/tool` calls.
+   */
+  private mcpActionOf(req: AgentRequest): { action: Action; origin: ActionOrigin; reasons: CoreRequest['classifierRisk'] } | null {
+    // Own keys only: a tool named `constructor` or `toString` found Object.prototype's
+    // function as its "pin", and the request could then be neither recorded nor answered.
+    const pins = this.facts.settings().mcpToolActions;
+    const pinned = Object.prototype.hasOwnProperty.call(pins, req.tool) ? pins[req.tool] : undefined;
+    if (pinned) return { action: pinned, origin: 'pin', reasons: [{ level: 'low', reason: `action ${pinned} pinned by you (mcpToolActions)` }] };
+    const split = splitMcpTool(req.tool);
+    if (!split) return null;
+    const [server, tool] = split;
+    const a = isObject(req.args) ? req.args : {};
+    // The proxy sends what its server declared in this session's tools/list (the hook never
+    // sends annotations: a tool's input goes under args.arguments, out of the agent's reach).
+    const info = isObject(a.annotations)
+      ? { annotations: a.annotations as ToolAnnotations, description: typeof a.description === 'string' ? a.description : null }
+      : this.facts.mcpTool(server, tool);
+    const args = isObject(a.arguments) ? a.arguments : a;
+    return mcpAction(tool, info, args);
+  }
+
+  /** Risk, then grants, then the default policy; what none of them settles is a prompt. */
+  evaluate(req: CoreRequest): Verdict {
+    const risk = assessRisk(req, req.task ? this.facts.memoryOf(req.task) : {});
+    const settings = this.facts.settings();
+    const now = this.now();
+    const candidates = this.facts.activeGrants().forTool(req.tool);
+    const verdict = evaluateGrants(candidates, req, now);
+    const answer = (decision: 'allow' | 'deny', decidedBy: 'grant' | 'policy', grant: string | null, reason: string): Verdict => ({ kind: 'answer', req, risk, decision, decidedBy, grant, reason });
+
+    if (verdict.deny) return answer('deny', 'grant', verdict.deny.id, denyReason(verdict.deny, req));
+    if (verdict.allow && risk.level !== 'critical') return allowByGrants(req, risk, [verdict.allow]);
+    if (req.parts?.length) {
+      const allows = (a: Action) => settings.policy[a] === 'allow' && rank(risk.level) < rank('high');
+      const pv = evaluateParts(candidates, req, now, allows, req.taskInfo?.cwd ?? null);
+      if (pv.deny) return answer('deny', 'grant', pv.deny.id, denyReason(pv.deny, req));
+      if (pv.covered && risk.level !== 'critical') {
+        if (pv.covered.length) return allowByGrants(req, risk, pv.covered);
+        return answer('allow', 'policy', null, `the default policy allows every part of this command`);
+      }
+      if (pv.uncovered.length && pv.uncovered.length < req.parts.length) {
+        const list = (ps: typeof pv.uncovered) => ps.slice(0, 3).map((p) => `\`${p.command}\``).join(', ');
+        return { kind: 'prompt', req, risk, nearMiss: `the rest of this command is allowed; not covered: ${list(pv.uncovered)}` };
+      }
+    }
+    const policy = settings.policy[req.action];
+    if (policy === 'deny' && risk.level !== 'critical') return answer('deny', 'policy', null, `the default policy denies ${req.action}`);
+    if (policy === 'allow' && rank(risk.level) < rank('high')) return answer('allow', 'policy', null, `the default policy allows ${req.action}`);
+    const near = verdict.near
+      ? nearMissText(verdict.near, req)
+      : verdict.nearCondition
+        ? conditionMissText(verdict.nearCondition, req, conditionWords(verdict.nearCondition.when ?? ''))
+        : undefined;
+    return { kind: 'prompt', req, risk, ...(near !== undefined ? { nearMiss: near } : {}) };
+  }
+}
+
+function allowByGrants(req: CoreRequest, risk: Risk, grants: Grant[]): AnswerVerdict {
+  const ids = grants.map((x) => x.id);
+  const notes = grants.map((x) => x.note).filter(Boolean);
+  const reason = `allowed by grant ${ids.join(', ')}${notes.length ? ` (${notes.join('; ')})` : ''}`;
+  return { kind: 'answer', req, risk, decision: 'allow', decidedBy: 'grant', grant: grants[0]!.id, reason, grants };
+}
+
+/** Why a deny grant denied: its note, and its condition in words (or why it could not be checked). */
+function denyReason(g: Grant, req: CoreRequest): string {
+  let why = `denied by grant ${g.id}${g.note ? ` (${g.note})` : ''}`;
+  if (g.when) {
+    const o = conditionOutcome(g, req);
+    why += typeof o === 'string' ? `: its condition (${conditionWords(g.when)}) could not be checked (${o}), so the deny applies` : `: ${conditionWords(g.when)}`;
+  }
+  return why;
+}

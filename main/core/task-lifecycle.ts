@@ -1,0 +1,102 @@
+// Starting and ending a task: its record and token (TasksAndGrants), its own sockets (SSH
+// agent, request.sock, egress proxy: opened through ports), and the one prompt for the
+// grants it asks for at start (PromptQueue).
+import type { TaskStartParams } from '../contract/agent';
+import type { Task } from '../contract/approver';
+import { LIMITS } from '../contract/common';
+import { RPC, RpcError } from '../contract/rpc';
+import { newId } from '../store/ids';
+import { capArgs, type HistoryRecorder } from './history-recorder';
+import type { NotificationBus } from './notification-bus';
+import type { EgressEndpoint, EgressService, RequestContext, TaskSocketService, TaskStarter } from './ports';
+import type { PromptQueue } from './prompt-queue';
+import type { CoreRequest } from './request';
+import { newTaskToken } from './task-token';
+import { checkCondition, type TasksAndGrants } from './tasks-and-grants';
+
+/** What a task gets besides its record; each one absent where this process does not run it. */
+export interface TaskResources {
+  /** The task's own SSH agent socket (main/ssh); without it tasks have no SSH socket. */
+  ssh?: TaskSocketService;
+  /** The task's own request.sock (main/api/task-request-sockets.ts). */
+  requests?: TaskSocketService;
+  /** The task's egress proxy (main/integrations/egress); without it a sandbox has no way out. */
+  egress?: EgressService;
+}
+
+export interface StartedTask {
+  task: string;
+  sshAuthSock: string | null;
+  grants: string[];
+  token: string;
+  requestSock: string | null;
+  declined?: number[];
+  egress: EgressEndpoint | null;
+}
+
+/** task.start on a task's own socket: a new task would escape this one's deny grants. */
+export function boundTaskCannotStart(task: string): RpcError {
+  return new RpcError(RPC.refused, `task.start is refused on the socket of task ${task}: a task cannot start other tasks (the human or a client outside the task can)`);
+}
+
+export class TaskLifecycle implements TaskStarter {
+  constructor(
+    private readonly tasks: TasksAndGrants,
+    private readonly queue: Pick<PromptQueue, 'overCap' | 'askTaskGrants'>,
+    private readonly recorder: Pick<HistoryRecorder, 'answer' | 'forgetTask'>,
+    private readonly bus: NotificationBus,
+    private readonly resources: TaskResources = {},
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async startTask(p: TaskStartParams, ctx: RequestContext): Promise<StartedTask> {
+    if (ctx.boundTask) throw boundTaskCannotStart(ctx.boundTask);
+    const { ssh, requests, egress } = this.resources;
+    const secrets = [...new Set(p.secrets ?? [])];
+    if (secrets.length) {
+      if (!egress) throw new RpcError(RPC.invalidParams, 'invalid params: secrets: this Airlock runs no egress proxy, so a task cannot use secrets');
+      const known = new Set(egress.secretNames());
+      const missing = secrets.filter((n) => !known.has(n));
+      if (missing.length) throw new RpcError(RPC.invalidParams, `invalid params: secrets: no secret named ${missing.join(', ')} (add it with: airlock secrets add NAME --host HOST)`);
+    }
+    // Conditions are checked before anything exists, so a bad one is an error, not a prompt.
+    (p.grants ?? []).forEach((g, i) => checkCondition(g.when, `grants.${i}.when`));
+    // Grants asked for at start are a prompt: the flood caps apply before the task exists.
+    if (p.grants?.length) {
+      const reason = this.queue.overCap({ new: true }, ctx.connection);
+      if (reason) {
+        const req: CoreRequest = {
+          source: 'api', tool: 'task.start', action: 'other', resource: null, resources: [], summary: `task "${p.name}" asks for ${p.grants.length} grant(s)`.slice(0, LIMITS.summary),
+          argsText: capArgs(p.grants), args: p.grants, task: null, cwd: p.cwd ?? null, process: ctx.process, classifierRisk: [],
+        };
+        this.recorder.answer({ req, risk: { level: 'medium', reasons: ['a task asks for standing grants'] }, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason });
+        throw new RpcError(RPC.refused, reason);
+      }
+    }
+    const task: Task = { id: newId('t'), name: p.name, cwd: p.cwd ?? null, createdAt: this.now(), endedAt: null, sshAuthSock: null };
+    const { token, hash } = newTaskToken(task.id);
+    this.tasks.insertTask(task, hash);
+    if (ssh) {
+      task.sshAuthSock = await ssh.open(task.id);
+      this.tasks.setTaskSocket(task.id, task.sshAuthSock);
+    }
+    const requestSock = requests ? await requests.open(task.id, { end: () => this.endTask(task.id) }) : null;
+    const endpoint = egress ? await egress.open(task.id, secrets) : null;
+    this.bus.publish({ method: 'tasks.changed', params: {} });
+    let grants: string[] = [];
+    let declined: number[] | undefined;
+    if (p.grants && p.grants.length > 0) ({ ids: grants, declined } = await this.queue.askTaskGrants(task, p.grants, ctx));
+    return { task: task.id, sshAuthSock: task.sshAuthSock, grants, token, requestSock, ...(declined?.length ? { declined } : {}), egress: endpoint };
+  }
+
+  async endTask(id: string): Promise<void> {
+    if (!this.tasks.endTask(id)) return;
+    await this.resources.requests?.close(id);
+    await this.resources.ssh?.close(id);
+    await this.resources.egress?.close(id);
+    this.tasks.setTaskSocket(id, null);
+    this.recorder.forgetTask(id);
+    this.tasks.grantsChanged();
+    this.bus.publish({ method: 'tasks.changed', params: {} });
+  }
+}

@@ -1,0 +1,220 @@
+// Tasks and grants as records: the only part of the core that reads or writes them (and
+// the MCP tool reports) in the store. It keeps the index of active grants the policy
+// matches against, checks a task's token, and answers the two questions other parts ask
+// about a task (its keys, its network). Opening and closing a task's sockets is
+// task-lifecycle.ts's job.
+import type { GrantSpec, McpToolsReport } from '../contract/agent';
+import type { Grant, Task } from '../contract/approver';
+import { ACTION_RANK } from '../contract/common';
+import { RPC, RpcError } from '../contract/rpc';
+import type { Store } from '../store';
+import { newId } from '../store/ids';
+import { mcpAction, type ToolAnnotations } from './classify/mcp';
+import { compileCondition, ConditionError, conditionWords } from './condition';
+import { actionCovers, GrantIndex } from './grants';
+import type { NotificationBus } from './notification-bus';
+import type { KeyScope } from './ports';
+import { taskClaim, tokenMatches } from './task-token';
+
+export type TasksAndGrantsStore = Pick<
+  Store,
+  | 'activeGrants'
+  | 'insertGrant'
+  | 'getGrant'
+  | 'revokeGrant'
+  | 'listGrants'
+  | 'getMcpTool'
+  | 'putMcpTools'
+  | 'insertTask'
+  | 'taskTokenHash'
+  | 'setTaskSocket'
+  | 'endTask'
+  | 'getTask'
+  | 'listTasks'
+>;
+
+/** A grant as the UIs get it: with its condition in words. */
+export function withConditionWords(g: Grant): Grant {
+  return g.when ? { ...g, whenText: conditionWords(g.when) } : g;
+}
+
+/** Compiles a grant condition now (creation time), so a bad one is refused with the reason. */
+export function checkCondition(when: string | undefined, field = 'when'): void {
+  if (when === undefined) return;
+  try {
+    compileCondition(when);
+  } catch (e) {
+    if (e instanceof ConditionError) throw new RpcError(RPC.invalidParams, `invalid params: ${field}: ${e.message}`);
+    throw e;
+  }
+}
+
+export class TasksAndGrants implements KeyScope {
+  private grantCache: GrantIndex | null = null;
+
+  constructor(
+    private readonly store: TasksAndGrantsStore,
+    private readonly bus: NotificationBus,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  // ---- grants -------------------------------------------------------------------------
+
+  /** The grants in force now, indexed by tool (rebuilt after any change). */
+  activeGrants(): GrantIndex {
+    if (!this.grantCache) this.grantCache = new GrantIndex(this.store.activeGrants(this.now()));
+    return this.grantCache;
+  }
+
+  /** Something changed the grants (created, revoked, a use spent, a task ended): the index is rebuilt on next use. */
+  grantsChanged(): void {
+    this.grantCache = null;
+    this.bus.publish({ method: 'grants.changed', params: {} });
+  }
+
+  listGrants(p: { task?: string; includeInactive?: boolean }): Grant[] {
+    return this.store.listGrants({ task: p.task, includeInactive: p.includeInactive, now: this.now() }).map(withConditionWords);
+  }
+
+  createGrant(spec: GrantSpec, createdBy: string): Grant {
+    checkCondition(spec.when);
+    if (spec.task) this.liveTask(spec.task, `no task ${spec.task}`);
+    const g: Grant = {
+      id: newId('g'),
+      task: spec.task ?? null,
+      source: spec.source ?? '*',
+      tool: spec.tool ?? '*',
+      action: spec.action,
+      resource: spec.resource ?? '**',
+      key: spec.key ?? null,
+      effect: spec.effect,
+      expiresAt: spec.expiresAt ?? null,
+      usesLeft: spec.uses ?? null,
+      forwarded: spec.forwarded ?? false,
+      remote: spec.remote ?? null,
+      note: spec.note ?? null,
+      createdAt: this.now(),
+      createdBy,
+      revokedAt: null,
+      lastUsedAt: null,
+      when: spec.when ?? null,
+    };
+    this.store.insertGrant(g);
+    this.grantsChanged();
+    return g;
+  }
+
+  /** Stores a grant built elsewhere (a prompt's decision); the caller announces the change. */
+  insertGrant(g: Grant): void {
+    this.store.insertGrant(g);
+  }
+
+  revokeGrant(id: string): void {
+    if (!this.store.getGrant(id)) throw new RpcError(RPC.notFound, `no grant ${id}`);
+    this.store.revokeGrant(id, this.now());
+    this.grantsChanged();
+  }
+
+  keysVisibleTo(task: string): Set<string> | null {
+    const keys = this.activeGrants().all.filter((g) => g.task === task && g.effect === 'allow' && g.key !== null).map((g) => g.key!);
+    return keys.length ? new Set(keys) : null;
+  }
+
+  /**
+   * Whether a sandbox of `task` may have the network: the task holds an allow grant for
+   * transfers (bound to it or to any task) and no deny grant for them. One bit about the
+   * agent's own task; it reads no grant's details and decides nothing.
+   */
+  taskNetwork(task: string): { allowed: boolean; reason: string } {
+    this.liveTask(task, `no task ${task}`);
+    const transfer = this.activeGrants().all.filter((g) => (g.task === null || g.task === task) && actionCovers(g.action, 'transfer'));
+    if (transfer.some((g) => g.effect === 'deny')) return { allowed: false, reason: 'a grant denies transfers for this task' };
+    const allow = transfer.find((g) => g.effect === 'allow');
+    return allow ? { allowed: true, reason: `grant ${allow.id} allows transfers` } : { allowed: false, reason: 'the task holds no transfer grant' };
+  }
+
+  // ---- tasks --------------------------------------------------------------------------
+
+  /** A task that exists and has not ended, else the error that says so (`missing` when there is none). */
+  liveTask(id: string, missing = `no task ${id} (start one with task.start)`): Task {
+    const t = this.store.getTask(id);
+    if (!t) throw new RpcError(RPC.invalidParams, `invalid params: task: ${missing}`);
+    if (t.endedAt !== null) throw new RpcError(RPC.invalidParams, `invalid params: task: task ${id} has ended`);
+    return t;
+  }
+
+  getTask(id: string): Task | null {
+    return this.store.getTask(id);
+  }
+
+  listTasks(includeEnded: boolean): Task[] {
+    return this.store.listTasks(includeEnded);
+  }
+
+  /**
+   * The task a caller on the shared request.sock may act as: it must present the task's
+   * token (as `token`, or as `task` itself). The id alone is refused, with what to send.
+   * Unknown and ended tasks are refused first (the Claude Code hook starts a new task then).
+   */
+  authorizeTask(p: { task?: string; token?: string }): string {
+    const claim = taskClaim(p);
+    if (!claim) throw new RpcError(RPC.invalidParams, 'invalid params: task: required here — send the token task.start returned (as "token" beside "task", or as "task")');
+    const id = claim.task;
+    this.liveTask(id, `no task ${id.slice(0, 64)} (start one with task.start)`);
+    if (claim.token === null) {
+      throw new RpcError(
+        RPC.invalidParams,
+        `invalid params: token: acting as task ${id} on the shared request.sock needs its token — send "token" (the token task.start returned) beside "task", or the token itself as "task"; or connect to the task's own socket (requestSock)`,
+      );
+    }
+    if (!tokenMatches(this.store.taskTokenHash(id), claim.token)) throw new RpcError(RPC.invalidParams, `invalid params: token: not the token of task ${id}`);
+    return id;
+  }
+
+  insertTask(task: Task, tokenHash: string): void {
+    this.store.insertTask(task, tokenHash);
+  }
+
+  setTaskSocket(id: string, sock: string | null): void {
+    this.store.setTaskSocket(id, sock);
+  }
+
+  /** Marks the task ended (its grants die with it); false when it had already ended. */
+  endTask(id: string): boolean {
+    if (!this.store.getTask(id)) throw new RpcError(RPC.notFound, `no task ${id}`);
+    return this.store.endTask(id, this.now());
+  }
+
+  // ---- MCP tool reports ---------------------------------------------------------------
+
+  /** What a server declared for a tool in an earlier tools/list (null: never reported). */
+  mcpTool(server: string, tool: string): { annotations: ToolAnnotations | null; description: string | null } | null {
+    const learned = this.store.getMcpTool(server, tool);
+    return learned ? { annotations: learned.annotations as ToolAnnotations | null, description: learned.description } : null;
+  }
+
+  /**
+   * `airlock mcp` reports a server's tools/list. The server's claim, reported agent-side, so
+   * a report never turns a tool known as not read-only into a read (a fake report cannot
+   * make \`gmail/delete_all\` silent through the hook); pins still win over everything.
+   */
+  learnMcpTools(p: McpToolsReport): { learned: number; kept: string[] } {
+    const kept: string[] = [];
+    const rows: { name: string; annotations: Record<string, unknown> | null; description: string | null }[] = [];
+    for (const t of p.tools) {
+      const next = { annotations: (t.annotations ?? null) as ToolAnnotations | null, description: t.description ?? null };
+      const old = this.mcpTool(p.server, t.name);
+      if (old) {
+        const before = mcpAction(t.name, old).action;
+        const after = mcpAction(t.name, next).action;
+        if (ACTION_RANK[after] < ACTION_RANK[before]) {
+          kept.push(t.name);
+          continue;
+        }
+      }
+      rows.push({ name: t.name, annotations: t.annotations ?? null, description: t.description ?? null });
+    }
+    if (rows.length) this.store.putMcpTools(p.server, rows, this.now());
+    return { learned: rows.length, kept };
+  }
+}

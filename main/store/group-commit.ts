@@ -1,0 +1,88 @@
+// Group commit (issue 15). Decisions that arrive together are written in ONE transaction:
+// a commit costs about as much for one row as for thirty, so batching is what lets
+// throughput grow with the number of clients. The rules:
+//  - items are written in the order they were pushed (the store has already chained them);
+//  - a batch is flushed on setImmediate, never on a timer: a lone request waits for no
+//    one, it only yields the rest of the current turn of the event loop (requests that
+//    arrived in the same turn join it);
+//  - every item's promise settles only after its batch committed (or failed): callers
+//    answer the agent after that, so no answer ever leaves before its row is durable;
+//  - anyone may flush() synchronously first (reads of history, verify, grant writes) so
+//    what they see and write follows every decision already made.
+// A failed batch rejects every item in it (the store then rewinds its chain head): the
+// answers in it were not given, so nobody acted on them.
+
+interface Batch {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(e: unknown): void;
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A failed batch nobody awaits (e.g. an egress record) must not become an unhandled
+  // rejection that kills the daemon; whoever does await it still sees the error.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+export class GroupCommit<T> {
+  private items: T[] = [];
+  private batch: Batch | null = null;
+  private scheduled = false;
+  /** How many batches were written, and how many items in all (tests and benches read these). */
+  readonly stats = { batches: 0, items: 0, largest: 0 };
+
+  /**
+   * `write` runs one transaction over the batch and throws if it did not commit;
+   * `failed` is told before the batch's promises reject.
+   */
+  constructor(
+    private readonly write: (items: T[]) => void,
+    private readonly failed: (e: unknown) => void,
+  ) {}
+
+  /** Stages one item; the promise settles when its batch has committed (or failed). */
+  push(item: T): Promise<void> {
+    this.items.push(item);
+    this.batch ??= newBatch();
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.flush();
+      });
+    }
+    return this.batch.promise;
+  }
+
+  get pending(): number {
+    return this.items.length;
+  }
+
+  /** Writes everything staged now, synchronously. Returns the error if the batch failed (its promises reject with it). */
+  flush(): { error: unknown } | null {
+    if (this.items.length === 0) return null;
+    const items = this.items;
+    const batch = this.batch!;
+    this.items = [];
+    this.batch = null;
+    try {
+      this.write(items);
+    } catch (e) {
+      this.failed(e);
+      batch.reject(e);
+      return { error: e };
+    }
+    this.stats.batches++;
+    this.stats.items += items.length;
+    this.stats.largest = Math.max(this.stats.largest, items.length);
+    batch.resolve();
+    return null;
+  }
+}

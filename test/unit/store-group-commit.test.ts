@@ -1,0 +1,192 @@
+// Group commit (issue 15, main/store/group-commit.ts): events appended in one turn of the
+// event loop are written in one transaction, in chain order; nothing is visible to another
+// connection (so nothing may be answered) before that commit; a lone event waits only for
+// the end of the current turn; reads see every staged event; a failed batch gives no answer
+// and the chain goes on from the last committed event.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import Database from 'better-sqlite3';
+import { Store, type NewEvent } from '../../main/store';
+import { GENESIS, rowHash } from '../../main/store/chain';
+import type { Grant } from '../../main/contract/approver';
+
+function tmpDb(): string {
+  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'al-gc-')), 'airlock.db');
+}
+
+function ev(i: number, p: Partial<NewEvent> = {}): NewEvent {
+  return {
+    ts: 1_700_000_000_000 + i, task: null, source: 'api', tool: 'fs.write', action: 'write', resource: `/r/${i}`, resources: [`/r/${i}`],
+    summary: `write number ${i}`, args: null, cwd: null, process: null, ssh: null, risk: { level: 'low', reasons: [] },
+    decision: 'allow', decidedBy: 'grant', grant: null, scope: null, reason: 'ok', ...p,
+  };
+}
+
+function grant(id: string, p: Partial<Grant> = {}): Grant {
+  return {
+    id, task: null, source: 'api', tool: 'fs.write', action: 'write', resource: '**', key: null, effect: 'allow', expiresAt: null,
+    usesLeft: null, forwarded: false, note: null, createdAt: 1, createdBy: 'human', revokedAt: null, lastUsedAt: null, ...p,
+  };
+}
+
+/** What another process (a reader, or the daemon after a crash) would find on disk. */
+function onDisk(file: string): { ids: number[]; head: { id: number; hash: string } | undefined } {
+  const db = new Database(file, { readonly: true });
+  try {
+    const ids = (db.prepare('SELECT id FROM events ORDER BY id').all() as { id: number }[]).map((r) => r.id);
+    const head = db.prepare('SELECT id, hash FROM chain_head').get() as { id: number; hash: string } | undefined;
+    return { ids, head };
+  } finally {
+    db.close();
+  }
+}
+
+const turn = () => new Promise<void>((r) => setImmediate(r));
+
+test('events appended in one turn are committed in ONE transaction, in chain order, and not before', async () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  try {
+    const evs = Array.from({ length: 50 }, (_, i) => s.stageEvent(ev(i)));
+    // Ids and hashes are given at once, chained in call order...
+    assert.deepEqual(evs.map((e) => e.id), Array.from({ length: 50 }, (_, i) => i + 1));
+    // ...but nothing is on disk yet: no answer may leave on the strength of these.
+    assert.deepEqual(onDisk(file).ids, []);
+    let settled = 0;
+    for (const e of evs) void s.committed(e).then(() => settled++);
+    await Promise.resolve();
+    assert.equal(settled, 0, 'a commit promise settled before the batch was written');
+    await Promise.all(evs.map((e) => s.committed(e)));
+    assert.equal(settled, 50);
+    assert.deepEqual(s.commitStats(), { batches: 1, items: 50, largest: 50 });
+    const disk = onDisk(file);
+    assert.deepEqual(disk.ids, evs.map((e) => e.id));
+    assert.deepEqual(disk.head, { id: 50, hash: evs[49]!.hash });
+    // The chain, row by row, is the one the events were given.
+    const db = new Database(file, { readonly: true });
+    let prev = GENESIS;
+    for (const r of db.prepare('SELECT * FROM events ORDER BY id').all() as (Parameters<typeof rowHash>[1] & { id: number; prev_hash: string; hash: string })[]) {
+      assert.equal(r.prev_hash, prev, `event ${r.id} does not follow the one before`);
+      assert.equal(r.hash, rowHash(prev, r));
+      assert.equal(r.hash, evs[r.id - 1]!.hash);
+      prev = r.hash;
+    }
+    db.close();
+    assert.deepEqual(s.verifyChain(), { ok: true, count: 50 });
+  } finally {
+    s.close();
+  }
+});
+
+test('a lone event does not wait for company: it is committed by the end of the current turn', async () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  try {
+    for (let i = 0; i < 5; i++) {
+      const e = s.stageEvent(ev(i));
+      let done = false;
+      void s.committed(e).then(() => (done = true));
+      await turn();
+      assert.equal(done, true, `event ${e.id} was not committed within one turn of the event loop`);
+      assert.equal(onDisk(file).ids.length, i + 1);
+    }
+    // One batch per turn: five lone events, five transactions of one.
+    assert.deepEqual(s.commitStats(), { batches: 5, items: 5, largest: 1 });
+  } finally {
+    s.close();
+  }
+});
+
+test('batches across turns keep one chain; reads (history, verify, getEvent) see staged events at once', async () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  try {
+    for (let t = 0; t < 4; t++) {
+      const batch = Array.from({ length: 10 + t }, (_, i) => s.stageEvent(ev(t * 100 + i)));
+      // Read before the turn ends: the read flushes first, so history never lags decisions.
+      const h = s.queryHistory({ limit: 1 });
+      assert.equal(h.events[0]!.id, batch[batch.length - 1]!.id);
+      assert.equal(s.getEvent(batch[0]!.id)!.hash, batch[0]!.hash);
+      await turn();
+    }
+    assert.deepEqual(s.verifyChain(), { ok: true, count: 10 + 11 + 12 + 13 });
+    assert.deepEqual(s.commitStats(), { batches: 4, items: 46, largest: 13 });
+  } finally {
+    s.close();
+  }
+});
+
+test('grant effects ride in the batch: a created grant and spent uses are seen by grant reads at once', async () => {
+  const s = new Store(tmpDb());
+  try {
+    s.insertGrant(grant('g_limited', { usesLeft: 2 }));
+    const a = s.stageEvent(ev(1, { grant: 'g_limited' }), { consumeGrants: ['g_limited'] });
+    const b = s.stageEvent(ev(2, { decidedBy: 'human', scope: 'always' }), { createGrant: grant('g_new') });
+    assert.equal(s.getGrant('g_limited')!.usesLeft, 1);
+    assert.ok(s.activeGrants(2).some((g) => g.id === 'g_new'));
+    await Promise.all([s.committed(a), s.committed(b)]);
+    assert.deepEqual(s.verifyChain(), { ok: true, count: 2 });
+  } finally {
+    s.close();
+  }
+});
+
+test('a failed batch gives no answer: every commit in it rejects, nothing is written, the chain goes on from the last commit', async () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  try {
+    const first = s.stageEvent(ev(1));
+    await s.committed(first);
+    s.insertGrant(grant('g_dup'));
+    // The second event's grant collides with an existing id: the whole transaction fails.
+    const a = s.stageEvent(ev(2));
+    const b = s.stageEvent(ev(3, { decidedBy: 'human', scope: 'always' }), { createGrant: grant('g_dup') });
+    const c = s.stageEvent(ev(4));
+    const results = await Promise.allSettled([a, b, c].map((e) => s.committed(e)));
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+    assert.deepEqual(onDisk(file).ids, [1]);
+    // The next event chains to event 1 (ids 2-4 were never given out as answers).
+    const next = s.stageEvent(ev(5));
+    await s.committed(next);
+    assert.equal(next.id, 2);
+    assert.deepEqual(s.verifyChain(), { ok: true, count: 2 });
+  } finally {
+    s.close();
+  }
+});
+
+test('close() commits what is staged', () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  for (let i = 0; i < 3; i++) s.stageEvent(ev(i));
+  s.close();
+  assert.deepEqual(onDisk(file).ids, [1, 2, 3]);
+});
+
+test("a key's last-used time stays off the signing path: kept in memory, written at most once a second and at close", async () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  const usage = () => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare('SELECT fingerprint, last_used_at FROM key_usage').all();
+    } finally {
+      db.close();
+    }
+  };
+  s.touchKey('SHA256:a', 5);
+  s.touchKey('SHA256:a', 7);
+  assert.deepEqual(usage(), [], 'no write per signature');
+  // The daemon's own reads see it at once.
+  assert.deepEqual([...s.keyUsage()], [['SHA256:a', 7]]);
+  assert.deepEqual(usage(), [{ fingerprint: 'SHA256:a', last_used_at: 7 }]);
+  s.touchKey('SHA256:b', 9);
+  await new Promise((r) => setTimeout(r, 1300));
+  assert.equal(usage().length, 2, 'written by the one-second timer');
+  s.touchKey('SHA256:b', 11);
+  s.close();
+  assert.deepEqual(usage(), [{ fingerprint: 'SHA256:a', last_used_at: 7 }, { fingerprint: 'SHA256:b', last_used_at: 11 }]);
+});
