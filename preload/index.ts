@@ -4,7 +4,7 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
 import type { ApproverMethod, ApproverNotification } from '../main/contract/approver';
 import { INVOKE_CHANNEL, NOTIFY_CHANNEL, type IpcReply } from './ipc-protocol';
-import { APPROVER_METHOD_NAMES } from './method-names';
+import { APPROVER_METHOD_NAMES } from '../shared/approver-methods';
 import type { AirlockBridge } from './types';
 
 export type * from './types';

@@ -3,6 +3,7 @@
 // when asked, and what Electron's IPC serves (`dispatch`, `recorder`). `airlock serve` and
 // the Electron app both call this, so every transport is built from the same parts. Each
 // part gets everything it needs in its constructor; nothing is patched in afterwards.
+import * as path from 'node:path';
 import { approverMethods } from '../contract/approver';
 import { createApproverHandlers, type ApproverHandlers } from '../core/approver-service';
 import { Broker } from '../core/broker';
@@ -17,6 +18,7 @@ import { classifyShell } from '../core/classify/shell';
 import type { AgentSide, CommandClassifier, KeyService, NotificationSource, RejectionRecorder } from '../core/ports';
 import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
 import { assertPeerCredAvailable } from '../os/peer';
+import { foreignPeerAttempt } from '../os/private-socket';
 import { resolveRealPaths } from '../os/real-path';
 import { Store } from '../store';
 import { RemoteSockets } from './remote-sockets';
@@ -85,6 +87,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       passphrase: opts.keyPassphrase,
       sealer: opts.keySealer,
       onDisconnect: (connection) => broker.dropConnection(connection),
+      onForeignPeer: (sock, cred) => recorder.recordRejected(foreignPeerAttempt(sock === paths.agentSock ? 'agent.sock' : path.relative(paths.sockets, sock), cred)),
       onKeysChanged: () => bus.publish({ method: 'keys.changed', params: {} }),
       keyUsage: { load: () => store.keyUsage(), touch: (fp, at) => store.touchKey(fp, at), forget: (fp) => store.forgetKey(fp) },
       log: (m) => log(`ssh: ${m}`),

@@ -2,10 +2,11 @@
 // `dispatch(method, rawParams)` that every transport calls. Validation happens here,
 // once, for every adapter.
 import type { z } from 'zod';
-import { RPC, RpcError, parseParams } from '../contract/rpc';
+import { RPC, RpcError, parseParams, type MethodTable, type ServiceHandlers } from '../contract/rpc';
 
-type Table = Record<string, { params: z.ZodType; result: z.ZodType }>;
-export type Handlers<T extends Table> = { [K in keyof T]: (params: z.infer<T[K]['params']>) => Promise<unknown> };
+type Table = MethodTable;
+/** The handlers of a table, typed from it (contract/rpc.ts ServiceHandlers). */
+export type Handlers<T extends Table> = ServiceHandlers<T>;
 export type Dispatch = (method: string, params: unknown) => Promise<unknown>;
 
 export function createDispatch<T extends Table>(table: T, handlers: Handlers<T>): Dispatch {

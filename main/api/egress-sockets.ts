@@ -11,7 +11,7 @@ import { RPC, RpcError } from '../contract/rpc';
 import type { EgressCore, EgressEndpoint, EgressService } from '../core/ports';
 import { EgressProxy, NODE_PRELOAD_SOURCE, newPlaceholder, type Resolver, type SecretStore, type TaskSecret, type Trust } from '../integrations/egress';
 import { ensurePrivateDir } from '../os/paths';
-import { closeServer, listenPrivate } from './unix-listener';
+import { closePrivate, foreignPeerAttempt, listenPrivate } from '../os/private-socket';
 
 const MAX_SOCKET_PATH = 103;
 const TASK_ID = /^[A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,63}$/;
@@ -66,11 +66,13 @@ export class EgressSockets implements EgressService {
     // (curl, git, Python) still verify every other host as before.
     const caBundle = ca ? write('egress-ca.pem', `${this.trust.upstream}\n${ca.certPem}`) : null;
     const proxy = new EgressProxy({ task, core: this.core, resolver: this.resolver, secrets, ca, upstreamCa: this.trust.upstream });
-    const server = await listenPrivate(
-      sock,
-      (s, peer) => proxy.accept(s, peer),
-      (_s, info) => this.log(`egress: refused a connection to task ${task}'s proxy from uid ${info.uid} (pid ${info.pid})`),
-    );
+    const server = await listenPrivate(sock, {
+      onPeer: (s, peer) => proxy.accept(s, peer),
+      onForeign: (cred) => {
+        this.log(`egress: refused a connection to task ${task}'s proxy from uid ${cred.uid} (pid ${cred.pid})`);
+        this.core.recordRejected({ ...foreignPeerAttempt(`tasks/${task}/egress.sock`, cred), task });
+      },
+    });
     const endpoint: EgressEndpoint = { sock, caBundle, nodePreload, placeholders: Object.fromEntries(secrets.map((s) => [s.name, s.placeholder])) };
     // For `airlock exec --sandbox --task ID`: where the task's way out is (placeholders are no secret).
     write('egress.json', JSON.stringify(endpoint) + '\n');
@@ -83,7 +85,7 @@ export class EgressSockets implements EgressService {
     if (!o) return;
     this.open_.delete(task);
     o.proxy.close();
-    await closeServer(o.server, o.sock);
+    await closePrivate(o.server, o.sock);
     for (const f of o.files) fs.rmSync(f, { force: true });
   }
 

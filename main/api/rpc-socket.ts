@@ -4,7 +4,7 @@ import type * as net from 'node:net';
 import type { RejectionRecorder } from '../core/ports';
 import { serveJsonRpcLines } from './json-rpc-lines';
 import { rejectionRow } from './rpc-message';
-import { closeServer, listenPrivate, type Peer } from './unix-listener';
+import { closePrivate, foreignPeerAttempt, listenPrivate, type Peer } from '../os/private-socket';
 
 export interface RpcConnection {
   dispatch(method: string, params: unknown): Promise<unknown>;
@@ -18,9 +18,8 @@ export async function startRpcSocket(
   connect: (peer: Peer, notify: (method: string, params: unknown) => void) => RpcConnection,
 ): Promise<{ close(opts?: { graceful?: boolean }): Promise<void> }> {
   const sockets = new Set<net.Socket>();
-  const server = await listenPrivate(
-    sockPath,
-    (socket, peer) => {
+  const server = await listenPrivate(sockPath, {
+    onPeer: (socket, peer) => {
       sockets.add(socket);
       let notify: (method: string, params: unknown) => void = () => undefined;
       const conn = connect(peer, (m, p) => notify(m, p));
@@ -34,9 +33,8 @@ export async function startRpcSocket(
         conn.onClose?.();
       });
     },
-    (_socket, cred) =>
-      recorder.recordRejected({ source: name, tool: '(connect)', summary: 'connection from another user refused', raw: cred, reason: `peer uid ${cred.uid} is not this user` }),
-  );
+    onForeign: (cred) => recorder.recordRejected(foreignPeerAttempt(name, cred)),
+  });
   return {
     // graceful: a reply being written right now (e.g. to the `task.end` that closes this
     // very socket) is flushed first; the peer gets EOF on the next turn of the loop.
@@ -49,7 +47,7 @@ export async function startRpcSocket(
             setTimeout(() => s.destroy(), 1000).unref();
           });
       }
-      await closeServer(server, sockPath);
+      await closePrivate(server, sockPath);
     },
   };
 }

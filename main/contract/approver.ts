@@ -1,6 +1,8 @@
 // The human side: ApproverService. ui.sock, the web socket and Electron IPC are thin
 // adapters over this one table; the preload exposes exactly these methods.
+import type { ApproverMethodName } from '../../shared/approver-methods';
 import { z } from 'zod';
+import type { ServiceClient, ServiceHandlers } from './rpc';
 import {
   Action,
   DecidedBy,
@@ -140,13 +142,18 @@ export const Prompt = z.object({
 });
 export type Prompt = z.infer<typeof Prompt>;
 
+/**
+ * One row of the history, the one definition: the store writes it (NewEvent is this row
+ * before its id and hash), every UI reads it. `source` is a Source for decided requests
+ * and the transport's name ("request.sock", "web", "electron") for a rejected attempt.
+ */
 export const HistoryEvent = z.object({
   id: z.number().int(),
   ts: z.number(),
   task: z.string().nullable(),
   source: z.string(),
   tool: z.string(),
-  action: z.string(),
+  action: Action,
   resource: z.string().nullable(),
   resources: z.array(z.string()),
   summary: z.string(),
@@ -364,7 +371,7 @@ export const approverMethods = {
   'tasks.destinations': { params: z.strictObject({ task: Id }), result: z.object({ destinations: z.array(Destination) }) },
   'settings.get': { params: Empty, result: z.object({ settings: Settings }) },
   'settings.set': { params: SettingsPatch, result: z.object({ settings: Settings }) },
-} as const;
+} as const satisfies Record<ApproverMethodName, { params: z.ZodType; result: z.ZodType }>;
 export type ApproverMethods = typeof approverMethods;
 export type ApproverMethod = keyof ApproverMethods;
 
@@ -383,12 +390,10 @@ export type ApproverNotification = {
   [K in keyof ApproverNotifications]: { method: K; params: z.infer<ApproverNotifications[K]> };
 }[keyof ApproverNotifications];
 
-/** The service every human-side adapter exposes: one async function per method. */
-export type ApproverService = {
-  [K in ApproverMethod]: (
-    params: z.input<ApproverMethods[K]['params']>,
-  ) => Promise<z.infer<ApproverMethods[K]['result']>>;
-};
+/** The service as its callers see it (the renderer's bridge, ui.sock clients): derived from the table. */
+export type ApproverService = ServiceClient<ApproverMethods>;
+/** The service as the daemon implements it (core/approver-service.ts): derived from the same table. */
+export type ApproverHandlers = ServiceHandlers<ApproverMethods>;
 
 /** Decided-by vocabulary, re-exported for renderers that import only this module's types. */
 export type { DecidedBy, Outcome };

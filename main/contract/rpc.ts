@@ -50,3 +50,16 @@ export function parseParams<T extends z.ZodType>(schema: T, params: unknown): z.
   if (!r.success) throw new RpcError(RPC.invalidParams, `invalid params: ${describeIssues(r.error)}`);
   return r.data;
 }
+
+/** A method table: name → params and result schemas (contract/agent.ts, contract/approver.ts). */
+export type MethodTable = Record<string, { params: z.ZodType; result: z.ZodType }>;
+
+/** A table's caller side: what a caller passes (the schema's input) and gets back (its output). */
+export type ServiceClient<T extends MethodTable> = {
+  [K in keyof T]: (params: z.input<T[K]['params']>) => Promise<z.infer<T[K]['result']>>;
+};
+
+/** A table's implementing side: a handler gets validated params and returns what the result schema accepts. */
+export type ServiceHandlers<T extends MethodTable> = {
+  [K in keyof T]: (params: z.infer<T[K]['params']>) => Promise<z.input<T[K]['result']>>;
+};

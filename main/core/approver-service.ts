@@ -1,8 +1,7 @@
 // The ApproverService, implemented once over the core's parts. Adapters (ui.sock, web
 // socket, Electron IPC) validate params with the contract's schemas and call these
 // handlers; they add nothing of their own.
-import type { z } from 'zod';
-import type { ApproverMethods, ApproverNotification, Settings } from '../contract/approver';
+import type { ApproverHandlers, ApproverNotification, Settings } from '../contract/approver';
 import { RPC, RpcError } from '../contract/rpc';
 import type { Store } from '../store';
 import type { NotificationBus } from './notification-bus';
@@ -24,11 +23,7 @@ export interface ApproverParts {
   history: HistoryReader;
 }
 
-export type ApproverHandlers = {
-  [K in keyof ApproverMethods]: (
-    params: z.infer<ApproverMethods[K]['params']>,
-  ) => Promise<z.input<ApproverMethods[K]['result']>>;
-};
+export type { ApproverHandlers };
 
 function noKeys(): never {
   throw new RpcError(RPC.unavailable, 'the SSH agent is not running in this process, so keys cannot be managed here');

@@ -6,7 +6,7 @@
 import type { AgentAnswer, AgentRequest } from '../contract/agent';
 import { RPC, RpcError } from '../contract/rpc';
 import type { HistoryRecorder } from './history-recorder';
-import type { EgressCore, EgressRecord, RequestContext, RequestDesk } from './ports';
+import type { EgressCore, EgressRecord, RejectedAttempt, RequestContext, RequestDesk } from './ports';
 import type { PromptQueue } from './prompt-queue';
 import type { RequestPolicy } from './request-policy';
 import type { TasksAndGrants } from './tasks-and-grants';
@@ -61,6 +61,10 @@ export class Broker implements RequestDesk, EgressCore {
 
   recordPlaceholderLeak(p: Parameters<EgressCore['recordPlaceholderLeak']>[0]): void {
     this.parts.recorder.recordPlaceholderLeak(p);
+  }
+
+  recordRejected(p: RejectedAttempt): number {
+    return this.parts.recorder.recordRejected(p);
   }
 
   /** Refuses new requests and denies every open prompt (recorded) so no requester hangs across a restart. */

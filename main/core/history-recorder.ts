@@ -8,7 +8,7 @@ import type { Grant } from '../contract/approver';
 import { LIMITS, type DecidedBy, type Risk, type Scope } from '../contract/common';
 import type { Store } from '../store';
 import type { NotificationBus } from './notification-bus';
-import type { EgressRecord, RejectionRecorder } from './ports';
+import type { EgressRecord, RejectedAttempt, RejectionRecorder } from './ports';
 import type { CoreRequest } from './request';
 import { PLACEHOLDER_LEAK_TOOL, remember, type TaskMemory } from './risk';
 import { redactTokens } from './task-token';
@@ -120,7 +120,7 @@ export class HistoryRecorder implements RejectionRecorder {
   }
 
   /** Records an attempt that never reached policy (malformed line, bad params, wrong peer). */
-  recordRejected(p: { source: string; tool: string; summary: string; raw: unknown; reason: string; process?: CoreRequest['process']; task?: string | null }): number {
+  recordRejected(p: RejectedAttempt): number {
     const ev = this.store.appendEvent({
       ts: this.now(),
       task: p.task && this.store.getTask(p.task) ? p.task : null,

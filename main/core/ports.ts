@@ -162,7 +162,7 @@ export interface EgressRecord {
 }
 
 /** What the egress proxy needs from the core: ask like any request, and record. */
-export interface EgressCore extends RequestDesk {
+export interface EgressCore extends RequestDesk, RejectionRecorder {
   recordEgress(r: EgressRecord): void;
   /** A placeholder went where its secret does not belong: recorded, and the task's risk becomes critical. */
   recordPlaceholderLeak(p: { task: string; secret: string; host: string; port: number; where: string; process?: ProcessInfo }): void;

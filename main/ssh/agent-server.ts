@@ -2,14 +2,12 @@
 // Unix sockets — the main agent.sock and one per task. Each connection is checked for the
 // peer's uid, handled strictly one message at a time (the protocol is request/response in
 // order), and every signature goes through asker.ask() first.
-import { removeStaleSocket } from '../os/stale-socket';
+import { closePrivate, listenPrivate } from '../os/private-socket';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import * as path from 'node:path';
 import type { ProcessInfo } from '../contract/common';
 import type { Asker, KeyScope } from '../core/ports';
-import { ensurePrivateDir } from '../os/paths';
-import { type PeerCred, peerOf } from '../os/peer';
+import type { PeerCred } from '../os/peer';
 import { ProcessInfoCache } from './process-cache';
 import type { AgentLock } from './agent-lock';
 import { describeSign, type KeyFacts } from './describe';
@@ -43,6 +41,8 @@ export interface AgentCoreDeps {
   log: (msg: string) => void;
   /** Tells the broker a requester went away, so its open prompt is withdrawn. */
   onDisconnect: (connection: string) => void;
+  /** A process of another user connected (and was refused): recorded in history. */
+  onForeignPeer?: (socketPath: string, cred: PeerCred) => void;
 }
 
 /** Per-connection state. */
@@ -265,35 +265,21 @@ export class AgentListener {
   ) {}
 
   async listen(): Promise<void> {
-    ensurePrivateDir(path.dirname(this.socketPath));
-    await removeStaleSocket(this.socketPath, `another agent is already listening on ${this.socketPath}`);
-    const server = net.createServer((s) => this.accept(s));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.socketPath, () => {
-        server.off('error', reject);
-        resolve();
-      });
+    // The one private-socket module (main/os/private-socket.ts): umask 177, 0600, the
+    // peer's uid checked, a foreign peer recorded in history (onForeignPeer).
+    this.server = await listenPrivate(this.socketPath, {
+      onPeer: (socket, peer) => this.accept(socket, peer.cred),
+      onForeign: (cred) => {
+        this.core.deps.log(`refused an agent connection from uid ${cred.uid}`);
+        this.core.deps.onForeignPeer?.(this.socketPath, cred);
+      },
+      busyMessage: `another agent is already listening on ${this.socketPath}`,
+      // The agent reads the process itself, through its cache (process-cache.ts), and only when signing.
+      lazyProcess: true,
     });
-    server.on('error', (e) => this.core.deps.log(`agent socket ${this.socketPath}: ${e.message}`));
-    fs.chmodSync(this.socketPath, 0o600);
-    this.server = server;
   }
 
-  private accept(socket: net.Socket): void {
-    let cred: PeerCred;
-    try {
-      cred = peerOf(socket);
-    } catch {
-      socket.destroy();
-      return;
-    }
-    const me = process.getuid?.();
-    if (me !== undefined && cred.uid !== me) {
-      this.core.deps.log(`refused an agent connection from uid ${cred.uid}`);
-      socket.destroy();
-      return;
-    }
+  private accept(socket: net.Socket, cred: PeerCred): void {
     this.conns.add(socket);
     const conn: Conn = {
       id: `ssh-${process.pid}-${++connCounter}`,
@@ -361,7 +347,7 @@ export class AgentListener {
     this.server = null;
     for (const s of this.conns) s.destroy();
     this.conns.clear();
-    if (server) await new Promise<void>((r) => server.close(() => r()));
+    if (server) await closePrivate(server, this.socketPath);
     fs.rmSync(this.socketPath, { force: true });
   }
 }

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Asker, KeyService, KeyScope, TaskSocketService } from '../core/ports';
 import type { AirlockPaths } from '../os/paths';
+import type { PeerCred } from '../os/peer';
 import { AgentLock } from './agent-lock';
 import { AgentCore, AgentListener } from './agent-server';
 import { AgentKeyService } from './key-service';
@@ -35,6 +36,8 @@ export interface SshAgentOptions {
   onKeysChanged?: () => void;
   /** A client connection closed (the broker drops its pending prompts: Broker.dropConnection). */
   onDisconnect?: (connection: string) => void;
+  /** A process of another user connected to an agent socket (refused): record it in history. */
+  onForeignPeer?: (socketPath: string, cred: PeerCred) => void;
   log?: (msg: string) => void;
 }
 
@@ -83,6 +86,7 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
     upstream,
     log,
     onDisconnect: opts.onDisconnect ?? (() => {}),
+    onForeignPeer: opts.onForeignPeer,
   });
   const main = new AgentListener(core, opts.paths.agentSock);
   await main.listen();

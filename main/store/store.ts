@@ -5,36 +5,18 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { AuditResult, Destination, Grant, HistoryEvent, HistoryQuery, Remote, Task } from '../contract/approver';
-import type { DecidedBy, Outcome, ProcessInfo, RemoteInfo, Risk, Scope, SshInfo } from '../contract/common';
+import type { Action, DecidedBy, Outcome, ProcessInfo, RemoteInfo, Risk, Scope, SshInfo } from '../contract/common';
 import { GENESIS, rowHash, type ChainedColumns } from './chain';
 import { GroupCommit } from './group-commit';
 import { migrate } from './migrations';
 import { indexBatch } from './search-index';
 import { sqliteNativeBinding } from './native-binding';
 
-export interface NewEvent {
-  ts: number;
-  task: string | null;
-  source: string;
-  tool: string;
-  action: string;
-  resource: string | null;
-  resources: string[];
-  summary: string;
+/** A history row before the store gives it an id and a hash (contract/approver.ts HistoryEvent, the one definition). */
+export type NewEvent = Omit<HistoryEvent, 'id' | 'hash' | 'args'> & {
   /** Already capped JSON text (or null). */
   args: string | null;
-  cwd: string | null;
-  process: ProcessInfo | null;
-  ssh: SshInfo | null;
-  /** Set when the request came through a remote's socket (airlock remote). */
-  remote?: RemoteInfo | null;
-  risk: Risk;
-  decision: Outcome;
-  decidedBy: DecidedBy;
-  grant: string | null;
-  scope: Scope | null;
-  reason: string;
-}
+};
 
 export interface EventEffects {
   /** Take one use of each of these grants (and stamp last_used_at) in the same transaction. */
@@ -74,7 +56,7 @@ export function toEvent(r: EventRow): HistoryEvent {
     task: r.task,
     source: r.source,
     tool: r.tool,
-    action: r.action,
+    action: r.action as Action,
     resource: r.resource,
     resources: parseJson<string[]>(r.resources) ?? [],
     summary: r.summary,

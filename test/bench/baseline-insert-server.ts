@@ -6,6 +6,7 @@
 //   node baseline-insert-server.js SOCKET DBFILE      prints "ready" when listening
 import * as net from 'node:net';
 import { Store } from '../../main/store';
+import type { Action } from '../../main/contract/common';
 
 const [sock, dbFile] = process.argv.slice(2);
 if (!sock || !dbFile) {
@@ -24,7 +25,7 @@ net
       while ((i = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, i);
         buf = buf.slice(i + 1);
-        const m = JSON.parse(line) as { id: number; params: { source: string; tool: string; action: string; resource: string; summary: string } };
+        const m = JSON.parse(line) as { id: number; params: { source: string; tool: string; action: Action; resource: string; summary: string } };
         const p = m.params;
         const ev = store.appendEvent({
           ts: Date.now(), task: null, source: p.source, tool: p.tool, action: p.action, resource: p.resource, resources: [p.resource],

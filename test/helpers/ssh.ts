@@ -25,6 +25,8 @@ export interface TestAgent {
   /** Change the answer for the next requests. */
   decide: (req: AgentRequest, ctx: RequestContext) => 'allow' | 'deny';
   scope: Map<string, Set<string>>;
+  /** Foreign peers the agent refused and handed over for recording (socket path, uid). */
+  foreign: { sock: string; uid: number }[];
   env: NodeJS.ProcessEnv;
   close(): Promise<void>;
 }
@@ -45,6 +47,7 @@ export async function startTestAgent(
     asked,
     decide: opts.decide ?? (() => 'allow'),
     scope,
+    foreign: [],
     env: { ...process.env, SSH_AUTH_SOCK: paths.agentSock, HOME: home, GNUPGHOME: home },
     async close() {
       await t.agent.close();
@@ -58,6 +61,7 @@ export async function startTestAgent(
     knownHostsFiles: opts.knownHostsFiles ?? [],
     passphrase: opts.passphrase,
     log: () => {},
+    onForeignPeer: (sock, cred) => t.foreign.push({ sock, uid: cred.uid }),
     asker: {
       async ask(req, ctx): Promise<AgentAnswer> {
         asked.push({ req, ctx });

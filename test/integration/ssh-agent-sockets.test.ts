@@ -98,6 +98,8 @@ describe('per-task sockets', () => {
       assert.doesNotMatch(asNobody.out, /Could not open a connection/);
       assert.ok(/communication with agent failed/.test(asNobody.out) || asNobody.signal === 'SIGPIPE', JSON.stringify(asNobody));
       assert.doesNotMatch(asNobody.out, /SHA256:/);
+      // Refused and handed over for recording in history (the daemon writes a rejected event), not only logged.
+      assert.deepEqual(a.foreign, [{ sock: a.sock, uid: 65534 }]);
       const asMe = await run('ssh-add', ['-l'], { env: a.env });
       assert.equal(asMe.code, 0, 'our own uid still works');
     } finally {

@@ -4,9 +4,9 @@ import { test } from 'node:test';
 import { approverMethods } from '../../main/contract/approver';
 import { checkHostAndOrigin, bearerToken, newToken, tokenMatches } from '../../main/api/web-guard';
 import { contentSecurityPolicy } from '../../main/api/csp';
-import { APPROVER_METHOD_NAMES } from '../../preload/method-names';
+import { APPROVER_METHOD_NAMES } from '../../shared/approver-methods';
 
-test('the preload exposes exactly the contract methods', () => {
+test('the preload and the renderer build their bridges from exactly the contract methods', () => {
   assert.deepEqual([...APPROVER_METHOD_NAMES].sort(), Object.keys(approverMethods).sort());
 });
 

@@ -2,7 +2,7 @@
 // WebSocket to `airlock serve --web`. The per-run token comes from the URL fragment
 // (#token=…), which browsers never send to the server or put in Referer.
 import type { AirlockBridge, ApproverNotification } from '../../../preload/types';
-import { METHOD_NAMES } from './methods';
+import { APPROVER_METHOD_NAMES } from '../../../shared/approver-methods';
 
 export class RemoteError extends Error {
   constructor(
@@ -108,7 +108,7 @@ export function createWebSocketBridge(token: string, loc: Location = window.loca
   }
 
   const bridge: Record<string, unknown> = {};
-  for (const m of METHOD_NAMES) bridge[m] = (params: unknown) => call(m, params);
+  for (const m of APPROVER_METHOD_NAMES) bridge[m] = (params: unknown) => call(m, params);
   bridge.onNotification = (cb: (n: ApproverNotification) => void) => {
     listeners.add(cb);
     return () => {

@@ -1,0 +1,104 @@
+// The one way Airlock listens on a Unix socket (ui.sock, request.sock, a task's or a
+// remote's request.sock, a task's egress.sock, the SSH agent's agent.sock and each task's
+// agent socket):
+// - the directory is 0700 and the socket is created under umask 177, then chmod 0600, so
+//   there is no moment at which another user could connect;
+// - a live socket of another daemon is never stolen; a stale one is replaced;
+// - every peer's uid is checked on every connection (SO_PEERCRED through the native
+//   addon); a peer of another user is disconnected and handed to `onForeign`, whose job is
+//   to record it in history (foreignPeerAttempt gives the row), not merely to log it.
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import type { ProcessInfo } from '../contract/common';
+import { ensurePrivateDir } from './paths';
+import { peerOf, processInfo, type PeerCred } from './peer';
+import { removeStaleSocket } from './stale-socket';
+
+export interface Peer {
+  /** This daemon's id of the connection (a disconnect cancels its prompts by it). */
+  connection: string;
+  cred: PeerCred;
+  /** The peer's process and its parents, read once when first asked for. */
+  readonly process: ProcessInfo;
+}
+
+export interface PrivateSocketOptions {
+  onPeer(socket: net.Socket, peer: Peer): void;
+  /** A peer of another user: already disconnected; record it (foreignPeerAttempt). */
+  onForeign(cred: PeerCred): void;
+  /** The error when another live process serves this path. */
+  busyMessage?: string;
+  /** Read the peer's process at connect time (default), or only if `peer.process` is read. */
+  lazyProcess?: boolean;
+}
+
+let connections = 0;
+
+export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions): Promise<net.Server> {
+  ensurePrivateDir(path.dirname(sockPath));
+  await removeStaleSocket(sockPath, opts.busyMessage ?? `another Airlock is already serving ${sockPath}; stop it first (or set AIRLOCK_HOME to use another place)`);
+  const myUid = process.getuid?.() ?? -1;
+  const server = net.createServer((socket) => {
+    let cred: PeerCred;
+    try {
+      cred = peerOf(socket);
+    } catch {
+      socket.destroy();
+      return;
+    }
+    if (cred.uid !== myUid) {
+      socket.destroy();
+      try {
+        opts.onForeign(cred);
+      } catch {
+        // Recording must never take the listener down.
+      }
+      return;
+    }
+    let info: ProcessInfo | undefined;
+    const peer: Peer = {
+      connection: `c${++connections}`,
+      cred,
+      get process() {
+        return (info ??= processInfo(cred));
+      },
+    };
+    if (!opts.lazyProcess) void peer.process;
+    opts.onPeer(socket, peer);
+  });
+  const oldMask = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(sockPath, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } finally {
+    process.umask(oldMask);
+  }
+  fs.chmodSync(sockPath, 0o600);
+  // A listener error after start (EMFILE…) must not become an uncaught exception.
+  server.on('error', () => undefined);
+  return server;
+}
+
+/** Stops listening and removes the socket file (resolves within a second even if a client lingers). */
+export function closePrivate(server: net.Server, sockPath: string): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    try {
+      fs.unlinkSync(sockPath);
+    } catch {
+      // already gone
+    }
+    setTimeout(resolve, 1000).unref();
+  });
+}
+
+/** The history row of a refused foreign peer (same shape on every socket). */
+export function foreignPeerAttempt(where: string, cred: PeerCred): { source: string; tool: string; summary: string; raw: unknown; reason: string } {
+  return { source: where, tool: '(connect)', summary: 'connection from another user refused', raw: cred, reason: `peer uid ${cred.uid} is not this user` };
+}
