@@ -20,6 +20,7 @@ import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
 import { assertPeerCredAvailable } from '../os/peer';
 import { foreignPeerAttempt } from '../os/private-socket';
 import { resolveRealPaths } from '../os/real-path';
+import { createConsequenceProbe } from '../os/consequence-probe';
 import { Store } from '../store';
 import { RemoteSockets } from './remote-sockets';
 import { startRequestSocket } from './request-socket';
@@ -76,7 +77,10 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
       { classifier, realPaths: resolveRealPaths },
     );
-    const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus });
+    // Airlock's own entry points (bin/airlock, dist/…): "who" on a prompt walks past them to the agent.
+    const installRoot = path.resolve(__dirname, '..', '..', '..');
+    const ownInstall = { roots: [path.join(installRoot, 'bin'), path.join(installRoot, 'dist')] };
+    const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, consequences: createConsequenceProbe(), ownInstall });
     const broker = new Broker({ policy, queue, recorder, grants: tasks });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
     const ssh = await startSshAgent({

@@ -137,6 +137,14 @@ export const Prompt = z.object({
   mcpServer: z.string().optional(),
   /** Conditions a grant could carry, started from this request's own arguments ("amount ≤ 5000"). */
   conditions: z.array(z.object({ when: z.string(), words: z.string() })).optional(),
+  /** What will happen, computed by the daemon from the disk ("deletes build/: 34 files, 2.1 MB", "pushes to https://…"). */
+  consequence: z.array(z.string()).optional(),
+  /** Claude Code Edit / MultiEdit / Write: a unified diff against the file on disk (capped). */
+  diff: z
+    .object({ path: z.string(), text: z.string(), added: z.number().int(), removed: z.number().int(), truncated: z.boolean(), note: z.string().optional() })
+    .optional(),
+  /** Who: the agent's processes past Airlock's own (CLI, hook), nearest first, each with its full command line. */
+  agent: z.array(z.object({ pid: z.number().int(), exe: z.string().nullable(), commandLine: z.string() })).optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });

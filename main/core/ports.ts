@@ -199,3 +199,18 @@ export interface SecretService {
  * says why some were not resolved (a budget ran out, a link loop).
  */
 export type PathResolver = (paths: readonly string[]) => { real: Map<string, string>; incomplete: string | null };
+
+/**
+ * Read-only looks at the disk for "what will happen" (core/consequence.ts): the size of
+ * what a delete removes, the file an Edit changes, a repository's remote URL. Every call
+ * is bounded (entries, bytes, time) and never follows the agent into /proc, /sys or /dev;
+ * implemented in main/os/consequence-probe.ts.
+ */
+export interface ConsequenceProbe {
+  /** A path's size without following symbolic links: files and bytes below it, `capped` when the walk stopped early. */
+  measure(path: string): { kind: 'file' | 'dir' | 'link' | 'other' | 'missing'; files: number; bytes: number; capped: boolean };
+  /** A regular file's text (UTF-8), or why not: missing, not a regular file, too big. */
+  readText(path: string): { text: string } | { missing: true } | { refused: string };
+  /** The URL `git push <remote>` uses from the repository around `cwd` (pushurl, else url, insteadOf applied), or null. */
+  gitRemoteUrl(cwd: string, remote: string): string | null;
+}

@@ -13,10 +13,13 @@ import { overPendingCap } from './flood';
 import { conditionArgs } from './grants';
 import { capArgs, type HistoryRecorder } from './history-recorder';
 import type { NotificationBus } from './notification-bus';
-import type { RequestContext } from './ports';
+import type { ConsequenceProbe, RequestContext } from './ports';
 import { checkDecision, grantFromDecision, serverReadOnlyGrants, taskGrantChoice } from './prompt-decisions';
 import type { CoreRequest } from './request';
 import { suggest } from './suggest';
+import { scopeRefusal } from './friction';
+import { promptFacts } from './prompt-facts';
+import type { OwnInstall } from './agent-chain';
 import { describeTaskGrants, grantLine } from './task-grants';
 import { checkCondition, withConditionWords, type TasksAndGrants } from './tasks-and-grants';
 
@@ -52,6 +55,10 @@ export interface PromptQueueDeps {
   bus: NotificationBus;
   now?: () => number;
   schedule?: Schedule;
+  /** Looks at the disk for a prompt's consequence line and diff (main/os/consequence-probe.ts); without it prompts have none. */
+  consequences?: ConsequenceProbe;
+  /** Where this Airlock is installed, so "who" skips its own processes (core/agent-chain.ts). */
+  ownInstall?: OwnInstall;
 }
 
 export class PromptQueue {
@@ -62,8 +69,12 @@ export class PromptQueue {
   private readonly bus: NotificationBus;
   private readonly now: () => number;
   private readonly schedule: Schedule;
+  private readonly consequences?: ConsequenceProbe;
+  private readonly ownInstall: OwnInstall;
 
   constructor(deps: PromptQueueDeps) {
+    this.consequences = deps.consequences;
+    this.ownInstall = deps.ownInstall ?? { roots: [] };
     this.recorder = deps.recorder;
     this.grants = deps.grants;
     this.settings = deps.settings;
@@ -123,6 +134,7 @@ export class PromptQueue {
       ...(req.actionOrigin ? { actionOrigin: req.actionOrigin } : {}),
       ...(mcp ? { mcpServer: mcp[0] } : {}),
       ...conditionSuggestions(req),
+      ...promptFacts(req, this.consequences, this.ownInstall),
       createdAt: now,
       expiresAt: now + timeoutSec * 1000,
     };
@@ -228,6 +240,9 @@ export class PromptQueue {
     if (!p) throw new RpcError(RPC.notFound, `no pending prompt ${d.id} (it was answered or timed out)`);
     if (p.taskGrants) return this.decideTaskGrants(p, d);
     const req = p.waiters[0]!.req;
+    // Friction that grows with risk, in the daemon (friction.ts): no client can skip it.
+    const refused = scopeRefusal(p.risk.level, d.decision, d.scope, d.decision === 'allow' || !!d.serverReadOnly);
+    if (refused) throw new RpcError(RPC.invalidParams, `invalid params: scope: ${refused}`);
     checkDecision(req, d);
     if (d.scope === 'once') {
       this.finish(p, d.decision, 'human', null, 'once', `${d.decision === 'allow' ? 'allowed' : 'denied'} once by the human`);

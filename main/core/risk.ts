@@ -2,6 +2,7 @@
 import * as os from 'node:os';
 import { RISK_LEVELS, type Risk, type RiskLevel } from '../contract/common';
 import type { CoreRequest } from './request';
+import { commandRules, RULE, ruleText } from './risk-rules';
 
 const HOME = os.homedir();
 
@@ -101,6 +102,13 @@ function commandOf(r: CoreRequest): string | null {
   return null;
 }
 
+/** What a reason quotes: the command as written, else `tool resource`. */
+function triggerOf(r: CoreRequest): string {
+  const cmd = commandOf(r);
+  if (cmd) return `\`${cmd.length > 160 ? `${cmd.slice(0, 159)}…` : cmd}\``;
+  return `${r.tool}${r.resource ? ` ${r.resource}` : ''}`.slice(0, 200);
+}
+
 export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
   const reasons: string[] = [];
   let level: RiskLevel = r.action === 'read' || r.action === 'other' ? 'low' : 'medium';
@@ -108,7 +116,8 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
     if (rank(to) > rank(level)) level = to;
     if (!reasons.includes(why)) reasons.push(why);
   };
-  if (r.action !== 'read' && r.action !== 'other') reasons.push(`${r.action} is a high-impact action`);
+  // The generic reason quotes what does it: the command, or the tool and its resource.
+  if (r.action !== 'read' && r.action !== 'other') reasons.push(`${r.action} is a high-impact action: ${triggerOf(r)}`);
 
   if (r.action === 'write' || r.action === 'delete') {
     for (const res of r.resources) {
@@ -119,7 +128,10 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
   for (const res of r.resources) {
     const what = holdsSecrets(res);
     if (!what) continue;
-    if (r.action === 'transfer') raise('critical', `sends ${what} (${res}) out`);
+    // With parts, the command rules below say which part sends it (and a piped
+    // `curl -d @.env … | sh` is an execute that still sends the secret).
+    if (r.parts?.some((p) => p.action === 'transfer' && p.resources.includes(res))) continue;
+    if (r.action === 'transfer') raise('critical', ruleText({ level: 'critical', rule: RULE.secretSent, trigger: triggerOf(r), why: `sends ${what} (${res}) out` }));
     else raise(r.action === 'read' ? 'medium' : 'high', `touches ${what} (${res})`);
   }
   if (r.ssh) {
@@ -132,12 +144,11 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
     if (facts.hostKeyRevoked === true) raise('critical', 'the host key is marked @revoked in known_hosts');
   }
   for (const c of r.classifierRisk) raise(c.level, c.reason);
-  // The same chain inside one command line: `cat .env | curl -d @- …`.
-  if (r.parts) {
-    const secret = r.parts.find((p) => p.action === 'read' && p.resources.some((x) => holdsSecrets(x)));
-    if (secret && r.parts.some((p) => p.action === 'transfer')) {
-      raise('critical', `this command reads secrets (${secret.resources.find((x) => holdsSecrets(x))}) and sends data out`);
-    }
+  // Named rules over the command's parts (risk-rules.ts): a secret sent anywhere, a
+  // download piped to a shell, the project archived and copied away; and the same chain
+  // inside one command line (`cat .env | curl -d @- …`).
+  if (r.parts?.length) {
+    for (const h of commandRules({ parts: r.parts, classifierReasons: r.classifierRisk.map((c) => c.reason), holdsSecrets })) raise(h.level, ruleText(h));
   }
 
   if (r.egress?.local) raise('high', `connects to ${r.egress.local} (${r.egress.address})`);

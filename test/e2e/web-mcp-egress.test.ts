@@ -40,11 +40,17 @@ async function session(d: WebDaemon, name: string, server: string, state: string
   return client;
 }
 
-/** Sends a CONNECT on a task's egress.sock; resolves with the proxy's status line (bounded). */
-function connectThrough(sock: string, target: string): Promise<{ status: string; socket: net.Socket }> {
+/**
+ * Sends a CONNECT on a task's egress.sock; resolves with the proxy's status line and a
+ * promise of everything that follows it until the tunnel closes (bounded).
+ */
+function connectThrough(sock: string, target: string): Promise<{ status: string; rest: Promise<string> }> {
   return new Promise((resolve, reject) => {
     const s = net.connect(sock);
     let buf = '';
+    let status: string | null = null;
+    let closed: (text: string) => void = () => undefined;
+    const rest = new Promise<string>((r) => (closed = r));
     const t = setTimeout(() => {
       s.destroy();
       reject(new Error(`no answer to CONNECT ${target} in time`));
@@ -55,11 +61,16 @@ function connectThrough(sock: string, target: string): Promise<{ status: string;
     });
     s.on('data', (c) => {
       buf += c.toString('latin1');
-      if (buf.includes('\r\n')) {
-        clearTimeout(t);
-        s.removeAllListeners('data');
-        resolve({ status: buf.split('\r\n')[0]!, socket: s });
+      const end = buf.indexOf('\r\n\r\n');
+      if (status === null && end >= 0) {
+        status = buf.split('\r\n')[0]!;
+        buf = buf.slice(end + 4);
+        resolve({ status, rest });
       }
+    });
+    s.on('close', () => {
+      clearTimeout(t);
+      closed(buf);
     });
     s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\n\r\n`);
   });
@@ -182,13 +193,9 @@ test('web UI: MCP and egress prompts, conditions, "only reads from this server",
     assert.match((await c.getByTestId('choice-task').textContent()) ?? '', /Allow this host for this task/);
     await waitArmed(page, p.id);
     await c.getByTestId('choice-task').click();
-    const { status, socket } = await pending;
+    const { status, rest } = await pending;
     assert.match(status, /^HTTP\/1\.1 200/);
-    const got = await new Promise<string>((resolve) => {
-      let b = '';
-      socket.on('data', (x) => (b += x.toString()));
-      socket.on('close', () => resolve(b));
-    });
+    const got = await rest;
     assert.match(got, /hello from upstream/);
     const { grants } = await ui.call<{ grants: Grant[] }>('grants.list', { task: started.task });
     assert.deepEqual(grants.map((g) => [g.source, g.resource, g.task]), [['egress', `127.0.0.1:${port}`, started.task]]);

@@ -216,3 +216,27 @@ test('the daemon goes away: watch says so and reconnects by itself after a resta
   tmux('send-keys', '-t', SESSION, 'd');
   assert.equal((await again).decision, 'deny');
 });
+
+test('an MCP prompt says which server and where its action came from, lists conditions in words; "r" allows only reads from that server for the task', async () => {
+  const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'tmux mail', cwd: '/repo' });
+  const mcp = (name: string, args: object, annotations: object, summary: string) =>
+    agent.call<AgentAnswer>('request', { source: 'mcp', tool: `mail/${name}`, action: 'write', summary, args: { arguments: args, annotations }, task, token });
+  const pending = mcp('delete_message', { id: 'm1', folder: 'INBOX' }, { destructiveHint: true }, 'delete message m1 (tmux)');
+  await waitFor(() => /delete message m1 \(tmux\)/.test(screen()), 'the prompt on screen');
+  const s = screen();
+  assert.match(s, /mcp server: mail/);
+  assert.match(s, /"delete" from: the server's annotations/);
+  assert.match(s, /conditions a grant could carry .*: id is "m1" · folder is "INBOX"/);
+  assert.match(s, /\[r\] only reads from mail, for this task/);
+  await new Promise((r) => setTimeout(r, 600)); // the input guard
+  tmux('send-keys', '-t', SESSION, 'r');
+  const a = await pending;
+  assert.equal(a.decision, 'deny');
+  assert.match(a.reason, /only reads from mail for this task/);
+  await waitFor(() => /only reads from mail for this task; denied/.test(screen()), 'the status line');
+  const read = await mcp('list_messages', {}, { readOnlyHint: true }, 'list (tmux)');
+  assert.equal(read.decision, 'allow');
+  const send = await mcp('send_message', { to: 'x@evil.example' }, { openWorldHint: true }, 'send (tmux)');
+  assert.equal(send.decision, 'deny');
+  assert.match(send.reason, /mail: never write, delete, move or send/);
+});

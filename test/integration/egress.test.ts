@@ -308,4 +308,33 @@ describe('egress proxy (real sandbox, real clients)', { skip }, () => {
       await slow.close();
     }
   });
+
+  test('after a daemon restart a running sandbox is told to restart its task: a clear 502, never a way out', async () => {
+    const task = await startTask('outlives its daemon');
+    await ui.call('grants.create', { task, source: 'egress', action: 'transfer', resource: `api.example.test:${api.port}`, effect: 'allow' });
+    const go = path.join(work, 'go-after-restart');
+    const ready = path.join(work, 'ready-before-restart');
+    fs.rmSync(go, { force: true });
+    fs.rmSync(ready, { force: true });
+    // Says it runs, waits (bounded) for the file, then tries the same allowed host again.
+    const pending = sandboxed(
+      task,
+      `touch ready-before-restart; for i in $(seq 600); do [ -e go-after-restart ] && break; sleep 0.1; done; curl -sS -m 20 --cacert test-ca.pem https://api.example.test:${api.port}/after; echo "curl=$?"`,
+      90_000,
+    );
+    await waitFor(() => fs.existsSync(ready), 'the sandbox to start', 30_000);
+    ui.close();
+    await d.kill();
+    d = await d.restart();
+    ui = await d.ui();
+    human = await Human.on(ui);
+    const seenBefore = api.seen.length;
+    fs.writeFileSync(go, '');
+    const r = await pending;
+    assert.match(r.stdout, /curl=56/, r.stdout + r.stderr);
+    assert.match(r.stderr, /CONNECT tunnel failed, response 502/);
+    assert.match(r.stderr, /airlock: Airlock egress proxy unreachable: Airlock was restarted or this task ended; restart the task/);
+    assert.equal(api.seen.length, seenBefore, 'nothing reached the server');
+    assert.equal(human.unanswered().length, 0);
+  });
 });

@@ -254,7 +254,12 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
       const left = sub(st, () => visitStmt(b.X, src, st, depth));
       const right = sub(st, () => visitStmt(b.Y, src, st, depth));
       if (left.some((f) => f.download) && right.some((f) => f.runsStdin)) {
-        addReason(st, { level: 'high', reason: 'downloads code and runs it (… | sh)' });
+        // The reason quotes both sides, so the prompt shows which download feeds which shell.
+        const q = (n: ShNode) => {
+          const t = sourceOf(src, n).replace(/\s+/g, ' ').trim();
+          return `\`${t.length > 100 ? `${t.slice(0, 99)}…` : t}\``;
+        };
+        addReason(st, { level: 'high', reason: `downloads code and runs it (${q(b.X)} | ${q(b.Y)})` });
         raise(st, 'execute');
       }
       found.push(...left, ...right);

@@ -13,11 +13,23 @@ export const RELAY_SOURCE = String.raw`'use strict';
 const net = require('net');
 const { spawn } = require('child_process');
 const [sock, preload, cmd, ...args] = process.argv.slice(1);
+// The daemon's proxy lives in the daemon: after a restart this task's egress.sock is gone
+// for good (the sandbox sees the old, deleted directory), so the client gets a clear 502
+// and the agent's terminal one line saying what to do, instead of a bare reset.
+const GONE = 'Airlock egress proxy unreachable: Airlock was restarted or this task ended; restart the task to get a way out again';
+let warned = false;
 const server = net.createServer((c) => {
   const u = net.connect(sock);
+  let up = false;
   const end = () => { c.destroy(); u.destroy(); };
-  c.on('error', end); u.on('error', end); c.on('close', end); u.on('close', end);
-  c.pipe(u); u.pipe(c);
+  c.on('error', end); c.on('close', end); u.on('close', () => { if (up) end(); });
+  u.on('connect', () => { up = true; c.pipe(u); u.pipe(c); });
+  u.on('error', (e) => {
+    if (up) return end();
+    if (!warned) { warned = true; process.stderr.write('airlock: ' + GONE + ' (' + (e.code || e.message) + ')\n'); }
+    c.resume();
+    c.end('HTTP/1.1 502 ' + GONE + '\r\nContent-Type: text/plain\r\nContent-Length: ' + Buffer.byteLength(GONE + '\n') + '\r\nConnection: close\r\n\r\n' + GONE + '\n');
+  });
 });
 server.on('error', (e) => { process.stderr.write('airlock relay: ' + e.message + '\n'); process.exit(70); });
 server.listen(0, '127.0.0.1', () => {

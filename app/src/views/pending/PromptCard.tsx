@@ -18,6 +18,7 @@ import { prettyJson } from '../../format';
 import { usePending } from '../../state/pending-store';
 import { attempt, useUi } from '../../state/ui-store';
 import { SshFacts } from './SshFacts';
+import { AgentChain, ConsequenceLines } from './Consequence';
 import { RequestChoices } from './RequestChoices';
 import { TaskGrantsChoices, TaskGrantsList, requestedGrants } from './TaskGrantsRequest';
 import { useInputGuard } from './use-input-guard';
@@ -221,6 +222,7 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
           </button>
         )}
       </div>
+      <ConsequenceLines prompt={prompt} />
       {expired ? (
         <p className="expired-note" role="status" data-testid="prompt-expired">
           {offline ? "Expired — denied. Airlock can't be reached, so this request was not allowed." : 'Expired — denied: no answer in time.'}
@@ -233,6 +235,12 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
         <section className="facts" aria-label="Who asks">
           <h3>Who</h3>
           <dl>
+            {prompt.agent?.length ? (
+              <>
+                <dt>Agent</dt>
+                <dd><AgentChain prompt={prompt} /></dd>
+              </>
+            ) : null}
             <dt>Process</dt>
             <dd>{prompt.process ? <ProcessChain process={prompt.process} /> : <span className="muted">unknown (no peer credentials)</span>}</dd>
             {prompt.process && (
