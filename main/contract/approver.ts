@@ -279,6 +279,8 @@ export const AuditResult = z.object({
   ok: z.boolean(),
   count: z.number().int(),
   firstBad: z.object({ id: z.number().int(), reason: z.string() }).optional(),
+  /** The file itself is damaged (SQLite's quick_check failed): corruption, not tampering. */
+  damaged: z.string().optional(),
 });
 export type AuditResult = z.infer<typeof AuditResult>;
 

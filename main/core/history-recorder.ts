@@ -6,14 +6,14 @@
 import type { AgentAnswer } from '../contract/agent';
 import type { Grant } from '../contract/approver';
 import { LIMITS, type DecidedBy, type Risk, type Scope } from '../contract/common';
-import type { Store } from '../store';
+import { LOCK_BUDGET_MS, type Store } from '../store';
 import type { NotificationBus } from './notification-bus';
 import type { EgressRecord, RejectedAttempt, RejectionRecorder } from './ports';
 import type { CoreRequest } from './request';
 import { PLACEHOLDER_LEAK_TOOL, remember, type TaskMemory } from './risk';
 import { redactTokens } from './task-token';
 
-export type HistoryStore = Pick<Store, 'appendEvent' | 'stageEvent' | 'committed' | 'taskAllowedEvents' | 'getTask'>;
+export type HistoryStore = Pick<Store, 'appendEvent' | 'stageEvent' | 'committed' | 'taskAllowedEvents' | 'getTask'> & { readonly file?: string };
 
 export function capArgs(args: unknown): string | null {
   if (args === undefined) return null;
@@ -96,6 +96,16 @@ export class HistoryRecorder implements RejectionRecorder {
     const a: AgentAnswer = { decision: d.decision, reason: d.reason, event: ev.id, ...(d.grant ? { grant: d.grant } : {}), ...(req.task ? { task: req.task } : {}) };
     this.commits.set(a, this.store.committed(ev));
     return a;
+  }
+
+  /**
+   * The answer for one whose event could not be committed because another process held the
+   * database's lock past LOCK_BUDGET_MS: a deny that says why, `event: 0` (nothing recorded;
+   * real events start at 1).
+   */
+  unrecorded(a: AgentAnswer): AgentAnswer {
+    const reason = `the history database stayed locked by another process for ${LOCK_BUDGET_MS} ms; Airlock answers only what it has recorded (close the program holding ${this.store.file ?? 'the database'}, then retry)`;
+    return { decision: 'deny', reason, event: 0, ...(a.task ? { task: a.task } : {}) };
   }
 
   /** Settles once the answer's event is committed; rejects if its batch failed (then the answer must not be given). */
