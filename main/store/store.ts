@@ -1,5 +1,7 @@
 // Every SQL statement of Airlock lives in main/store. The daemon is the only writer;
 // readers (CLI fallbacks) open the database read-only.
+// Over 400 lines on purpose: the rule "SQL only in main/store" puts every query here, one
+// short method each; the chain, migrations, search index and group commit are separate files.
 import type Database from 'better-sqlite3';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';

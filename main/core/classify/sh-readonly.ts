@@ -6,6 +6,7 @@
 // See sh-flags.ts for what each field means. Sources: the GNU coreutils/grep/sed/findutils
 // manuals, ripgrep/fd/git docs, Codex CLI's is_safe_command and Claude Code's read-only
 // Bash validation (both allowlists of program → safe flags).
+// Over 400 lines on purpose: it is a data table (one entry per program), read as a table.
 import type { Action } from '../../contract/common';
 import { awkVerdict } from './sh-awk';
 import { checkForm, file, opt, paths, sw, val, type Danger, type ParsedArgs, type ReadForm, type Verdict } from './sh-flags';

@@ -5,6 +5,8 @@
 //
 // A compound command's action is its riskiest part; every part's resources are listed so
 // grants must cover all of them and the core's chain rules see every path.
+// Over 400 lines on purpose: one walk over the shell syntax tree, node kind by node kind;
+// the per-program rules already live in sh-commands.ts, sh-readonly.ts and friends.
 import type { Action } from '../../contract/common';
 import { LIMITS, riskier } from './limits';
 import type { CommandClassification, CommandClassifier } from '../ports';
