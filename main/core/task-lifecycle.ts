@@ -2,7 +2,7 @@
 // agent, request.sock, egress proxy: opened through ports), and the one prompt for the
 // grants it asks for at start (PromptQueue).
 import type { z } from 'zod';
-import type { TaskStartParams, TaskStartResult } from '../contract/agent';
+import { boundTaskCannotStart, type TaskStartParams, type TaskStartResult } from '../contract/agent';
 import type { Task } from '../contract/approver';
 import { LIMITS } from '../contract/common';
 import { RPC, RpcError } from '../contract/rpc';
@@ -27,11 +27,6 @@ export interface TaskResources {
 
 /** What task.start answers (the contract's TaskStartResult). */
 export type StartedTask = z.input<typeof TaskStartResult>;
-
-/** task.start on a task's own socket: a new task would escape this one's deny grants. */
-export function boundTaskCannotStart(task: string): RpcError {
-  return new RpcError(RPC.refused, `task.start is refused on the socket of task ${task}: a task cannot start other tasks (the human or a client outside the task can)`);
-}
 
 export class TaskLifecycle implements TaskStarter {
   constructor(
