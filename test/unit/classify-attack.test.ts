@@ -69,3 +69,11 @@ test('a program that find -exec or xargs runs may run another: find -exec xargs 
   assert.match(why('find . -exec xargs rm \\;'), /xargs runs rm with words from its input/);
   for (const cmd of ['find . -exec cat {} \\;', 'find . -exec grep -l x {} +', 'ls | xargs cat', 'git ls-files -z | xargs -0 wc -l']) assert.equal(c(cmd).action, 'read', cmd);
 });
+
+test('find -execdir git runs git in every directory found, under whatever config a planted repository there holds', () => {
+  for (const cmd of ['find /tmp -name .git -execdir git status \\;', 'find . -execdir git log \\;', 'find / -okdir /usr/bin/git status \\;', 'find . -execdir "$G" status \\;']) {
+    assert.notEqual(c(cmd).action, 'read', cmd);
+  }
+  assert.match(why('find /tmp -name .git -execdir git status \\;'), /-execdir runs git in every directory/);
+  assert.equal(c('find . -name "*.ts" -execdir wc -l {} +').action, 'read', 'other -execdir reads stay reads');
+});
