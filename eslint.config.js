@@ -51,6 +51,9 @@ module.exports = tseslint.config(
             { target: './main/electron', from: main('store', 'os', 'cli', 'integrations', 'client'), message: 'main/electron wires the core through main/api and the ApproverService; it never opens the store itself.' },
             { target: './main/electron', from: './main/ssh', except: ['./index.ts'], message: 'main/electron may use only what main/ssh exports from its index.' },
             { target: './main/api', from: main('cli', 'electron'), message: 'main/api is below the CLI and Electron.' },
+            // Adapters see the core only through its ports and the ApproverService; only the composition root builds the concrete parts.
+            { target: './main/api/!(daemon).ts', from: './main/core', except: ['./ports.ts', './approver-service.ts'], message: 'main/api adapters reach the core only through core/ports.ts and the ApproverService (only api/daemon.ts builds concrete core parts).' },
+            { target: './main/electron', from: './main/core', except: ['./ports.ts'], message: 'main/electron reaches the core only through core/ports.ts and what api/daemon.ts returns.' },
             // The egress proxy is the one integration that runs inside the daemon (api wires it in).
             { target: './main/api', from: './main/integrations', except: ['./egress'], message: 'main/api is below the integrations, except the daemon-side egress proxy.' },
             { target: './main/integrations', from: main('store', 'api', 'ssh', 'electron'), message: 'integrations run agent-side: they talk to the daemon only through main/client.' },

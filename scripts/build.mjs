@@ -35,6 +35,13 @@ if (existsSync(path.join(root, 'preload/index.ts'))) {
     `--outfile=${out}/preload/bundle.js`, '--log-level=warning',
   ]);
 }
+// The Claude Code hook runs once per tool call: one bundle starts faster than a module
+// tree (main/integrations/claude-code/bin.ts loads it; zod and commander stay out).
+step('hook bundle (esbuild)', bin('esbuild'), [
+  'main/integrations/claude-code/hook-main.ts', '--bundle', '--platform=node', '--format=cjs', '--target=node20',
+  '--external:../../core/classify/shell', // mvdan-sh: only Bash needs it, required lazily
+  `--outfile=${out}/main/integrations/claude-code/hook.bundle.js`, '--log-level=warning',
+]);
 if (existsSync(path.join(root, 'app/index.html'))) {
   step('renderer (vite)', bin('vite'), ['build', '--config', 'app/vite.config.ts', '--logLevel', 'warn', '--outDir', path.join(root, out, 'app')]);
 }

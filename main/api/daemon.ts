@@ -65,10 +65,16 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
   assertPeerCredAvailable();
   ensurePrivateDir(paths.home);
   ensurePrivateDir(paths.sockets);
+  // A damaged, unopenable or locked file throws a StoreFault (one line; `airlock serve`
+  // exits 65, 66 or 75). SQLite's quick_check has passed once this returns.
   const store = new Store(paths.db);
-  store.startMaintenance();
   const closers: (() => Promise<void> | void)[] = [];
   try {
+    // On a sound file a broken chain is tampering, not damage: say so at once, and keep
+    // serving (new events chain on from the head; refusing to start would only stop every
+    // approval). `airlock audit verify` walks the whole chain and names the first bad event.
+    const tampered = store.checkRecentChain();
+    if (tampered) log(`history: TAMPERED: ${tampered} (the file itself is sound: SQLite's quick_check passed); run \`airlock audit verify\``);
     const classifier: CommandClassifier | undefined = classifyShell;
     const bus = new NotificationBus();
     const settings = new SettingsService(store);
@@ -140,6 +146,8 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     closers.push(() => req.close());
     const ui = await startUiSocket(paths.uiSock, service, recorder);
     closers.push(() => ui.close());
+    store.serving();
+    store.startMaintenance();
     log(`request.sock ${paths.requestSock}`);
     log(`ui.sock      ${paths.uiSock}`);
     let web: RunningWebServer | null = null;

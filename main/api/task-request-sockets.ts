@@ -10,10 +10,9 @@
 // of Airlock's.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { agentMethods } from '../contract/agent';
+import { agentMethods, boundTaskCannotStart } from '../contract/agent';
 import { RPC, RpcError } from '../contract/rpc';
 import { taskIdOf } from '../contract/task-ref';
-import { boundTaskCannotStart } from '../core/task-lifecycle';
 import type { AgentSide, TaskSocketService } from '../core/ports';
 import { ensurePrivateDir } from '../os/paths';
 import { createDispatch } from './dispatch';

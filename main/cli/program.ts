@@ -1,7 +1,8 @@
 // The full `airlock` command line: one command file per subcommand under ./commands;
 // register it here. (index.ts decides whether this needs loading at all.)
 import { Command, CommanderError } from 'commander';
-import { EXIT, EXIT_HELP } from './exit-codes';
+import { EXIT, EXIT_HELP, faultExit } from './exit-codes';
+import { StoreFault } from '../store/faults';
 import { CliError } from './util';
 import { registerServe } from './commands/serve';
 import { registerWatch } from './commands/watch';
@@ -44,6 +45,11 @@ program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof CliError) {
     process.stderr.write(`airlock: ${e.message}\n`);
     process.exit(e.exitCode);
+  }
+  // A database fault that reached here unhandled still gets its one line and code, no stack.
+  if (e instanceof StoreFault) {
+    process.stderr.write(`airlock: ${e.message}\n`);
+    process.exit(faultExit(e.kind));
   }
   process.stderr.write(`airlock: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
   process.exit(EXIT.internal);

@@ -6,6 +6,7 @@
 // everything belongs to that task whatever it claims, and `task.start` is refused.
 import { z } from 'zod';
 import { ACTIONS, Action, Decision, Id, LIMITS, RemoteName, SECRET_NAME, Source, Timestamp } from './common';
+import { RPC, RpcError } from './rpc';
 
 /** A task's capability token as sent by clients (`<task id>.<secret>`; checked by the broker). */
 export const TaskToken = z.string().min(1).max(128);
@@ -141,3 +142,8 @@ export const agentMethods = {
   /** `airlock mcp` reports a server's tools/list (a batch of at most 500 tools). */
   'mcp.tools': { params: McpToolsReport, result: z.object({ learned: z.number().int(), kept: z.array(z.string()) }) },
 } as const;
+
+/** task.start on a task's own socket is refused: a new task would escape this one's deny grants. */
+export function boundTaskCannotStart(task: string): RpcError {
+  return new RpcError(RPC.refused, `task.start is refused on the socket of task ${task}: a task cannot start other tasks (the human or a client outside the task can)`);
+}

@@ -1,5 +1,7 @@
 // The human side: ApproverService. ui.sock, the web socket and Electron IPC are thin
 // adapters over this one table; the preload exposes exactly these methods.
+// Over 400 lines on purpose: it is the whole human-side vocabulary (every shape a UI shows
+// and the method table over them) in one place, so the contract is read and reviewed as one.
 import type { ApproverMethodName } from '../../shared/approver-methods';
 import { z } from 'zod';
 import type { ServiceClient, ServiceHandlers } from './rpc';
@@ -277,6 +279,8 @@ export const AuditResult = z.object({
   ok: z.boolean(),
   count: z.number().int(),
   firstBad: z.object({ id: z.number().int(), reason: z.string() }).optional(),
+  /** The file itself is damaged (SQLite's quick_check failed): corruption, not tampering. */
+  damaged: z.string().optional(),
 });
 export type AuditResult = z.infer<typeof AuditResult>;
 

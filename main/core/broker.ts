@@ -5,6 +5,7 @@
 // task-lifecycle.ts.
 import type { AgentAnswer, AgentRequest } from '../contract/agent';
 import { RPC, RpcError } from '../contract/rpc';
+import { isLockError } from '../store';
 import type { HistoryRecorder } from './history-recorder';
 import type { EgressCore, EgressRecord, RejectedAttempt, RequestContext, RequestDesk } from './ports';
 import type { PromptQueue } from './prompt-queue';
@@ -31,7 +32,14 @@ export class Broker implements RequestDesk, EgressCore {
     const a = await this.decide(raw, ctx);
     // Group commit: the event was staged with the others of this turn; the answer leaves
     // only once their transaction has committed (a failed commit throws: no answer is given).
-    await this.parts.recorder.committed(a);
+    try {
+      await this.parts.recorder.committed(a);
+    } catch (e) {
+      // Another process held the database's lock past the retry budget (main/store/faults.ts):
+      // what could not be recorded is denied, with the reason, never allowed and never left hanging.
+      if (isLockError(e)) return this.parts.recorder.unrecorded(a);
+      throw e;
+    }
     return a;
   }
 

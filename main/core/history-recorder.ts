@@ -6,14 +6,14 @@
 import type { AgentAnswer } from '../contract/agent';
 import type { Grant } from '../contract/approver';
 import { LIMITS, type DecidedBy, type Risk, type Scope } from '../contract/common';
-import type { Store } from '../store';
+import { LOCK_BUDGET_MS, type Store } from '../store';
 import type { NotificationBus } from './notification-bus';
 import type { EgressRecord, RejectedAttempt, RejectionRecorder } from './ports';
 import type { CoreRequest } from './request';
 import { PLACEHOLDER_LEAK_TOOL, remember, type TaskMemory } from './risk';
 import { redactTokens } from './task-token';
 
-export type HistoryStore = Pick<Store, 'appendEvent' | 'stageEvent' | 'committed' | 'taskAllowedEvents' | 'getTask'>;
+export type HistoryStore = Pick<Store, 'appendEvent' | 'stageEvent' | 'committed' | 'taskAllowedEvents' | 'getTask'> & { readonly file?: string };
 
 export function capArgs(args: unknown): string | null {
   if (args === undefined) return null;
@@ -98,6 +98,16 @@ export class HistoryRecorder implements RejectionRecorder {
     return a;
   }
 
+  /**
+   * The answer for one whose event could not be committed because another process held the
+   * database's lock past LOCK_BUDGET_MS: a deny that says why, `event: 0` (nothing recorded;
+   * real events start at 1).
+   */
+  unrecorded(a: AgentAnswer): AgentAnswer {
+    const reason = `the history database stayed locked by another process for ${LOCK_BUDGET_MS} ms; Airlock answers only what it has recorded (close the program holding ${this.store.file ?? 'the database'}, then retry)`;
+    return { decision: 'deny', reason, event: 0, ...(a.task ? { task: a.task } : {}) };
+  }
+
   /** Settles once the answer's event is committed; rejects if its batch failed (then the answer must not be given). */
   committed(a: AgentAnswer): Promise<void> {
     return this.commits.get(a) ?? Promise.resolve();
@@ -147,57 +157,66 @@ export class HistoryRecorder implements RejectionRecorder {
 
   /** What went through an allowed connection: one chained event after it ended (never a value of a secret). */
   recordEgress(r: EgressRecord): void {
-    const t = this.store.getTask(r.task);
     const what = r.kind === 'tunnel' ? `tunnel to ${r.host}:${r.port}` : `${r.method} ${r.host}:${r.port}${r.path ?? ''}${r.status !== null ? ` → ${r.status}` : ''}`;
     const summary = `${what} (${r.address}): sent ${bytesText(r.bytesOut)}, received ${bytesText(r.bytesIn)}${r.injected.length ? `; injected ${r.injected.join(', ')}` : ''}${r.error ? `; ${r.error}` : ''}`;
-    const ev = this.store.appendEvent({
-      ts: this.now(),
-      task: t ? r.task : null,
-      source: 'egress',
+    this.recordEgressEvent({
+      task: r.task,
       tool: r.kind === 'tunnel' ? 'net.tunnel' : 'net.request',
-      action: 'transfer',
-      resource: `${r.host.includes(':') ? `[${r.host}]` : r.host}:${r.port}`,
+      resource: hostPort(r.host, r.port),
       resources: [],
-      summary: summary.slice(0, LIMITS.summary),
-      args: capArgs({ method: r.method, host: r.host, port: r.port, address: r.address, path: r.path, status: r.status, bytesOut: r.bytesOut, bytesIn: r.bytesIn, injected: r.injected, connectEvent: r.connectEvent, ...(r.error ? { error: r.error } : {}) }),
-      cwd: null,
-      process: r.process ?? null,
-      ssh: null,
+      summary,
+      args: { method: r.method, host: r.host, port: r.port, address: r.address, path: r.path, status: r.status, bytesOut: r.bytesOut, bytesIn: r.bytesIn, injected: r.injected, connectEvent: r.connectEvent, ...(r.error ? { error: r.error } : {}) },
+      process: r.process,
       risk: { level: 'low', reasons: [] },
-      decision: 'allow',
-      decidedBy: 'system',
-      grant: null,
-      scope: null,
       reason: `recorded when the connection ended (allowed in event ${r.connectEvent})`,
     });
-    this.bus.publish({ method: 'event.recorded', params: ev });
   }
 
   /** A placeholder sent where its secret does not belong: left as is, recorded critical, and the task's risk is critical from now on. */
   recordPlaceholderLeak(p: { task: string; secret: string; host: string; port: number; where: string; process?: CoreRequest['process'] }): void {
-    const resource = `${p.host.includes(':') ? `[${p.host}]` : p.host}:${p.port}`;
+    const resource = hostPort(p.host, p.port);
     const reason = `the placeholder for ${p.secret} was sent to ${p.host} (${p.where}); it was left as is`;
-    const ev = this.store.appendEvent({
-      ts: this.now(),
-      task: this.store.getTask(p.task) ? p.task : null,
-      source: 'egress',
+    this.recordEgressEvent({
+      task: p.task,
       tool: PLACEHOLDER_LEAK_TOOL,
-      action: 'transfer',
       resource,
       resources: [resource],
-      summary: reason.slice(0, LIMITS.summary),
-      args: capArgs({ secret: p.secret, host: p.host, port: p.port, where: p.where }),
-      cwd: null,
-      process: p.process ?? null,
-      ssh: null,
+      summary: reason,
+      args: { secret: p.secret, host: p.host, port: p.port, where: p.where },
+      process: p.process,
       risk: { level: 'critical', reasons: [reason] },
+      reason,
+    });
+    remember(this.memoryOf(p.task), 'transfer', [resource], PLACEHOLDER_LEAK_TOOL, reason);
+  }
+
+  /** One chained event the egress proxy reports (allowed by the system, after the fact); a task that is gone is recorded as none. */
+  private recordEgressEvent(e: { task: string; tool: string; resource: string; resources: string[]; summary: string; args: unknown; process?: CoreRequest['process']; risk: Risk; reason: string }): void {
+    const ev = this.store.appendEvent({
+      ts: this.now(),
+      task: this.store.getTask(e.task) ? e.task : null,
+      source: 'egress',
+      tool: e.tool,
+      action: 'transfer',
+      resource: e.resource,
+      resources: e.resources,
+      summary: e.summary.slice(0, LIMITS.summary),
+      args: capArgs(e.args),
+      cwd: null,
+      process: e.process ?? null,
+      ssh: null,
+      risk: e.risk,
       decision: 'allow',
       decidedBy: 'system',
       grant: null,
       scope: null,
-      reason,
+      reason: e.reason,
     });
-    remember(this.memoryOf(p.task), 'transfer', [resource], PLACEHOLDER_LEAK_TOOL, reason);
     this.bus.publish({ method: 'event.recorded', params: ev });
   }
+}
+
+/** `host:port`, an IPv6 address in brackets. */
+function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

@@ -1,14 +1,15 @@
 // Starting and ending a task: its record and token (TasksAndGrants), its own sockets (SSH
 // agent, request.sock, egress proxy: opened through ports), and the one prompt for the
 // grants it asks for at start (PromptQueue).
-import type { TaskStartParams } from '../contract/agent';
+import type { z } from 'zod';
+import { boundTaskCannotStart, type TaskStartParams, type TaskStartResult } from '../contract/agent';
 import type { Task } from '../contract/approver';
 import { LIMITS } from '../contract/common';
 import { RPC, RpcError } from '../contract/rpc';
 import { newId } from '../store/ids';
 import { capArgs, type HistoryRecorder } from './history-recorder';
 import type { NotificationBus } from './notification-bus';
-import type { EgressEndpoint, EgressService, RequestContext, TaskSocketService, TaskStarter } from './ports';
+import type { EgressService, RequestContext, TaskSocketService, TaskStarter } from './ports';
 import type { PromptQueue } from './prompt-queue';
 import type { CoreRequest } from './request';
 import { newTaskToken } from './task-token';
@@ -24,20 +25,8 @@ export interface TaskResources {
   egress?: EgressService;
 }
 
-export interface StartedTask {
-  task: string;
-  sshAuthSock: string | null;
-  grants: string[];
-  token: string;
-  requestSock: string | null;
-  declined?: number[];
-  egress: EgressEndpoint | null;
-}
-
-/** task.start on a task's own socket: a new task would escape this one's deny grants. */
-export function boundTaskCannotStart(task: string): RpcError {
-  return new RpcError(RPC.refused, `task.start is refused on the socket of task ${task}: a task cannot start other tasks (the human or a client outside the task can)`);
-}
+/** What task.start answers (the contract's TaskStartResult). */
+export type StartedTask = z.input<typeof TaskStartResult>;
 
 export class TaskLifecycle implements TaskStarter {
   constructor(

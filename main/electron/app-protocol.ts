@@ -1,6 +1,7 @@
 // The renderer is served from airlock://app/ (never file://): a standard, secure scheme
 // whose handler only reads files under the built renderer dir, with the same CSP and
 // hardening headers as web mode.
+import type { Prompt } from '../contract/approver';
 import { protocol } from 'electron';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -35,6 +36,15 @@ export function isAppUrl(raw: string | undefined | null): boolean {
 export function appUrl(query: Record<string, string> = {}): string {
   const q = new URLSearchParams(query).toString();
   return `${APP_ORIGIN}/index.html${q ? `?${q}` : ''}`;
+}
+
+/**
+ * A pop-up's URL: `?prompt=<id>`, and the prompt itself (as main holds it) in the hash, so
+ * the pop-up shows it at once instead of fetching the pending list again over IPC. The hash
+ * never reaches the protocol handler; the prompt's args are already capped by the core.
+ */
+export function popupUrl(p: Prompt): string {
+  return `${appUrl({ prompt: p.id })}#prompt=${encodeURIComponent(JSON.stringify(p))}`;
 }
 
 export function handleAppProtocol(appDir: string): void {

@@ -2,7 +2,7 @@
 // pending prompt: always on top and focused, closed as soon as the prompt is resolved.
 import { BrowserWindow, screen } from 'electron';
 import type { Prompt } from '../contract/approver';
-import { appUrl } from './app-protocol';
+import { appUrl, popupUrl } from './app-protocol';
 import { secureWebPreferences } from './hardening';
 import { visible } from '../../shared/display-text';
 
@@ -84,7 +84,8 @@ export class Windows {
       if (this.popups.delete(p.id)) this.dismissed.add(p.id);
     });
     this.popups.set(p.id, win);
-    void win.loadURL(appUrl({ prompt: p.id }));
+    // The pop-up takes its prompt from here (popupUrl), not from another pending.list.
+    void win.loadURL(popupUrl(p));
   }
 
   closePrompt(id: string): void {

@@ -1,16 +1,17 @@
 // Every SQL statement of Airlock lives in main/store. The daemon is the only writer;
 // readers (CLI fallbacks) open the database read-only.
-import Database from 'better-sqlite3';
-import * as fs from 'node:fs';
+// Over 400 lines on purpose: the rule "SQL only in main/store" puts every query here, one
+// short method each; the chain, migrations, search index and group commit are separate files.
+import type Database from 'better-sqlite3';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { AuditResult, Destination, Grant, HistoryEvent, HistoryQuery, Remote, Task } from '../contract/approver';
 import type { Action, DecidedBy, Outcome, ProcessInfo, RemoteInfo, Risk, Scope, SshInfo } from '../contract/common';
 import { GENESIS, rowHash, type ChainedColumns } from './chain';
+import { damaged, faultOf, isLockError, LOCK_BUDGET_MS, LOCK_TRY_MS, StoreFault } from './faults';
 import { GroupCommit } from './group-commit';
-import { migrate } from './migrations';
+import { openForDaemon, openReadOnly, quickCheck } from './open';
 import { indexBatch } from './search-index';
-import { sqliteNativeBinding } from './native-binding';
 
 /** A history row before the store gives it an id and a hash (contract/approver.ts HistoryEvent, the one definition). */
 export type NewEvent = Omit<HistoryEvent, 'id' | 'hash' | 'args'> & {
@@ -123,22 +124,12 @@ export class Store {
   private maintenance: { worker: Worker; timer: NodeJS.Timeout } | null = null;
   private readonly stmts;
 
-  constructor(file: string, opts: { readonly?: boolean } = {}) {
-    if (!opts.readonly) fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    this.sql = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false, nativeBinding: sqliteNativeBinding() });
-    if (!opts.readonly) {
-      fs.chmodSync(file, 0o600);
-      // WAL + NORMAL: a committed transaction survives a crash of this process (kill -9);
-      // only a power loss can drop the last few (the chain head goes with them: same transaction).
-      this.sql.pragma('journal_mode = WAL');
-      this.sql.pragma('synchronous = NORMAL');
-      this.sql.pragma('foreign_keys = ON');
-      migrate(this.sql);
-      // Checkpoints run in a worker (startMaintenance); the main thread never waits for one.
-      // The limit is a safety net should the worker fall behind.
-      this.sql.pragma('wal_autocheckpoint = 20000');
-    }
-    this.sql.pragma('busy_timeout = 5000');
+  constructor(
+    readonly file: string,
+    opts: { readonly?: boolean } = {},
+  ) {
+    // A damaged, unopenable or locked file throws a StoreFault (faults.ts, open.ts).
+    this.sql = opts.readonly ? openReadOnly(file) : openForDaemon(file);
     const db = this.sql;
     this.stmts = {
       insertEvent: db.prepare(`INSERT INTO events (id, ts, task, source, tool, action, resource, resources, summary, args, cwd,
@@ -176,6 +167,8 @@ export class Store {
       // Nothing of the batch was written (one transaction): the next event chains to the
       // last committed one, and the batch's answers are never given (their promises reject).
       () => (this.head = this.committedHead),
+      // Another process holding the lock is waited out for LOCK_BUDGET_MS (faults.ts).
+      { transient: isLockError, budgetMs: LOCK_BUDGET_MS },
     );
   }
 
@@ -196,6 +189,15 @@ export class Store {
     this.queue.flush();
   }
 
+  /**
+   * The daemon is up: from now on one attempt to write waits at most LOCK_TRY_MS for another
+   * process's lock (a staged batch is retried with back-off, group-commit.ts). Until then
+   * start-up writes wait up to START_LOCK_WAIT_MS (open.ts).
+   */
+  serving(): void {
+    if (!this.sql.readonly) this.sql.pragma(`busy_timeout = ${LOCK_TRY_MS}`);
+  }
+
   /** Batches written so far (group commit); for tests and benches. */
   commitStats(): { batches: number; items: number; largest: number } {
     return { ...this.queue.stats };
@@ -214,11 +216,19 @@ export class Store {
     if (this.maintenance || this.sql.readonly) return;
     const worker = new Worker(path.join(__dirname, 'checkpoint-worker.js'), { workerData: { file: this.sql.name, intervalMs } });
     worker.unref();
+    // While another process holds the lock, each slice would wait LOCK_TRY_MS on the only
+    // thread: skip slices, twice as many after each busy one (up to 5 s), so a locked database
+    // leaves the daemon free for the requests it must deny and for everything else.
+    let skip = 0;
+    let backoff = 0;
     const timer = setInterval(() => {
+      if (skip > 0) return void skip--;
       try {
         indexBatch(this.sql, 256);
-      } catch {
-        // Busy (the checkpoint): the next slice catches up.
+        backoff = 0;
+      } catch (e) {
+        // Busy (the checkpoint, or another process): a later slice catches up.
+        if (isLockError(e)) skip = backoff = Math.min(100, backoff * 2 || 1);
       }
     }, 50);
     timer.unref();
@@ -232,8 +242,13 @@ export class Store {
   }
 
   close(): void {
-    this.flush();
-    this.writeTouches();
+    // A batch still waiting for a lock fails now (its answers are denied, never given).
+    this.queue.flush({ final: true });
+    try {
+      this.writeTouches();
+    } catch {
+      // Locked or failing: last-used times are not worth refusing to close.
+    }
     if (this.maintenance) {
       clearInterval(this.maintenance.timer);
       this.maintenance.worker.postMessage('stop');
@@ -294,7 +309,8 @@ export class Store {
   appendEvent(e: NewEvent, effects: EventEffects = {}): HistoryEvent {
     const ev = this.stageEvent(e, effects);
     const failed = this.queue.flush();
-    if (failed) throw failed.error;
+    // Waiting for another process's lock: it stays staged and is retried (group-commit.ts).
+    if (failed && !failed.waiting) throw failed.error;
     return ev;
   }
 
@@ -345,8 +361,47 @@ export class Store {
     return { events: page.map(toEvent), cursor };
   }
 
-  /** Walks the whole chain; reports the first row that was altered, removed or reordered. */
+  /**
+   * Walks the whole chain; reports the first row that was altered, removed or reordered.
+   * SQLite's quick_check runs first: a damaged file is reported as damage (`damaged`), never
+   * as tampering, and tampering is only claimed of a file SQLite finds sound.
+   */
   verifyChain(): AuditResult {
+    try {
+      // A reader's connection was checked when it opened (open.ts).
+      const bad = this.sql.readonly ? null : quickCheck(this.sql);
+      if (bad) return { ok: false, count: 0, damaged: damaged(this.file, bad).message };
+      return this.walkChain();
+    } catch (e) {
+      const f = faultOf(e, this.file);
+      if (f instanceof StoreFault && f.kind === 'damaged') return { ok: false, count: 0, damaged: f.message };
+      throw f;
+    }
+  }
+
+  /**
+   * The start-up look at the chain (the file already passed quick_check): the last `n` events
+   * link to each other and to the chain head. Cheap whatever the history's size; the full
+   * walk is `airlock audit verify`. Returns what is wrong, or null.
+   */
+  checkRecentChain(n = 200): string | null {
+    this.flush();
+    const head = this.readHead();
+    const rows = (this.sql.prepare('SELECT * FROM events ORDER BY id DESC LIMIT ?').all(n) as EventRow[]).reverse();
+    const last = rows[rows.length - 1];
+    if ((last?.id ?? 0) !== head.id || (last?.hash ?? GENESIS) !== head.hash) {
+      return `the last event is ${last?.id ?? 0} but the chain head says ${head.id}: events were removed or the head was edited`;
+    }
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      const prev = i > 0 ? rows[i - 1]! : null;
+      if (prev && (r.id !== prev.id + 1 || r.prev_hash !== prev.hash)) return `event ${r.id} does not follow event ${prev.id}`;
+      if (rowHash(r.prev_hash, r) !== r.hash) return `event ${r.id} was altered (its content no longer matches its hash)`;
+    }
+    return null;
+  }
+
+  private walkChain(): AuditResult {
     this.flush();
     const head = this.readHead();
     let prev = GENESIS;

@@ -20,7 +20,9 @@ import { clipText, errorText, fuzzLoop, prng, type FuzzOptions, type FuzzReport,
 
 const KNOWN_CODES = new Set<number>([RPC.parseError, RPC.invalidRequest, RPC.methodNotFound, RPC.invalidParams, RPC.refused, RPC.notFound, RPC.unavailable]);
 const BATCH = 40;
-const SENTINEL_MS = 15_000;
+// A daemon that answers nothing for 30 s is hung; less than that was seen on a 2-core CI
+// machine at load 16 (a batch can hold a 1 MiB line), which is not what this looks for.
+const SENTINEL_MS = 30_000;
 
 const req = (params: { [k: string]: Json }, id: number | string = 1, method = 'request'): Json => ({ jsonrpc: '2.0', id, method, params });
 const AGENT_SEEDS: Json[] = [

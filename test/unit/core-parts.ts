@@ -7,7 +7,7 @@ import type { Settings } from '../../main/contract/approver';
 import { Broker } from '../../main/core/broker';
 import { HistoryRecorder } from '../../main/core/history-recorder';
 import { NotificationBus } from '../../main/core/notification-bus';
-import type { CommandClassifier } from '../../main/core/ports';
+import type { CommandClassifier, PathResolver } from '../../main/core/ports';
 import { PromptQueue, type Schedule } from '../../main/core/prompt-queue';
 import { RequestPolicy } from '../../main/core/request-policy';
 import { SettingsService } from '../../main/core/settings-service';
@@ -53,7 +53,7 @@ export interface Parts {
   close(): void;
 }
 
-export function makeParts(opts: { settings?: Partial<Settings>; classifier?: CommandClassifier; resources?: TaskResources } = {}): Parts {
+export function makeParts(opts: { settings?: Partial<Settings>; classifier?: CommandClassifier; realPaths?: PathResolver; resources?: TaskResources } = {}): Parts {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'al-core-'));
   const store = new Store(path.join(dir, 'airlock.db'));
   const clock = { now: T0 };
@@ -68,7 +68,7 @@ export function makeParts(opts: { settings?: Partial<Settings>; classifier?: Com
   const tasks = new TasksAndGrants(store, bus, now);
   const policy = new RequestPolicy(
     { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
-    { classifier: opts.classifier, now },
+    { classifier: opts.classifier, realPaths: opts.realPaths, now },
   );
   const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, now, schedule: timers.schedule });
   const broker = new Broker({ policy, queue, recorder, grants: tasks, now });

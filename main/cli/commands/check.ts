@@ -49,7 +49,7 @@ export function registerCheck(program: Command): void {
         if (!o.json) process.stdout.write(`allowed: ${a.reason} (event ${a.event})\n`);
         return;
       }
-      process.stderr.write(`airlock: denied: ${a.reason} (event ${a.event})\n`);
+      process.stderr.write(`airlock: denied: ${a.reason}${a.event > 0 ? ` (event ${a.event})` : ''}\n`);
       process.exitCode = EXIT.denied;
     });
 }

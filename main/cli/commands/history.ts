@@ -2,9 +2,23 @@ import * as fs from 'node:fs';
 import type { Command } from 'commander';
 import type { AuditResult, HistoryEvent, HistoryQuery } from '../../contract/approver';
 import { airlockPaths } from '../../os/paths';
-import { Store } from '../../store';
-import { EXIT } from '../exit-codes';
+import { Store, StoreFault } from '../../store';
+import { EXIT, faultExit } from '../exit-codes';
 import { callUi, CliError, fmtTime, parseDuration, printJson, table } from '../util';
+
+/** Reads `db` directly, read-only (nothing is written, not even -wal/-shm); a fault is one line and its exit code. */
+function fromDb<T>(db: string, direct: (s: Store) => T): T {
+  let store: Store | null = null;
+  try {
+    store = new Store(db, { readonly: true });
+    return direct(store);
+  } catch (e) {
+    if (e instanceof StoreFault) throw new CliError(e.message, faultExit(e.kind));
+    throw e;
+  } finally {
+    store?.close();
+  }
+}
 
 /** Asks the daemon; when it is not running, reads the database directly (read-only). */
 async function viaDaemonOrDb<T>(method: string, params: object, direct: (s: Store) => T): Promise<T> {
@@ -14,12 +28,7 @@ async function viaDaemonOrDb<T>(method: string, params: object, direct: (s: Stor
     if (!(e instanceof CliError) || e.exitCode !== EXIT.unavailable) throw e;
     const db = airlockPaths().db;
     if (!fs.existsSync(db)) throw new CliError(`no history yet: ${db} does not exist (start the daemon with \`airlock serve\`)`, EXIT.unavailable);
-    const store = new Store(db, { readonly: true });
-    try {
-      return direct(store);
-    } finally {
-      store.close();
-    }
+    return fromDb(db, direct);
   }
 }
 
@@ -43,9 +52,10 @@ export function registerHistory(program: Command): void {
     .option('--until <when>', 'ISO time or a duration ago')
     .option('-n, --limit <n>', 'how many', (v) => Number(v), 50)
     .option('--cursor <c>', 'continue after a previous page')
+    .option('--db <path>', 'read this database file (e.g. a copy) instead of asking the daemon; nothing is written')
     .option('--json', 'print JSON lines (one event per line)')
     .addHelpText('after', '\nExamples:\n  airlock history --decision deny --since 1d\n  airlock history --text "git push" --json | jq .summary')
-    .action(async (o: { task?: string; source?: string; action?: string; decision?: string; text?: string; since?: string; until?: string; limit: number; cursor?: string; json?: boolean }) => {
+    .action(async (o: { task?: string; source?: string; action?: string; decision?: string; text?: string; since?: string; until?: string; limit: number; cursor?: string; json?: boolean; db?: string }) => {
       const q = {
         ...(o.task ? { task: o.task } : {}),
         ...(o.source ? { source: o.source } : {}),
@@ -57,7 +67,8 @@ export function registerHistory(program: Command): void {
         limit: o.limit,
         ...(o.cursor ? { cursor: o.cursor } : {}),
       };
-      const r = await viaDaemonOrDb<{ events: HistoryEvent[]; cursor: string | null }>('history.query', q, (s) => s.queryHistory(q as HistoryQuery));
+      const direct = (s: Store) => s.queryHistory(q as HistoryQuery);
+      const r = o.db ? fromDb(o.db, direct) : await viaDaemonOrDb<{ events: HistoryEvent[]; cursor: string | null }>('history.query', q, direct);
       if (o.json) {
         for (const e of r.events) process.stdout.write(JSON.stringify(e) + '\n');
         return;
@@ -76,13 +87,16 @@ export function registerHistory(program: Command): void {
     .command('audit')
     .description('check history for tampering')
     .command('verify')
-    .description('walk the hash chain; exit 1 and name the first altered or missing event')
+    .description('walk the hash chain; exit 1 and name the first altered or missing event (65: the file itself is damaged)')
+    .option('--db <path>', 'verify this database file (e.g. a read-only copy) instead of asking the daemon; nothing is written')
     .option('--json', 'print JSON')
-    .action(async (o: { json?: boolean }) => {
-      const r = await viaDaemonOrDb<AuditResult>('audit.verify', {}, (s) => s.verifyChain());
+    .action(async (o: { json?: boolean; db?: string }) => {
+      const r = o.db ? fromDb(o.db, (s) => s.verifyChain()) : await viaDaemonOrDb<AuditResult>('audit.verify', {}, (s) => s.verifyChain());
       if (o.json) printJson(r);
       else if (r.ok) process.stdout.write(`ok: ${r.count} events, chain intact\n`);
-      else process.stderr.write(`TAMPERED: ${r.firstBad!.reason} (first bad event: ${r.firstBad!.id}; ${r.count} events verified before it)\n`);
-      if (!r.ok) process.exitCode = EXIT.failed;
+      else if (r.damaged) process.stderr.write(`DAMAGED: ${r.damaged}\n`);
+      else process.stderr.write(`TAMPERED: ${r.firstBad!.reason} (first bad event: ${r.firstBad!.id}; ${r.count} events verified before it; the file itself is sound: SQLite's quick_check passed)\n`);
+      // Damage is not tampering: its own code (65), so scripts can tell the two apart.
+      if (!r.ok) process.exitCode = r.damaged ? EXIT.damaged : EXIT.failed;
     });
 }

@@ -2,7 +2,9 @@ import type { Command } from 'commander';
 import * as path from 'node:path';
 import { startCore } from '../../api/daemon';
 import { CliError } from '../util';
-import { EXIT } from '../exit-codes';
+import { EXIT, faultExit } from '../exit-codes';
+import { faultOf, StoreFault } from '../../store/faults';
+import { airlockPaths } from '../../os/paths';
 
 export function registerServe(program: Command): void {
   program
@@ -26,9 +28,12 @@ export function registerServe(program: Command): void {
           // The renderer is built next to the compiled CLI: $AIRLOCK_OUT/app.
           ...(opts.web ? { web: { appDir: path.join(__dirname, '..', '..', '..', 'app'), port, newToken: opts.newWebToken ?? false } } : {}),
         });
-      } catch (e) {
-        // One clear line (a wrong key passphrase, a socket in use, a newer database), no stack.
-        throw new CliError(`cannot start: ${(e as Error).message}`, EXIT.internal);
+      } catch (err) {
+        // A lock or damage met by a start-up write or read after the file opened: the same fault.
+        const e = faultOf(err, airlockPaths().db);
+        // One clear line (a wrong key passphrase, a socket in use, a newer database), no stack;
+        // a damaged, unopenable or locked database has its own exit code (65, 66, 75).
+        throw new CliError(`cannot start: ${(e as Error).message}`, e instanceof StoreFault ? faultExit(e.kind) : EXIT.internal);
       }
       const web = core.web;
       if (web) {

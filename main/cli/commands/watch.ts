@@ -10,6 +10,9 @@
 //   in place (no clearing, no scrollback flooding). Agent text is shown escaped.
 // - When the daemon goes away the prompts shown are gone (the daemon denied them); watch
 //   says so and reconnects by itself.
+// Over 400 lines on purpose: the key handling, the screen and the queue share one state
+// machine (the half-second key guard depends on all three), and splitting it would spread
+// that guard across files.
 import type { Command } from 'commander';
 import type { RpcClient } from '../../client/rpc-client';
 import type { Prompt, PromptGrant } from '../../contract/approver';

@@ -5,6 +5,7 @@
 // out in its URL); anything that runs code we cannot see is `execute`; an unknown
 // program is `execute`. Resources are absolute paths when the cwd is known, and hosts for
 // network peers, so grants and the core's chain rules can match them.
+// Over 400 lines on purpose: a table of programs, one short entry each.
 import * as path from 'node:path';
 import type { Action, RiskLevel } from '../../contract/common';
 import { ACTION_RANK } from './limits';
@@ -55,6 +56,8 @@ export interface CmdResult {
 
 export interface CmdContext {
   cwd: string | undefined;
+  /** The session's working directory, before any `cd` in the command (undefined: unknown). */
+  origin?: string;
 }
 
 
@@ -285,7 +288,41 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
   if (args[i].dynamic || args[i].mayBeOption) return result('execute', [repo], { reasons: [{ level: 'medium', reason: 'runs a git subcommand computed at run time' }], runsGitHooks: true });
   const r = gitSub(sub, rest, cwd, repo);
   if (GIT_HOOKED.has(sub)) r.runsGitHooks = true;
+  const where = r.action === 'read' ? gitElsewhere(args.slice(0, i), cwd, ctx) : null;
+  if (where) {
+    r.action = 'execute';
+    r.reasons.unshift({ level: 'medium', reason: where });
+  }
   return r;
+}
+
+const within = (dir: string, root: string) => dir === root || dir.startsWith(root.endsWith('/') ? root : `${root}/`);
+
+/**
+ * Why a git read is not a read where it runs, or null. Even `git status` runs programs
+ * that the repository's own configuration names (core.fsmonitor, diff.external …), and
+ * a repository is just a directory with HEAD, objects/, refs/ and config: `git -C /tmp/x
+ * status`, `git --git-dir=x log` or `cd /tmp/x && git status` obey a config an agent may
+ * have planted there (a `config` outside `.git/` is not a protected path). The session's
+ * own tree is judged like the session's repository (SECURITY.md: what the agent may
+ * already touch); anywhere else asks.
+ */
+function gitElsewhere(global: Arg[], dir: string | undefined, ctx: CmdContext): string | null {
+  const named = global.find((a) => /^--(git-dir|work-tree)(=|$)/.test(a.text));
+  if (named) return `git ${named.text.split('=')[0]} names a repository whose configuration git obeys (its core.fsmonitor, diff.external … run programs)`;
+  const reason = (d: string) => `git runs in ${d.slice(0, 80)}, outside the session's directory: that repository's configuration can name programs git runs (core.fsmonitor …)`;
+  if (ctx.origin) {
+    const real = dir !== undefined && dir.startsWith('/') ? path.posix.resolve(dir) : null;
+    if (real === null) return reason(dir ?? 'a directory computed at run time');
+    return within(real, path.posix.resolve(ctx.origin)) ? null : reason(real);
+  }
+  // No session directory known: only a -C that plainly leaves it.
+  for (let j = 0; j < global.length; j++) {
+    if (global[j].text !== '-C' || !global[j + 1]) continue;
+    const v = global[j + 1];
+    if (v.dynamic || v.mayBeOption || /^[/~]|(^|\/)\.\.(\/|$)/.test(v.text)) return reason(v.text);
+  }
+  return null;
 }
 
 /** Subcommands that run hooks from .git/hooks (githooks(5)). */
@@ -512,6 +549,8 @@ function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   // Bare `yarn` and `bundle` install dependencies; bare `npm`, `pip` … print help.
   if (args.length === 0) return name === 'yarn' || name === 'bundle' ? installer(result('execute', [repo])) : result('read', [repo]);
   const reads = PKG_READ[name];
+  // `npm --version`, `cargo -V`: the flag is the whole command.
+  if (args.length === 1 && reads?.has(args[0].text) && args[0].text.startsWith('-') && !args[0].dynamic) return result('read', [repo]);
   if (reads?.has(sub) && args[0]?.text === sub && args.slice(1).every((a) => !a.dynamic && !a.mayBeOption && (!a.text.startsWith('-') || PKG_READ_FLAGS.test(a.text)))) {
     return result('read', [repo]);
   }
@@ -738,7 +777,6 @@ const BEHAVIOUR_BUILTINS: Record<string, string | undefined> = lookupTable({
   complete: 'complete defines completions that run commands',
   compopt: 'compopt changes completion behaviour',
   unset: 'unset removes variables or functions that later commands rely on',
-  read: 'read sets shell variables from input (their values can run code through array subscripts)',
   readarray: 'readarray sets shell variables from input',
   mapfile: 'mapfile sets shell variables from input',
   let: 'let evaluates arithmetic on variables, which can run commands through array subscripts',
@@ -897,6 +935,7 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     if (name === 'chmod' && /(^|[,ugoa])[ugoa]*\+[rwX]*x|^[0-7]*[1357][0-7]{0,2}$/.test(mode) && /x|[1357]/.test(mode)) r.makesExecutable = files;
     return r;
   }
+  if (WRITE_CMDS[name] && listsOnly(name, args)) return result('read', paths(args.filter((a) => !a.text.startsWith('-')), ctx));
   if (WRITE_CMDS[name]) {
     const { pos, opts } = positionals(args, WRITE_CMDS[name]);
     const targetDir = opts.get('-t') ?? opts.get('--target-directory');
@@ -908,6 +947,22 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     return r;
   }
   return classifyNamedPlain(name, args, ctx);
+}
+
+/**
+ * `gzip -l`, `unzip -l`: archivers that only list, test or print to stdout, with these
+ * options and literal file names only (`unzip -l a.zip -d x` still goes on as a write).
+ */
+const LIST_ONLY: Record<string, { modes: RegExp; ok: RegExp } | undefined> = lookupTable({
+  gzip: { modes: /^-[a-zA-Z]*[lt]|^--(list|test)$/, ok: /^(-[lLtvqfrNn]+|--list|--test|--verbose|--quiet|--force|--recursive|--name|--no-name)$/ },
+  gunzip: { modes: /^-[a-zA-Z]*[lt]|^--(list|test)$/, ok: /^(-[lLtvqfrNn]+|--list|--test|--verbose|--quiet|--force|--recursive|--name|--no-name)$/ },
+  unzip: { modes: /^-[a-zA-Z]*[lvtZ]/, ok: /^-[lvtZqz1hmsTM2]+$/ },
+});
+
+function listsOnly(name: string, args: Arg[]): boolean {
+  const spec = LIST_ONLY[name];
+  if (!spec || !args.some((a) => spec.modes.test(a.text))) return false;
+  return args.every((a) => !a.dynamic && !a.mayBeOption && (a.text.startsWith('-') ? spec.ok.test(a.text) : true));
 }
 
 /**
@@ -958,7 +1013,11 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
       const odd = args.find((a, i) =>
         a.text.startsWith('-')
           ? !TAR_LIST_OK.test(a.text)
-          : (a.dynamic || a.mayBeOption) && !/^-?[a-zA-Z]*f$|^--file$/.test(args[i - 1]?.text ?? ''));
+          // After -f one word is the archive name, so a quoted "$x" there stays one name;
+          // a glob or an unquoted $x may expand to several words, and the ones after
+          // the first are options to tar (`tar -tf *` with a file named
+          // `--use-compress-program=sh` in the directory runs it).
+          : (a.dynamic || a.mayBeOption) && (!!a.split || !!a.glob || !/^-?[a-zA-Z]*f$|^--file$/.test(args[i - 1]?.text ?? '')));
       if (odd) return result('execute', archive ? [archive] : [], { reasons: [{ level: 'medium', reason: `tar option ${clipText(odd.text, 40)} is not known to be read-only` }] });
       const file = f && f !== true ? f : !/^-/.test(first) && first.includes('f') ? args[1] : undefined;
       if (file && /^[^/]*:/.test(file.text) && !args.some((a) => a.text === '--force-local')) return result('transfer', [file.text.split(':')[0]], { reasons: [{ level: 'high', reason: `tar opens the archive ${clipText(file.text, 60)} on another host (rsh/ssh)` }] });

@@ -6,6 +6,7 @@
 // See sh-flags.ts for what each field means. Sources: the GNU coreutils/grep/sed/findutils
 // manuals, ripgrep/fd/git docs, Codex CLI's is_safe_command and Claude Code's read-only
 // Bash validation (both allowlists of program → safe flags).
+// Over 400 lines on purpose: it is a data table (one entry per program), read as a table.
 import type { Action } from '../../contract/common';
 import { awkVerdict } from './sh-awk';
 import { checkForm, file, opt, paths, sw, val, type Danger, type ParsedArgs, type ReadForm, type Verdict } from './sh-flags';
@@ -58,6 +59,31 @@ const SUMS: Form = {
   args: 'paths',
   closed: true,
 };
+
+const SHELL_LOCAL = /^[a-z_][a-z0-9_]*$/;
+const ENV_READ_LOWER = /^(https?_proxy|all_proxy|no_proxy|ftp_proxy|npm_config_.*)$/;
+
+function readCheck(a: ParsedArgs): Verdict | null {
+  const names = [...a.pos, ...a.opts.filter((o) => o.flag === '-a' && o.value).map((o) => o.value as WordValue)];
+  const bad = names.find((w) => w.dynamic || !SHELL_LOCAL.test(w.text) || ENV_READ_LOWER.test(w.text));
+  return bad ? no(`read sets ${bad.text.slice(0, 40)}, which is not a plain shell variable (it may change how later commands run)`) : null;
+}
+
+/** A toolchain asked for its version: exactly one of these flags, no arguments. */
+function versionOnly(flags: string): Form {
+  return { flags: sw(flags), args: 'none', check: (a) => (a.opts.length === 1 ? null : no(`${a.name} without a version flag runs or builds something`)) };
+}
+
+const IP_OBJECTS = new Set(['addr', 'address', 'a', 'link', 'l', 'route', 'r', 'ro', 'neigh', 'neighbour', 'n', 'rule', 'ru', 'maddr', 'm', 'netconf', 'ntable', 'tunnel', 'tuntap', 'mroute']);
+const IP_LIST = new Set(['show', 'list', 'ls', 'lst', 'sh', 'get']);
+
+function ipCheck(a: ParsedArgs): Verdict | null {
+  const [obj, verb] = a.pos;
+  if (!obj || obj.dynamic || !IP_OBJECTS.has(obj.text)) return no(`ip ${obj?.text.slice(0, 20) ?? ''}: not known to be read-only`);
+  if (verb && (verb.dynamic || !IP_LIST.has(verb.text))) return no(`ip ${obj.text} ${verb.text.slice(0, 20)} changes the network configuration or runs a command`);
+  if (a.pos.some((p) => p.dynamic || p.mayBeOption)) return no('ip: a word computed at run time');
+  return null;
+}
 
 // --- the table -----------------------------------------------------------------------------
 
@@ -328,6 +354,44 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   // `jobs -x CMD` runs CMD.
   jobs: { flags: sw('-l -n -p -r -s'), args: 'words' },
   dirs: anyFlags({ args: 'words', closed: true }),
+  // `while read -r f; do …`: sets plain lower-case shell variables only. Their values
+  // reach later commands as `$f`, which the classifier treats as computed at run time
+  // (arithmetic on a variable is judged where it happens, sh-hazards.ts); a name such as
+  // PATH, IFS or http_proxy changes what later commands do.
+  read: { flags: { ...sw('-r -s -e'), ...val('-d -n -N -p -t -u -i -a') }, args: 'words', check: readCheck },
+  // Version queries of toolchains: one version flag and nothing else (`make` alone
+  // builds, `gcc f.c` writes a.out, `java X` runs a class).
+  rustc: versionOnly('--version -V -vV'),
+  java: versionOnly('-version --version -showversion'),
+  javac: versionOnly('-version --version'),
+  gcc: versionOnly('--version -v -dumpversion -dumpmachine'),
+  'g++': versionOnly('--version -v -dumpversion -dumpmachine'),
+  cc: versionOnly('--version -v -dumpversion -dumpmachine'),
+  'c++': versionOnly('--version -v -dumpversion -dumpmachine'),
+  clang: versionOnly('--version -v'),
+  'clang++': versionOnly('--version -v'),
+  make: versionOnly('--version -v'),
+  cmake: versionOnly('--version'),
+  tsc: versionOnly('--version -v'),
+  // Lists sockets. `-K` kills the sockets it lists, `-D FILE` dumps to a file.
+  ss: {
+    flags: {
+      ...sw('-h -V -H -n -r -a -l -o -e -m -p -i -s -E -Z -z -b -4 -6 -0 -t -u -d -w -x -S -M --help --version --no-header --numeric --resolve --all --listening --options --extended --memory --processes --info --summary --events --context --contexts --ipv4 --ipv6 --packet --tcp --udp --dccp --raw --unix --sctp --vsock --xdp --mptcp --tipc --oneline'),
+      ...val('-f -A -N --family --query --socket --net'),
+    },
+    args: 'words',
+  },
+  netstat: { flags: sw('-a -t -u -w -x -l -n -p -e -o -r -i -s -g -c -v -W -4 -6 --all --tcp --udp --raw --unix --listening --numeric --programs --extend --timers --route --interfaces --statistics --groups --continuous --verbose --wide --numeric-hosts --numeric-ports --numeric-users'), args: 'none' },
+  // `mount` with no device or directory only lists what is mounted.
+  mount: { flags: { ...sw('-l --show-labels'), ...val('-t --types') }, args: 'none' },
+  getent: anyFlags({ args: 'words', closed: true }),
+  yes: anyFlags({ args: 'words', closed: true }),
+  zcat: { flags: sw('-f -q -v -l -t -L -V --force --quiet --verbose --list --test --license --version --help'), args: 'paths' },
+  bzcat: { flags: sw('-s -q -v -L -V --small --quiet --verbose --license --version --help'), args: 'paths' },
+  xzcat: { flags: sw('-q -v -Q -T0 --quiet --verbose --no-warn --version --help'), args: 'paths' },
+  zipinfo: { flags: sw('-1 -2 -s -m -l -v -h -M -t -T -z'), args: 'paths' },
+  // `ip OBJECT [show|list]`: only the listing verbs (`ip link set`, `ip netns exec` change or run).
+  ip: { flags: sw('-4 -6 -s -d -h -j -p -o -r -c -br -brief -color -json -pretty -stats -details -human -oneline -resolve'), args: 'words', check: ipCheck },
   wait: anyFlags({ args: 'words', closed: true }),
   exit: anyFlags({ args: 'words', closed: true }),
   return: anyFlags({ args: 'words', closed: true }),

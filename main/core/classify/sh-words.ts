@@ -18,6 +18,8 @@ export interface WordValue {
   mayBeOption?: boolean;
   /** An unquoted expansion: word splitting can turn this into several words. */
   split?: boolean;
+  /** A leading glob or brace expansion: several words, any of which may start with `-`. */
+  glob?: boolean;
 }
 
 /** Removes the backslashes the shell removes outside quotes (`a\ b` → `a b`). */
@@ -97,6 +99,7 @@ export function wordValue(src: string, w: ShWord | null | undefined): WordValue 
   let dynamic = false;
   let mayBeOption = false;
   let split = false;
+  let glob = false;
   const parts = w.Parts ?? [];
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i];
@@ -104,8 +107,8 @@ export function wordValue(src: string, w: ShWord | null | undefined): WordValue 
     const v = partValue(src, p, false);
     if (EXPANSIONS.has(kind) && v.dynamic) mayBeOption = split = true; // unquoted: split into words
     if (i === 0) {
-      if (kind === 'Lit' && /^[*?]|^\[.*\]|^\{.*(,|\.\.)/s.test((p as ShLit).Value)) mayBeOption = true;
-      else if (kind === 'ExtGlob') mayBeOption = true;
+      if (kind === 'Lit' && /^[*?]|^\[.*\]|^\{.*(,|\.\.)/s.test((p as ShLit).Value)) mayBeOption = glob = true;
+      else if (kind === 'ExtGlob') mayBeOption = glob = true;
       else if (kind === 'DblQuoted') {
         const first = (p as ShDblQuoted).Parts?.[0];
         if (first && sh().NodeType(first) !== 'Lit' && partValue(src, first, true).dynamic) mayBeOption = true;
@@ -114,7 +117,7 @@ export function wordValue(src: string, w: ShWord | null | undefined): WordValue 
     text += v.text;
     dynamic ||= v.dynamic;
   }
-  return mayBeOption ? { text, dynamic, mayBeOption, ...(split ? { split } : {}) } : { text, dynamic };
+  return mayBeOption ? { text, dynamic, mayBeOption, ...(split ? { split } : {}), ...(glob ? { glob } : {}) } : { text, dynamic };
 }
 
 /**

@@ -5,6 +5,8 @@
 //
 // A compound command's action is its riskiest part; every part's resources are listed so
 // grants must cover all of them and the core's chain rules see every path.
+// Over 400 lines on purpose: one walk over the shell syntax tree, node kind by node kind;
+// the per-program rules already live in sh-commands.ts, sh-readonly.ts and friends.
 import type { Action } from '../../contract/common';
 import { LIMITS, riskier } from './limits';
 import type { CommandClassification, CommandClassifier } from '../ports';
@@ -44,6 +46,8 @@ interface Found {
 
 interface State {
   cwd: string | undefined;
+  /** The working directory the command was given (cd changes `cwd`, not this). */
+  origin: string | undefined;
   parts: Part[];
   /** Null until the first part: an empty command is `other`, `ls` alone is `read`. */
   action: Action | null;
@@ -220,6 +224,8 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
     for (const a of call.Assigns ?? []) {
       const name = a.Name?.Value ?? '';
       const value = wordValue(src, a.Value);
+      // `IFS= read -r line`: IFS there only tells read how to split its input.
+      if (name === 'IFS' && argv[0]?.text === 'read' && !argv[0].dynamic) continue;
       const v = argv.length ? prefixVerdict(name, value.text, value.dynamic) : assignVerdict(name, value.text, value.dynamic);
       if (v) assignReasons.push(v);
     }
@@ -231,7 +237,7 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
       if (redirWrites.length) addPart(st, text, 'write', redirWrites);
       return found;
     }
-    const r = classifyArgv(argv, { cwd: st.cwd });
+    const r = classifyArgv(argv, { cwd: st.cwd, origin: st.origin });
     if (assignReasons.length) {
       // The variable reaches whatever runs, a transparent `sh -c` included.
       r.action = 'execute';
@@ -328,7 +334,7 @@ function applyResult(
 
   // xargs CMD / find -exec CMD: the inner argv's action counts for this part.
   if (r.argv) {
-    const inner = classifyArgv(r.argv, { cwd: st.cwd });
+    const inner = classifyArgv(r.argv, { cwd: st.cwd, origin: st.origin });
     for (const reason of inner.reasons) addReason(st, reason);
     resources.push(...inner.resources);
     const plainRead = inner.action === 'read' && inner.reasons.length === 0;
@@ -407,6 +413,7 @@ function classify(command: string, cwd?: string): CommandClassification {
   shOps();
   const st: State = {
     cwd: cwd && cwd.startsWith('/') ? cwd : undefined,
+    origin: cwd && cwd.startsWith('/') ? cwd : undefined,
     parts: [],
     action: null,
     resources: [],

@@ -1,6 +1,19 @@
-// The hook's own entry file: what ~/.claude/settings.json runs. It skips the CLI's
-// argument parsing (commander, zod via the other commands) so a tool call costs little
-// more than starting Node.
-import { runClaudeCodeHook } from './hook';
+// The hook's own entry file: what ~/.claude/settings.json runs. A tool call should cost
+// little more than starting Node (issue 15), so it skips the CLI (commander, zod) and loads
+// one esbuild bundle of the hook (hook.bundle.js, made by `npm run build`) instead of a tree
+// of modules, with Node's module compile cache where the Node version has it (≥ 22.1), so
+// the bundle is parsed and compiled once, not on every tool call.
+import * as nodeModule from 'node:module';
 
-void runClaudeCodeHook();
+try {
+  (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+} catch {
+  // No cache directory (read-only home): compile as usual.
+}
+try {
+  require('./hook.bundle.js');
+} catch (e) {
+  // A build without the bundle (tsc only): the same code, module by module.
+  if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
+  require('./hook-main');
+}

@@ -148,7 +148,7 @@ export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env):
       if (e instanceof AirlockRpcError && e.code === RPC_REFUSED) return { decision: 'deny', reason: `Airlock refused: ${e.message}` };
       return { decision: 'ask', reason: `Airlock could not decide (${(e as Error).message}); asking instead` };
     }
-    const reason = `Airlock: ${answer.reason} (event ${answer.event})`;
+    const reason = `Airlock: ${answer.reason}${answer.event > 0 ? ` (event ${answer.event})` : ''}`;
     return { decision: answer.decision, reason };
   } finally {
     client.close();

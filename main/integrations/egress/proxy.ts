@@ -12,6 +12,9 @@
 // Built on node:http (its CONNECT support), node:tls and @peculiar/x509: mockttp and
 // http-mitm-proxy would bring a much larger surface (and their own CA handling) for the
 // few hundred lines this needs; see docs/egress.md.
+// Over 400 lines on purpose: one connection's life (ask, connect, tunnel or terminate TLS,
+// inject, account, record) is one piece of state; target.ts, placeholders.ts and
+// secret-store.ts hold the parts that stand alone.
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';

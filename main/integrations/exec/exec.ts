@@ -180,7 +180,7 @@ export async function execWithApproval(o: ExecOptions): Promise<RunOutcome> {
   if (answer.decision !== 'allow') {
     // The broker's reasons say who decided ("denied once by the human", "denied by grant g_…").
     const why = /^denied|denied by/.test(answer.reason) ? answer.reason : `denied: ${answer.reason}`;
-    throw new ExecStop('denied', `${why} (event ${answer.event})`);
+    throw new ExecStop('denied', `${why}${answer.event > 0 ? ` (event ${answer.event})` : ''}`);
   }
   // The sandbox gets the sockets (and egress) of the task the daemon answered for, only.
   const task = answer.task ?? null;

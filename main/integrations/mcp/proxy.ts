@@ -329,7 +329,7 @@ export class McpProxy {
       this.forward(m, id);
       return;
     }
-    const reason = answer ? `${answer.reason} (event ${answer.event})` : `Airlock could not be asked (${failure}); denied`;
+    const reason = answer ? `${answer.reason}${answer.event > 0 ? ` (event ${answer.event})` : ''}` : `Airlock could not be asked (${failure}); denied`;
     this.reply({
       jsonrpc: '2.0',
       id,

@@ -72,7 +72,9 @@ export function HistoryView() {
         <p className={`audit ${audit.ok ? 'ok' : 'bad'}`} data-testid="audit-result">
           {audit.ok
             ? `Chain intact: ${audit.count} events verified.`
-            : `Chain broken at event ${audit.firstBad?.id}: ${audit.firstBad?.reason} (${audit.count} verified before it).`}
+            : audit.damaged
+              ? `Database damaged (not tampering): ${audit.damaged}`
+              : `Chain broken at event ${audit.firstBad?.id}: ${audit.firstBad?.reason} (${audit.count} verified before it).`}
         </p>
       )}
       <div className={`history-body${selected ? ' with-detail' : ''}`}>

@@ -1,0 +1,63 @@
+// Red team, second round: a corpus of 800+ ways around the shell classifier and 200+
+// plain reads (test/unit/classify-attack-corpus.ts), plus the ways around that this
+// round found, each with the rule the prompt must name.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { classifyShell } from '../../main/core/classify/shell';
+import { ATTACKS, PLAIN_READS } from './classify-attack-corpus';
+
+const CWD = '/repo';
+const c = (cmd: string) => classifyShell(cmd, CWD);
+const why = (cmd: string) => c(cmd).riskReasons.map((r) => r.reason).join(' | ');
+
+test('attack corpus: no command that deletes, writes, runs code or connects is a read', () => {
+  assert.ok(ATTACKS.length >= 800);
+  const silent = ATTACKS.filter((cmd) => c(cmd).action === 'read');
+  assert.deepEqual(silent, [], `these would run without a prompt:\n${silent.join('\n')}`);
+});
+
+test('attack corpus: at least 93 % of plain reads stay silent reads', () => {
+  const missed = PLAIN_READS.filter((cmd) => c(cmd).action !== 'read');
+  const share = 1 - missed.length / PLAIN_READS.length;
+  assert.ok(share >= 0.93, `only ${(share * 100).toFixed(1)} % of plain reads stay silent; prompting:\n${missed.join('\n')}`);
+});
+
+test('a glob after tar -f is several words: the ones after the archive are options (tar -tf * runs --use-compress-program)', () => {
+  for (const cmd of ['tar -tf *', 'tar tf *', 'tar -tvf *.tar', 'tar -tf $x', 'tar -tf {a,--to-command=sh}']) {
+    assert.notEqual(c(cmd).action, 'read', cmd);
+    assert.match(why(cmd), /not known to be read-only/, cmd);
+  }
+  // One word stays one archive name, whatever it holds.
+  for (const cmd of ['tar -tf "$x"', 'tar -tzf a.tgz', 'tar -tf ./*.tar', 'tar -tf archives/a.tar']) assert.equal(c(cmd).action, 'read', cmd);
+});
+
+test("git outside the session's directory is not a read: that repository's config names programs git runs", () => {
+  for (const cmd of ['git -C /tmp/evil status', 'git -C .. log', 'git -C ../other diff', 'git -C ~ status', 'git -C "$d" status', 'cd /tmp/x && git status', 'cd .. && git log', 'cd "$d" && git status', "sh -c 'cd /tmp && git status'"]) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+    assert.match(why(cmd), /outside the session's directory/, cmd);
+  }
+  for (const cmd of ['git --git-dir=/tmp/x log', 'git --git-dir=.git log', 'git --work-tree=/ status', 'git --git-dir x log']) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+    assert.match(why(cmd), /--(git-dir|work-tree) names a repository/, cmd);
+  }
+  for (const cmd of ['git status', 'git -C sub log', 'git -C /repo/sub status', 'git -C /repo log', 'cd sub && git status', '(cd /tmp && ls) && git status']) assert.equal(c(cmd).action, 'read', cmd);
+  // Without a known session directory, only a -C that plainly leaves it asks.
+  assert.equal(classifyShell('git -C sub log', undefined).action, 'read');
+  assert.equal(classifyShell('git -C ../x log', undefined).action, 'execute');
+  assert.equal(classifyShell('git -C /x log', undefined).action, 'execute');
+});
+
+test('read sets plain lower-case variables only; IFS= before read is read\'s own splitting', () => {
+  for (const cmd of ['read x', 'read -r line', 'while IFS= read -r line; do echo "$line"; done < f', 'ls | while read f; do echo "$f"; done', 'read -a arr']) assert.equal(c(cmd).action, 'read', cmd);
+  for (const cmd of ['read PATH', 'read IFS', 'read -a PATH', 'read http_proxy', 'read "$x"', "read 'a[$(id)]'"]) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+    assert.match(why(cmd), /not a plain shell variable|computed at run time/, cmd);
+  }
+  // What read stored is judged where it is used.
+  for (const cmd of ['read x; echo $((x))', 'read x; [[ $x -eq 1 ]]', 'read x; $x', 'read x; echo ${a[$x]}', 'read x; eval "$x"', 'ls | while read f; do rm "$f"; done', 'IFS=/ ls']) assert.notEqual(c(cmd).action, 'read', cmd);
+});
+
+test('version queries, socket and mount listings, archive listings are reads; their other forms are not', () => {
+  for (const cmd of ['npm --version', 'cargo -V', 'rustc --version', 'java -version', 'gcc --version', 'make --version', 'ss -tlnp', 'netstat -an', 'mount', 'ip -br a', 'ip route get 1.1.1.1', 'getent passwd root', 'yes | head -3', 'zcat f.gz | head', 'unzip -l a.zip', 'gzip -l f.gz', 'gzip -t f.gz']) assert.equal(c(cmd).action, 'read', cmd);
+  for (const cmd of ['make', 'make -v all', 'gcc f.c', 'java Main', 'ss -K dst 1.2.3.4', 'ss -tK', 'ss -D out', 'mount -a', 'mount /dev/x /mnt', 'ip link set eth0 down', 'ip netns exec x sh', 'ip route add 1.2.3.0/24 dev x', 'unzip -l a.zip -d /tmp', 'unzip -lo a.zip', 'gzip -ld f.gz', 'gzip f']) assert.notEqual(c(cmd).action, 'read', cmd);
+});

@@ -1,0 +1,48 @@
+// The installed Claude Code hook loads only what it needs (issue 15): its entry file and one
+// esbuild bundle, no module from node_modules (no zod, no commander); the shell classifier
+// (mvdan-sh) only for Bash. Checked on the built files, by running the hook as Claude Code does.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+const DIR = path.join(__dirname, '..', '..', 'main', 'integrations', 'claude-code');
+const BIN = path.join(DIR, 'bin.js');
+const BUNDLE = path.join(DIR, 'hook.bundle.js');
+
+/** Runs the hook with a preload that prints every file Node loaded, one per line, on exit. */
+function loadedFiles(toolName: string, toolInput: Record<string, unknown>): { files: string[]; out: string } {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'al-hookb-'));
+  const spy = path.join(tmp, 'spy.js');
+  const list = path.join(tmp, 'loaded.txt');
+  fs.writeFileSync(spy, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(list)}, Object.keys(require.cache).join('\\n')));`);
+  const input = JSON.stringify({ session_id: 's1', transcript_path: '/tmp/t.jsonl', cwd: tmp, hook_event_name: 'PreToolUse', tool_name: toolName, tool_input: toolInput });
+  // No daemon in this home: the hook answers (it never hangs or crashes) whatever it loads.
+  const r = spawnSync(process.execPath, ['-r', spy, BIN], { input, encoding: 'utf8', timeout: 30_000, env: { ...process.env, AIRLOCK_HOME: path.join(tmp, 'home') } });
+  const files = fs.readFileSync(list, 'utf8').split('\n').filter((f) => f && f !== spy);
+  return { files, out: r.stdout };
+}
+
+test('the hook bundle is built, small, and requires only Node built-ins and (lazily) the shell classifier', () => {
+  assert.ok(fs.existsSync(BUNDLE), `${BUNDLE} is missing: npm run build makes it`);
+  const text = fs.readFileSync(BUNDLE, 'utf8');
+  assert.ok(text.length < 200_000, `the bundle is ${text.length} bytes`);
+  const requires = [...new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]!))];
+  const foreign = requires.filter((r) => !r.startsWith('node:') && r !== '../../core/classify/shell');
+  assert.deepEqual(foreign, [], 'the bundle requires modules outside it');
+});
+
+test('a Write loads the entry file and the bundle only: nothing from node_modules, no zod', () => {
+  const { files, out } = loadedFiles('Write', { file_path: '/tmp/x.txt', content: 'x' });
+  assert.match(out, /permissionDecision/, 'the hook answered');
+  assert.deepEqual(files.sort(), [BIN, BUNDLE].sort());
+});
+
+test('a Bash call adds the shell classifier, still no zod', () => {
+  const { files } = loadedFiles('Bash', { command: 'ls -la' });
+  assert.ok(files.includes(BUNDLE));
+  assert.ok(files.some((f) => f.endsWith(path.join('core', 'classify', 'shell.js'))), 'the shell classifier was loaded for Bash');
+  assert.equal(files.filter((f) => /node_modules[/\\]zod[/\\]/.test(f)).length, 0, 'zod was loaded');
+});
