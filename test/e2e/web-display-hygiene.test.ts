@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AgentAnswer } from '../../main/contract/agent';
 import type { HistoryEvent } from '../../main/contract/approver';
-import { Human } from '../helpers/human';
-import { browserMissing, launchChromium, openUi, startWebDaemon, waitArmed } from '../helpers/web-ui';
+import { browserMissing, waitArmed } from '../helpers/web-ui';
+import { openWebSession } from '../helpers/web-session';
 
 const skip = browserMissing();
 const RAW = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
@@ -14,19 +14,7 @@ const RAW = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\
 const RAW_MULTILINE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/;
 
 test('web UI: a U+202E and an ESC sequence from the agent arrive escaped', { skip: skip ?? false, timeout: 120_000 }, async (t) => {
-  const d = await startWebDaemon();
-  const browser = await launchChromium();
-  t.after(async () => {
-    await browser.close();
-    await d.stop();
-  });
-  const { page, errors } = await openUi(browser, d);
-  const agent = await d.agent();
-  const human = await Human.on(await d.ui());
-  t.after(() => {
-    agent.close();
-    human.ui.close();
-  });
+  const { page, errors, agent, human } = await openWebSession(t);
   const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'task \u202eevil\u202c name', cwd: '/srv' });
   const summary = 'write \x1b[2J\x1b[31mred\x1b[0m invoice\u202efdp.exe';
   const answer = agent.call<AgentAnswer>('request', {

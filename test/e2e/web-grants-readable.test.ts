@@ -6,26 +6,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AgentAnswer } from '../../main/contract/agent';
 import type { Grant, Task } from '../../main/contract/approver';
-import { Human } from '../helpers/human';
-import { browserMissing, launchChromium, openUi, startWebDaemon, waitArmed } from '../helpers/web-ui';
+import { browserMissing, waitArmed } from '../helpers/web-ui';
+import { openWebSession } from '../helpers/web-session';
 
 const skip = browserMissing();
 
 test('web UI: grants in words, Undo, confirmations, wildcard warning, edit, a task\'s grants', { skip: skip ?? false, timeout: 150_000 }, async (t) => {
-  const d = await startWebDaemon();
-  const browser = await launchChromium();
-  t.after(async () => {
-    await browser.close();
-    await d.stop();
-  });
-  const { page, errors } = await openUi(browser, d);
-  const agent = await d.agent();
-  const human = await Human.on(await d.ui());
+  const { page, errors, agent, human } = await openWebSession(t);
   const ui = human.ui;
-  t.after(() => {
-    agent.close();
-    ui.close();
-  });
   const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'grants e2e', cwd: '/srv/g' });
   const grantsOf = async (tk?: string) => (await ui.call<{ grants: Grant[] }>('grants.list', tk ? { task: tk } : {})).grants;
 

@@ -9,7 +9,8 @@ import type { AgentAnswer } from '../../main/contract/agent';
 import type { Grant, Prompt } from '../../main/contract/approver';
 import type { RpcClient } from '../../main/client/rpc-client';
 import { Human } from '../helpers/human';
-import { browserMissing, launchChromium, openUi, shot, startWebDaemon, waitArmed, type WebDaemon } from '../helpers/web-ui';
+import { browserMissing, shot, waitArmed } from '../helpers/web-ui';
+import { openWebSession } from '../helpers/web-session';
 
 const skip = browserMissing();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -38,21 +39,7 @@ async function settled(as: Asked[], ms = 300): Promise<Map<string, string>> {
 }
 
 test('web UI: one prompt in front, a queue moved on purpose, friction by risk, honest states', { skip: skip ?? false, timeout: 180_000 }, async (t) => {
-  const d: WebDaemon = await startWebDaemon();
-  const browser = await launchChromium();
-  t.after(async () => {
-    await browser.close();
-    await d.stop();
-  });
-  const { page, errors } = await openUi(browser, d);
-  const agent = await d.agent();
-  const ui = await d.ui();
-  const human = await Human.on(await d.ui());
-  t.after(() => {
-    agent.close();
-    ui.close();
-    human.ui.close();
-  });
+  const { d, browser, page, errors, agent, ui, human } = await openWebSession(t);
 
   await t.test('five queued prompts: one card on screen, "1 of 5", a double key press decides exactly the one on screen', async () => {
     const as: Asked[] = [];

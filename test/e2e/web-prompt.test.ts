@@ -8,7 +8,8 @@ import type { AgentAnswer } from '../../main/contract/agent';
 import type { Grant, Prompt } from '../../main/contract/approver';
 import type { RpcClient } from '../../main/client/rpc-client';
 import { Human } from '../helpers/human';
-import { browserMissing, launchChromium, openUi, promptSeenAt, startWebDaemon, waitArmed, watchPromptArrivals } from '../helpers/web-ui';
+import { browserMissing, promptSeenAt, waitArmed } from '../helpers/web-ui';
+import { openWebSession } from '../helpers/web-session';
 
 const skip = browserMissing();
 
@@ -33,22 +34,7 @@ async function click(page: Page, promptId: string, choice: string): Promise<void
 }
 
 test('web UI: prompts, choices, grants, input guard, revoke', { skip: skip ?? false, timeout: 120_000 }, async (t) => {
-  const d = await startWebDaemon();
-  const browser = await launchChromium();
-  t.after(async () => {
-    await browser.close();
-    await d.stop();
-  });
-  const { page, errors } = await openUi(browser, d);
-  await watchPromptArrivals(page);
-  const agent = await d.agent();
-  const ui = await d.ui();
-  const human = await Human.on(await d.ui());
-  t.after(() => {
-    agent.close();
-    ui.close();
-    human.ui.close();
-  });
+  const { page, errors, agent, ui, human } = await openWebSession(t, { watchArrivals: true });
 
   await t.test('a request shows its prompt with who/what/why; request→visible is measured', async () => {
     const times: number[] = [];

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Grant } from '../../main/contract/approver';
-import { Human } from '../helpers/human';
-import { browserMissing, launchChromium, openUi, startWebDaemon, waitArmed, watchPromptArrivals } from '../helpers/web-ui';
+import { browserMissing, waitArmed } from '../helpers/web-ui';
+import { openWebSession } from '../helpers/web-session';
 
 const skip = browserMissing();
 
@@ -15,22 +15,7 @@ const narrow = Array.from({ length: 40 }, (_, i) => ({ action: 'write', tool: 'f
 const wildcard = { action: '*', resource: '**', effect: 'allow' };
 
 test('web UI: task.start grants in full, the wildcard marked and never accepted by one click', { skip: skip ?? false, timeout: 120_000 }, async (t) => {
-  const d = await startWebDaemon();
-  const browser = await launchChromium();
-  t.after(async () => {
-    await browser.close();
-    await d.stop();
-  });
-  const { page, errors } = await openUi(browser, d);
-  await watchPromptArrivals(page);
-  const agent = await d.agent();
-  const ui = await d.ui();
-  const human = await Human.on(await d.ui());
-  t.after(() => {
-    agent.close();
-    ui.close();
-    human.ui.close();
-  });
+  const { page, errors, agent, ui, human } = await openWebSession(t, { watchArrivals: true });
 
   await t.test('40 narrow grants + "allow * on **": every one visible, the wildcard marked; Accept does not create it', async () => {
     const pending = agent.call<Started>('task.start', { name: 'e2e: greedy import', grants: [...narrow, wildcard] });

@@ -22,14 +22,19 @@ interface Attack {
   cmd: string;
   /** A risk reason the prompt must show. */
   why: RegExp;
-  /** Builds the scene; returns the session directory and where the marker would appear. */
-  setup: (root: string) => { cwd: string; marker: string };
+  /** Builds the scene; returns the session directory and a check that says whether the attack did its harm. */
+  setup: (root: string) => Scene;
+}
+
+interface Scene {
+  cwd: string;
+  harmed: () => boolean;
 }
 
 const gitEnv = (home: string) => ({ ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: home });
 
 /** A repository next to the session's directory whose config runs a program on `git status`. */
-function plantedRepo(root: string): { cwd: string; marker: string } {
+function plantedRepo(root: string): Scene {
   const cwd = path.join(root, 'work');
   const other = path.join(root, 'other');
   fs.mkdirSync(cwd);
@@ -39,7 +44,7 @@ function plantedRepo(root: string): { cwd: string; marker: string } {
   fs.writeFileSync(path.join(other, 'f'), 'x\n');
   git('add', 'f');
   git('config', 'core.fsmonitor', 'touch marker; false');
-  return { cwd, marker: path.join(other, 'marker') };
+  return { cwd, harmed: () => fs.existsSync(path.join(other, 'marker')) };
 }
 
 const ATTACKS_RUN: Attack[] = [
@@ -55,7 +60,18 @@ const ATTACKS_RUN: Attack[] = [
       execFileSync('tar', ['cf', '+a.tar', 'f'], { cwd });
       fs.writeFileSync(path.join(cwd, '--checkpoint=1'), '');
       fs.writeFileSync(path.join(cwd, '--checkpoint-action=exec=touch marker'), '');
-      return { cwd, marker: path.join(cwd, 'marker') };
+      return { cwd, harmed: () => fs.existsSync(path.join(cwd, 'marker')) };
+    },
+  },
+  {
+    name: 'find -exec xargs rm: the program find runs runs another (it used to be judged as xargs alone, a read)',
+    cmd: "printf 'victim.txt\\n' | find . -maxdepth 0 -exec xargs rm \\;",
+    why: /xargs runs rm with words from its input/,
+    setup: (root) => {
+      const cwd = path.join(root, 'work');
+      fs.mkdirSync(cwd);
+      fs.writeFileSync(path.join(cwd, 'victim.txt'), 'keep me\n');
+      return { cwd, harmed: () => !fs.existsSync(path.join(cwd, 'victim.txt')) };
     },
   },
   { name: 'git -C ../other status obeys the other repository\'s core.fsmonitor', cmd: 'git -C ../other status', why: /outside the session's directory/, setup: plantedRepo },
@@ -121,7 +137,7 @@ describe('red team, second round: ways around the classifier, run for real', () 
       // Control: straight through /bin/sh, the attack runs its program.
       const control = a.setup(tempHome('al-rc-'));
       await run('/bin/sh', ['-c', a.cmd], { cwd: control.cwd, env: { ...gitEnv(path.dirname(control.cwd)), LC_ALL: 'C' }, timeoutMs: 20_000 });
-      assert.ok(fs.existsSync(control.marker), `control: ${a.cmd} ran nothing, so this row proves nothing`);
+      assert.ok(control.harmed(), `control: ${a.cmd} did nothing, so this row proves nothing`);
 
       // airlock exec --shell: a prompt that names the rule; denied, nothing ran.
       const viaExec = a.setup(tempHome('al-rc-'));
@@ -131,7 +147,7 @@ describe('red team, second round: ways around the classifier, run for real', () 
       assert.ok(p.risk.reasons.some((r) => a.why.test(r)), `the prompt does not say why: ${JSON.stringify(p.risk.reasons)}`);
       await deny(p.id);
       assert.equal((await pending).code, 126);
-      assert.equal(fs.existsSync(viaExec.marker), false);
+      assert.equal(viaExec.harmed(), false);
 
       // The Claude Code hook: a prompt too, and the answer is the human's deny.
       const viaHook = a.setup(tempHome('al-rc-'));

@@ -5,6 +5,14 @@
 // Every ATTACKS entry deletes, writes, runs code, talks to the network or changes how later
 // commands run; none may be a read. Relative paths resolve against /repo.
 export const ATTACKS: string[] = [
+  "find . -exec xargs rm \\;",
+  "ls | xargs xargs rm",
+  "ls | xargs nice cat",
+  "find . -exec nice rm {} \\;",
+  "find . -exec xargs -a list rm \\;",
+  "tar -tf *",
+  "git -C /tmp/evil status",
+  "cd /tmp/x && git status",
   "! rm x",
   "\"rm\" x",
   "$\"rm\" x",

@@ -61,3 +61,19 @@ test('version queries, socket and mount listings, archive listings are reads; th
   for (const cmd of ['npm --version', 'cargo -V', 'rustc --version', 'java -version', 'gcc --version', 'make --version', 'ss -tlnp', 'netstat -an', 'mount', 'ip -br a', 'ip route get 1.1.1.1', 'getent passwd root', 'yes | head -3', 'zcat f.gz | head', 'unzip -l a.zip', 'gzip -l f.gz', 'gzip -t f.gz']) assert.equal(c(cmd).action, 'read', cmd);
   for (const cmd of ['make', 'make -v all', 'gcc f.c', 'java Main', 'ss -K dst 1.2.3.4', 'ss -tK', 'ss -D out', 'mount -a', 'mount /dev/x /mnt', 'ip link set eth0 down', 'ip netns exec x sh', 'ip route add 1.2.3.0/24 dev x', 'unzip -l a.zip -d /tmp', 'unzip -lo a.zip', 'gzip -ld f.gz', 'gzip f']) assert.notEqual(c(cmd).action, 'read', cmd);
 });
+
+test('a program that find -exec or xargs runs may run another: find -exec xargs rm, xargs nice rm are judged by the last one', () => {
+  for (const cmd of ['find . -exec xargs rm \\;', 'find . -exec xargs cat \\;', 'ls | xargs xargs rm', 'ls | xargs nice cat', 'find . -exec timeout 5 cat {} \\;', 'find . -exec nice rm {} \\;']) {
+    assert.notEqual(c(cmd).action, 'read', cmd);
+  }
+  assert.match(why('find . -exec xargs rm \\;'), /xargs runs rm with words from its input/);
+  for (const cmd of ['find . -exec cat {} \\;', 'find . -exec grep -l x {} +', 'ls | xargs cat', 'git ls-files -z | xargs -0 wc -l']) assert.equal(c(cmd).action, 'read', cmd);
+});
+
+test('find -execdir git runs git in every directory found, under whatever config a planted repository there holds', () => {
+  for (const cmd of ['find /tmp -name .git -execdir git status \\;', 'find . -execdir git log \\;', 'find / -okdir /usr/bin/git status \\;', 'find . -execdir "$G" status \\;']) {
+    assert.notEqual(c(cmd).action, 'read', cmd);
+  }
+  assert.match(why('find /tmp -name .git -execdir git status \\;'), /-execdir runs git in every directory/);
+  assert.equal(c('find . -name "*.ts" -execdir wc -l {} +').action, 'read', 'other -execdir reads stay reads');
+});

@@ -619,7 +619,15 @@ function find(args: Arg[], ctx: CmdContext): CmdResult {
       let end = j + 1;
       while (end < expr.length && expr[end].text !== ';' && expr[end].text !== '+') end++;
       // `{}` is a path find found: under a starting point, never an option.
-      inners.push(expr.slice(j + 1, end).map((x) => (x.text === '{}' ? { text: roots[0], dynamic: false } : x)));
+      const inner = expr.slice(j + 1, end).map((x) => (x.text === '{}' ? { text: roots[0], dynamic: false } : x));
+      // -execdir runs its command in each directory find visits: git there obeys whatever
+      // repository config that directory holds (core.fsmonitor, core.pager …), the same
+      // walk-around as `git -C DIR` (sh-git.ts), which this classifier cannot follow.
+      const prog = inner[0]?.text.split('/').pop() ?? '';
+      if ((t === '-execdir' || t === '-okdir') && (prog === 'git' || inner[0]?.dynamic)) {
+        return result('execute', roots, { reasons: [{ level: 'high', reason: `find ${t} runs ${clipText(inner[0]?.text ?? '')} in every directory it finds, where a planted repository config would apply` }] });
+      }
+      inners.push(inner);
       j = end;
       continue;
     }

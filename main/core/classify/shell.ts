@@ -316,6 +316,39 @@ function specialClause(kind: string, cmd: ShNode, src: string): { action: Action
   }
 }
 
+
+/**
+ * The action of a part that runs an argv (xargs CMD, find -exec CMD), the inner argv
+ * judged too. The inner program may itself run an argv (`find -exec xargs rm`, `xargs
+ * nice rm`): that one counts as well, to the same depth bound as nested shells.
+ */
+function withInnerArgv(st: State, r: CmdResult, action: Action, resources: string[], level: number): Action {
+  if (!r.argv) return action;
+  const inner = classifyArgv(r.argv, { cwd: st.cwd, origin: st.origin });
+  for (const reason of inner.reasons) addReason(st, reason);
+  resources.push(...inner.resources);
+  let innerAction = inner.action;
+  if (inner.argv) {
+    innerAction = level >= MAX_DEPTH ? 'execute' : withInnerArgv(st, inner, inner.action, resources, level + 1);
+    if (innerAction === 'read') innerAction = 'execute';
+    if (level >= MAX_DEPTH) addReason(st, { level: 'medium', reason: 'runs a command nested too deep to follow' });
+  }
+  // A shell script inside (`xargs sh -c …`) is not followed here: never a plain read.
+  const plainRead = innerAction === 'read' && inner.reasons.length === 0 && !inner.argv && !inner.script && !inner.runsStdin;
+  if (r.argvMode === 'wrapper') {
+    // xargs appends words from its input: only a program whose every option is
+    // harmless stays a read; anything else is execute (never less than the bare command).
+    const name = r.argv[0]?.text ?? '';
+    if (!(plainRead && isClosedRead(name))) {
+      addReason(st, { level: 'medium', reason: plainRead ? `xargs appends words from its input to ${name}, which could make them options that are not read-only` : `xargs runs ${name.slice(0, 60)} with words from its input` });
+      return 'execute';
+    }
+    return action;
+  }
+  if (!plainRead) return riskier(action, innerAction === 'read' && (inner.script || inner.argv || inner.runsStdin) ? 'execute' : innerAction);
+  return action;
+}
+
 function applyResult(
   r: CmdResult,
   text: string,
@@ -333,23 +366,7 @@ function applyResult(
   if (r.cd !== undefined) st.cwd = r.cd ?? undefined;
 
   // xargs CMD / find -exec CMD: the inner argv's action counts for this part.
-  if (r.argv) {
-    const inner = classifyArgv(r.argv, { cwd: st.cwd, origin: st.origin });
-    for (const reason of inner.reasons) addReason(st, reason);
-    resources.push(...inner.resources);
-    const plainRead = inner.action === 'read' && inner.reasons.length === 0;
-    if (r.argvMode === 'wrapper') {
-      // xargs appends words from its input: only a program whose every option is
-      // harmless stays a read; anything else is execute (never less than the bare command).
-      const name = r.argv[0]?.text ?? '';
-      if (!(plainRead && isClosedRead(name))) {
-        addReason(st, { level: 'medium', reason: plainRead ? `xargs appends words from its input to ${name}, which could make them options that are not read-only` : `xargs runs ${name.slice(0, 60)} with words from its input` });
-        action = 'execute';
-      }
-    } else if (!plainRead) {
-      action = riskier(action, inner.action);
-    }
-  }
+  if (r.argv) action = withInnerArgv(st, r, action, resources, 0);
 
   // The program text comes from somewhere we can read: classify it too.
   const script = r.script ?? (r.stdinIsShell && hereDocBody ? hereDocBody : null);
