@@ -21,6 +21,7 @@ import { assertPeerCredAvailable } from '../os/peer';
 import { foreignPeerAttempt } from '../os/private-socket';
 import { resolveRealPaths } from '../os/real-path';
 import { createConsequenceProbe } from '../os/consequence-probe';
+import { loadWebState, writeWebState } from '../os/web-state';
 import { Store } from '../store';
 import { RemoteSockets } from './remote-sockets';
 import { startRequestSocket } from './request-socket';
@@ -42,7 +43,7 @@ export interface DaemonOptions {
   keySealer?: Sealer;
   log?: (line: string) => void;
   /** Also serve the web UI on 127.0.0.1 (`airlock serve --web`): the built renderer and a port (0: any free one). */
-  web?: { appDir: string; port?: number };
+  web?: { appDir: string; port?: number; newToken?: boolean };
 }
 
 export interface RunningDaemon {
@@ -53,7 +54,7 @@ export interface RunningDaemon {
   dispatch: Dispatch;
   /** Where Electron's IPC records what it rejects (ui.sock and the web UI record here too). */
   recorder: RejectionRecorder;
-  /** The web UI, when `web` was given: its URL (with the per-run token) is printed once. */
+  /** The web UI, when `web` was given: its URL (with its token, kept across restarts) is printed once. */
   web: RunningWebServer | null;
   close(): Promise<void>;
 }
@@ -149,8 +150,17 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     store.startMaintenance();
     log(`request.sock ${paths.requestSock}`);
     log(`ui.sock      ${paths.uiSock}`);
-    const web = opts.web ? await startWebServer({ appDir: opts.web.appDir, service, port: opts.web.port ?? 0, onReject: (r) => recorder.recordRejected(r) }) : null;
-    if (web) closers.push(() => web.close());
+    let web: RunningWebServer | null = null;
+    if (opts.web) {
+      // The token and port outlive a restart, so an open tab reconnects by itself (main/os/web-state.ts).
+      const saved = loadWebState(paths.home, opts.web.newToken ?? false);
+      web = await startWebServer({ appDir: opts.web.appDir, service, port: opts.web.port ?? 0, preferredPort: saved.port, token: saved.token, onReject: (r) => recorder.recordRejected(r) });
+      writeWebState(paths.home, { token: web.token, port: web.port });
+    }
+    if (web) {
+      const w = web;
+      closers.push(() => w.close());
+    }
     let closed = false;
     return {
       paths,

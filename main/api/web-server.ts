@@ -2,7 +2,8 @@
 // ApproverService over a WebSocket (JSON-RPC, one message per frame, notifications
 // pushed), for machines without a desktop — reach it from a laptop with
 // `ssh -L PORT:127.0.0.1:PORT`. Static files are public (they hold no data); /ws and
-// /api/rpc need the per-run token, which exists only in memory and in the printed URL.
+// /api/rpc need the token, which is printed in the URL and kept 0600 in Airlock's home
+// (main/os/web-state.ts) so an open tab reconnects after a restart.
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,6 +24,10 @@ export interface WebServerOptions {
   service: Handlers<typeof approverMethods> & NotificationSource;
   /** 0 (default) picks a free port. */
   port?: number;
+  /** Tried first when `port` is 0 (the last run's port, so an open tab finds the daemon again); a free port if it is taken. */
+  preferredPort?: number | null;
+  /** The token to require (kept across restarts, main/os/web-state.ts); a new one when absent. */
+  token?: string;
   /** Records refused attempts in history (rate-limited here). */
   onReject?(r: RejectedAttempt): void;
 }
@@ -30,7 +35,7 @@ export interface WebServerOptions {
 export interface RunningWebServer {
   port: number;
   token: string;
-  /** http://127.0.0.1:PORT/#token=… — print it once; it is never written to disk. */
+  /** http://127.0.0.1:PORT/#token=… — print it once (the token is kept 0600 in web.json, never in history). */
   url: string;
   close(): Promise<void>;
 }
@@ -39,7 +44,7 @@ export interface RunningWebServer {
 const MAX_BUFFERED_OUT = 16 * 1024 * 1024;
 
 export async function startWebServer(opts: WebServerOptions): Promise<RunningWebServer> {
-  const token = newToken();
+  const token = opts.token ?? newToken();
   const dispatch: Dispatch = createDispatch(approverMethods, opts.service);
   const record = rateLimited(opts.onReject);
   const appDir = path.resolve(opts.appDir);
@@ -136,13 +141,22 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     ws.on('error', () => ws.terminate());
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
+  const listen = (p: number) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(p, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  const preferred = !opts.port && opts.preferredPort ? opts.preferredPort : null;
+  try {
+    await listen(preferred ?? opts.port ?? 0);
+  } catch (e) {
+    // The last run's port is taken now: any free one (the printed URL says which).
+    if (preferred === null || (e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+    await listen(0);
+  }
   port = (server.address() as AddressInfo).port;
   csp = contentSecurityPolicy({ connect: [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`] });
 

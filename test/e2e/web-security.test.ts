@@ -2,7 +2,9 @@
 // WebSocket), Host (DNS rebinding) and Origin (cross-site WebSocket hijacking), the CSP,
 // and that a page on a foreign origin cannot reach the contract from a real browser.
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as path from 'node:path';
 import { test } from 'node:test';
 import WebSocket from 'ws';
 import { browserMissing, launchChromium, startWebDaemon, type WebDaemon } from '../helpers/web-ui';
@@ -120,7 +122,7 @@ test('web mode: token, Host, Origin and CSP', { timeout: 60_000 }, async (t) => 
     }
   });
 
-  await t.test('the token is nowhere on disk', async () => {
+  await t.test('the token is on disk only in web.json, mode 0600 (so open tabs reconnect after a restart), never in history', async () => {
     const { execFileSync } = await import('node:child_process');
     const found = (() => {
       try {
@@ -129,7 +131,8 @@ test('web mode: token, Host, Origin and CSP', { timeout: 60_000 }, async (t) => 
         return ''; // grep exits 1 when nothing matches
       }
     })();
-    assert.equal(found, '');
+    assert.deepEqual(found.trim().split('\n').filter(Boolean), [path.join(d.home, 'web.json')]);
+    assert.equal(fs.statSync(path.join(d.home, 'web.json')).mode & 0o777, 0o600);
   });
 
   await t.test('the page without the token, or with a wrong one, says what to do and shows no data', { skip: browserMissing() ?? false }, async () => {

@@ -1,5 +1,5 @@
 // Web mode: builds the same `AirlockBridge` as the Electron preload, over JSON-RPC on a
-// WebSocket to `airlock serve --web`. The per-run token comes from the URL fragment
+// WebSocket to `airlock serve --web`. The token comes from the URL fragment
 // (#token=…), which browsers never send to the server or put in Referer.
 import type { AirlockBridge, ApproverNotification } from '../../../preload/types';
 import { APPROVER_METHOD_NAMES } from '../../../shared/approver-methods';
@@ -34,6 +34,17 @@ export interface WebBridge {
   bridge: AirlockBridge;
   onStateChange(cb: (s: ConnectionState) => void): () => void;
   state(): ConnectionState;
+}
+
+/** Whether the server at `loc` answers and refuses this token (a 401), as opposed to being away. */
+async function tokenRefused(loc: Location, token: string): Promise<boolean> {
+  const res = await fetch(`${loc.protocol}//${loc.host}/api/rpc`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'pending.list', params: {} }),
+    cache: 'no-store',
+  });
+  return res.status === 401;
 }
 
 export function createWebSocketBridge(token: string, loc: Location = window.location): WebBridge {
@@ -85,15 +96,20 @@ export function createWebSocketBridge(token: string, loc: Location = window.loca
     sock.onclose = () => {
       for (const w of waiting.values()) w.reject(new Error('connection to Airlock lost'));
       waiting.clear();
-      // A handshake refused before opening is almost always a wrong or stale token
-      // (the daemon was restarted): retrying would not help, the user needs the new URL.
-      if (!opened && retryMs >= 4000) {
-        setState('unauthorized');
-        return;
-      }
       setState('closed');
-      setTimeout(connect, retryMs);
-      retryMs = Math.min(retryMs * 2, 8000);
+      // The token is kept across daemon restarts (main/os/web-state.ts), so a lost
+      // connection is retried for as long as the tab is open (backoff up to 8 s). Only a
+      // server that answers and refuses the token (401: rotated with --new-web-token, or
+      // another Airlock on this port) stops the retries: then the human needs the new URL.
+      const retry = () => {
+        setTimeout(connect, retryMs);
+        retryMs = Math.min(retryMs * 2, 8000);
+      };
+      if (opened) return retry();
+      tokenRefused(loc, token).then(
+        (refused) => (refused ? setState('unauthorized') : retry()),
+        () => retry(),
+      );
     };
   }
 

@@ -10,10 +10,11 @@ export function registerServe(program: Command): void {
   program
     .command('serve')
     .description('run the Airlock daemon headless (request.sock, ui.sock, SSH agent); AIRLOCK_HOME picks where')
-    .option('--web', 'also serve the web UI on 127.0.0.1 (prints its URL with a per-run token, once)')
-    .option('--port <n>', 'port of the web UI (0: any free port)', '0')
+    .option('--web', 'also serve the web UI on 127.0.0.1 (prints its URL with its token; the token and port are kept across restarts so open tabs reconnect)')
+    .option('--port <n>', 'port of the web UI (0: the last run\'s port if free, else any free port)', '0')
+    .option('--new-web-token', 'make a new web UI token (signs out every open tab)')
     .option('--upstream <path>', 'front an existing SSH agent socket: its keys are listed beside ours, each signature approved first (default: the upstreamAgent setting)')
-    .action(async (opts: { web?: boolean; port: string; upstream?: string }) => {
+    .action(async (opts: { web?: boolean; port: string; upstream?: string; newWebToken?: boolean }) => {
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0…65535, not "${opts.port}"`);
       const started = Date.now();
@@ -25,7 +26,7 @@ export function registerServe(program: Command): void {
           // SSH keys sealed with a passphrase instead of the master key file (main/ssh/sealer.ts).
           keyPassphrase: process.env.AIRLOCK_KEY_PASSPHRASE || undefined,
           // The renderer is built next to the compiled CLI: $AIRLOCK_OUT/app.
-          ...(opts.web ? { web: { appDir: path.join(__dirname, '..', '..', '..', 'app'), port } } : {}),
+          ...(opts.web ? { web: { appDir: path.join(__dirname, '..', '..', '..', 'app'), port, newToken: opts.newWebToken ?? false } } : {}),
         });
       } catch (err) {
         // A lock or damage met by a start-up write or read after the file opened: the same fault.

@@ -27,6 +27,10 @@ const GUARD_MS = 500;
 const RECONNECT_MS = 1000;
 /** Lines of the literal command shown before "(+N more lines)". */
 const LITERAL_LINES = 6;
+/** Lines of an Edit/Write diff shown before "(+N more lines)": enough to read the change, never the whole screen. */
+const DIFF_LINES = 12;
+/** Agent processes listed: the nearest ones, shown oldest first like the web card. */
+const AGENT_LINES = 4;
 
 type Decide = { decision: 'allow' | 'deny'; scope: 'once' | 'task' | 'duration' | 'always'; durationSec?: number; pattern?: { tool: string; resource?: string }; confirmGrants?: number[]; serverReadOnly?: boolean };
 
@@ -56,6 +60,30 @@ export function grantLines(grants: PromptGrant[], confirmed: ReadonlySet<number>
     const w = Math.max(20, width - 8);
     out.push(line.slice(0, w));
     for (let i = w; i < line.length; i += w) out.push(`        ${line.slice(i, i + w)}`);
+  }
+  return out;
+}
+
+/**
+ * What will happen and who asks, as the web card shows them (issue 11 item 3): the
+ * daemon's consequence lines, the first lines of an Edit/Write diff (capped, every line
+ * escaped by wrap/visible), and the agent's processes past Airlock's own, oldest first.
+ */
+export function whatAndWho(p: Prompt, width: number): string[] {
+  const out: string[] = [];
+  for (const line of p.consequence ?? []) out.push(`  will: ${line}`);
+  if (p.diff?.text) {
+    const d = p.diff;
+    out.push(`  diff of ${d.path} (+${d.added} −${d.removed}${d.truncated ? ', cut' : ''}):`);
+    out.push(...wrap(d.text, width, DIFF_LINES));
+  }
+  if (p.diff?.note) out.push(`  diff: ${p.diff.note}`);
+  if (p.agent?.length) {
+    // Oldest first like the web card; when cut, the oldest go (the nearest is the one asking).
+    const chain = [...p.agent].reverse();
+    out.push('  agent:');
+    if (chain.length > AGENT_LINES) out.push(`    (+${chain.length - AGENT_LINES} older processes)`);
+    for (const n of chain.slice(-AGENT_LINES)) out.push(`    ${n.commandLine} (pid ${n.pid})`);
   }
   return out;
 }
@@ -142,6 +170,7 @@ export function registerWatch(program: Command): void {
           }
           if (p.remote) body.push(`  FROM REMOTE ${p.remote.name} · via ${p.remote.via}`);
           body.push(`  task: ${p.taskName ?? p.task ?? 'none'}${p.process ? ` · who: ${describeTree(p.process)} (pid ${p.process.pid})` : ''}`);
+          body.push(...whatAndWho(p, width));
           for (const r of p.risk.reasons) body.push(`  why: ${r}`);
           if (p.risk.level === 'critical') body.push('  critical: only [o]nce is offered — no grant ever approves this by itself');
           if (p.nearMiss) body.push(`  asked because: ${p.nearMiss}`);

@@ -1,0 +1,72 @@
+// `airlock watch` shows what will happen and who asks, like the web card (issue 11 item 3):
+// the consequence line of a delete, the first lines of an Edit's diff (escaped, capped),
+// and the agent's process chain. Driven in tmux, reading the screen as a person would.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { CLI, startDaemon, waitFor, type Daemon } from '../helpers/daemon';
+import type { AgentAnswer } from '../../main/contract/agent';
+import type { RpcClient } from '../../main/client/rpc-client';
+
+const SESSION = `airlock-watch-conseq-${process.pid}`;
+let d: Daemon;
+let agent: RpcClient;
+
+function tmux(...args: string[]): string {
+  return execFileSync('tmux', args, { encoding: 'utf8' });
+}
+const screen = () => tmux('capture-pane', '-p', '-t', SESSION);
+
+before(async () => {
+  d = await startDaemon();
+  agent = await d.agent();
+  tmux('new-session', '-d', '-s', SESSION, '-x', '160', '-y', '60', '-e', `AIRLOCK_HOME=${d.home}`, process.execPath, CLI, 'watch');
+  await waitFor(() => /0 pending/.test(screen()), 'watch to show its header');
+});
+after(async () => {
+  try {
+    tmux('kill-session', '-t', SESSION);
+  } catch {
+    // already gone
+  }
+  agent?.close();
+  await d?.stop();
+});
+
+test('a delete shows what and how much; the agent chain is listed with full command lines', async () => {
+  const work = fs.mkdtempSync(path.join(d.home, 'proj-'));
+  fs.mkdirSync(path.join(work, 'build'));
+  for (let i = 0; i < 12; i++) fs.writeFileSync(path.join(work, 'build', `f${i}`), 'x'.repeat(500));
+  const del = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.delete', action: 'delete', resource: path.join(work, 'build'), summary: 'clean the build', cwd: work });
+  await waitFor(() => /clean the build/.test(screen()), 'the prompt on screen');
+  const s = screen();
+  assert.match(s, /will: deletes build\/: 12 files, 6\.0 kB/);
+  assert.match(s, /agent:/);
+  // The test runner is the agent here: its own command line (node … this file) is shown.
+  assert.match(s, /watch-consequence-tmux/);
+  await new Promise((r) => setTimeout(r, 600));
+  tmux('send-keys', '-t', SESSION, 'd');
+  assert.equal((await del).decision, 'deny');
+});
+
+test('an Edit shows its diff, escaped and capped to the first lines', async () => {
+  const work = fs.mkdtempSync(path.join(d.home, 'proj-'));
+  const file = path.join(work, 'page.html');
+  const old = 'line 0\n';
+  fs.writeFileSync(file, old);
+  const edit = agent.call<AgentAnswer>('request', {
+    source: 'claude-code', tool: 'Write', action: 'write', resource: file, summary: `Write ${file}`, cwd: work,
+    args: { file_path: file, content: `\x1b[2J<script>evil</script>\u202e\n` + Array.from({ length: 40 }, (_, i) => `new ${i}`).join('\n') + '\n' },
+  });
+  await waitFor(() => /diff of .*page\.html/.test(screen()), 'the diff on screen');
+  const s = screen();
+  assert.match(s, /\+\\x1b\[2J<script>evil<\/script>\\u202e/, 'ESC and the bidi override are shown as escapes');
+  assert.ok(!s.includes('\u202e'));
+  assert.match(s, /\(\+\d+ more lines\)/, 'a long diff is cut to its first lines');
+  assert.ok(!/new 39/.test(s), 'the end of a long diff is not on screen');
+  await new Promise((r) => setTimeout(r, 600));
+  tmux('send-keys', '-t', SESSION, 'd');
+  assert.equal((await edit).decision, 'deny');
+});
