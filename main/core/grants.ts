@@ -326,7 +326,9 @@ class Buckets {
       const m = FIRST_SEGMENT.exec(res);
       if (m) segs.add(m[1]!);
     }
-    const ck = `${action}\n${[...segs].join('\n')}`;
+    // JSON, not a joined string: a segment may hold any character (`/a\nb/x`), and two
+    // requests whose keys collided would share a candidate list, hiding a deny from one.
+    const ck = JSON.stringify([action, ...segs]);
     const hit = this.cache.get(ck);
     if (hit) return hit;
     const found: { ord: number; g: Grant }[][] = [];

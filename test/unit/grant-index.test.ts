@@ -105,3 +105,19 @@ test('the index skips grants whose literal directory or action cannot match (the
   // for every request; a request under /work sees the 50 /work grants too.
   assert.equal(index.candidates({ ...bench, resources: ['/work/p7/x'] }).length, 51);
 });
+
+test('a directory name holding a newline does not share a cached candidate list with two other directories', () => {
+  const base: Grant = {
+    id: 'g_deny', task: null, source: '*', tool: '*', action: 'write', resource: '/a/x/**', key: null, effect: 'deny',
+    expiresAt: null, usesLeft: null, forwarded: false, note: null, createdAt: NOW, createdBy: 'human', revokedAt: null, lastUsedAt: null,
+  };
+  const allow: Grant = { ...base, id: 'g_allow', resource: '**', effect: 'allow' };
+  const index = new GrantIndex([base, allow]);
+  const req = randomRequest(rng(2));
+  const r1 = { ...req, tool: 'Write', action: 'write' as Action, resources: ['/a\nb/x/f'], resource: '/a\nb/x/f' };
+  assert.equal(index.evaluate(r1, NOW).deny, undefined);
+  // Same action; the segments `a` and `b` joined with a newline spell the first request's one.
+  const r2 = { ...r1, resources: ['/a/x/f', '/b/y'], resource: '/a/x/f' };
+  assert.equal(index.evaluate(r2, NOW).deny?.id, 'g_deny');
+  assert.deepEqual(index.evaluate(r2, NOW), evaluateGrants(index.forTool('Write'), r2, NOW));
+});
