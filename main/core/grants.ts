@@ -273,14 +273,93 @@ export function exactCommandPattern(parts: NonNullable<CoreRequest['parts']>): s
 
 const GLOB_SPECIAL = /[*?[\]{}()!+@\\"'|,]/;
 
+/** The literal text of a pattern before its first special character (as glob.ts reads it). */
+const LITERAL_PREFIX = /^[^*?[\]{}()!+@\\"'|,]*/;
+/** The first segment of an absolute path: `/work/p1/f` → `work`. */
+const FIRST_SEGMENT = /^\/([^/]+)/;
+/** The bucket of grants whose action is `*` (no real action is spelled with a NUL). */
+const ANY_ACTION = '\0any';
+/** The bucket of grants whose resource has no literal first segment: looked at for every request. */
+const ANY_SEGMENT = '\0any';
+
+/**
+ * The first directory a grant's resource pattern must start with, when the pattern says so
+ * literally: `/work/p17/**` → `work`. A match of such a pattern always starts with its
+ * literal prefix (glob.ts checks `startsWith` before the regex; the prefix holds `/work/`,
+ * so the matched path's first segment is `work`). `/work/**` has no key: its prefix
+ * `/work` also starts `/workshop`, and it matches `/work` itself. `~/`, commands, hosts
+ * and `**` have no key either.
+ */
+function resourceKey(glob: string): string {
+  if (!glob.startsWith('/')) return ANY_SEGMENT;
+  const lit = LITERAL_PREFIX.exec(glob)![0].replace(/\/+$/, '');
+  const m = /^\/([^/]+)\//.exec(lit);
+  return m ? m[1]! : ANY_SEGMENT;
+}
+
+/**
+ * Grants of one tool list bucketed by what is exact in them: the action and the literal
+ * first directory of the resource. `lookup` returns, in the list's own order, every grant
+ * that could pass the action and resource checks; the rest could only miss, so their
+ * globs never run. Each grant is in one bucket per action it names.
+ */
+class Buckets {
+  private readonly map = new Map<string, { ord: number; g: Grant }[]>();
+  private readonly cache = new Map<string, Grant[]>();
+
+  constructor(list: readonly Grant[]) {
+    list.forEach((g, ord) => {
+      const seg = resourceKey(g.resource);
+      const actions = g.action === '*' ? [ANY_ACTION] : [...new Set(Array.isArray(g.action) ? g.action : [g.action])];
+      for (const a of actions) {
+        const k = `${a}\n${seg}`;
+        const b = this.map.get(k);
+        if (b) b.push({ ord, g });
+        else this.map.set(k, [{ ord, g }]);
+      }
+    });
+  }
+
+  lookup(action: string, resources: readonly string[]): Grant[] {
+    const segs = new Set<string>([ANY_SEGMENT]);
+    for (const res of resources) {
+      const m = FIRST_SEGMENT.exec(res);
+      if (m) segs.add(m[1]!);
+    }
+    // JSON, not a joined string: a segment may hold any character (`/a\nb/x`), and two
+    // requests whose keys collided would share a candidate list, hiding a deny from one.
+    const ck = JSON.stringify([action, ...segs]);
+    const hit = this.cache.get(ck);
+    if (hit) return hit;
+    const found: { ord: number; g: Grant }[][] = [];
+    for (const a of action === ANY_ACTION ? [action] : [action, ANY_ACTION]) {
+      for (const s of segs) {
+        const b = this.map.get(`${a}\n${s}`);
+        if (b) found.push(b);
+      }
+    }
+    // One bucket is already in order; several are merged back into the list's order.
+    const out = found.length === 1 ? found[0]!.map((x) => x.g) : found.flat().sort((x, y) => x.ord - y.ord).map((x) => x.g);
+    // Bounded: keys come from requests (agent input); a full cache is dropped, not grown.
+    if (this.cache.size >= 1_000) this.cache.clear();
+    this.cache.set(ck, out);
+    return out;
+  }
+}
+
 /**
  * Grants grouped by tool, so a decision looks only at the grants that can name its tool:
- * the ones for exactly that tool and the ones whose tool is a pattern. Keeps a decision
- * flat from 10 to 10,000 grants (test/bench/growth.bench.ts).
+ * the ones for exactly that tool and the ones whose tool is a pattern. Within those,
+ * `evaluate` runs the globs only of grants whose action and literal first directory fit
+ * the request (Buckets), which keeps a decision flat from 10 to 10,000 grants
+ * (test/bench/growth.bench.ts). Its answers are exactly `evaluateGrants(forTool(tool))`'s
+ * (test/unit/grant-index.test.ts compares them on random grants and requests).
  */
 export class GrantIndex {
   private readonly byTool = new Map<string, Grant[]>();
   private readonly patternTools: Grant[] = [];
+  private readonly buckets = new Map<string, Buckets>();
+  private patternBuckets: Buckets | null = null;
 
   constructor(readonly all: readonly Grant[]) {
     for (const g of all) {
@@ -296,5 +375,33 @@ export class GrantIndex {
   forTool(tool: string): Grant[] {
     const exact = this.byTool.get(tool);
     return exact ? exact.concat(this.patternTools) : this.patternTools;
+  }
+
+  /** The grants of `forTool(r.tool)`, in its order, that could pass the action and resource checks. */
+  candidates(r: CoreRequest): Grant[] {
+    const exact = this.byTool.get(r.tool);
+    let b = exact ? this.buckets.get(r.tool) : undefined;
+    if (exact && !b) {
+      b = new Buckets(exact);
+      this.buckets.set(r.tool, b);
+    }
+    this.patternBuckets ??= new Buckets(this.patternTools);
+    const fromPattern = this.patternBuckets.lookup(r.action, r.resources);
+    return b ? b.lookup(r.action, r.resources).concat(fromPattern) : fromPattern;
+  }
+
+  /**
+   * `evaluateGrants(this.forTool(r.tool), r, now)`, running only the candidates' checks.
+   * The near miss (an allow that missed only on its resource) is looked for in the whole
+   * list, and only when neither a deny nor an allow decided: it is what a prompt shows,
+   * and a decided request shows none.
+   */
+  evaluate(r: CoreRequest, now: number): GrantVerdict {
+    const v = evaluateGrants(this.candidates(r), r, now);
+    delete v.near;
+    if (v.deny || v.allow) return v;
+    const near = this.forTool(r.tool).find((g) => g.effect === 'allow' && missBeforeCondition(g, r, now) === 'resource');
+    if (near) v.near = near;
+    return v;
   }
 }

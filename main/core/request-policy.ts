@@ -9,7 +9,7 @@ import { RPC, RpcError } from '../contract/rpc';
 import { taskIdOf } from '../contract/task-ref';
 import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from './classify/mcp';
 import { conditionWords } from './condition';
-import { conditionMissText, conditionOutcome, evaluateGrants, evaluateParts, nearMissText, type GrantIndex } from './grants';
+import { conditionMissText, conditionOutcome, evaluateParts, nearMissText, type GrantIndex } from './grants';
 import { capArgs } from './history-recorder';
 import type { CommandClassifier, PathResolver, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
@@ -182,15 +182,15 @@ export class RequestPolicy {
     const risk = assessRisk(req, req.task ? this.facts.memoryOf(req.task) : {});
     const settings = this.facts.settings();
     const now = this.now();
-    const candidates = this.facts.activeGrants().forTool(req.tool);
-    const verdict = evaluateGrants(candidates, req, now);
+    const index = this.facts.activeGrants();
+    const verdict = index.evaluate(req, now);
     const answer = (decision: 'allow' | 'deny', decidedBy: 'grant' | 'policy', grant: string | null, reason: string): Verdict => ({ kind: 'answer', req, risk, decision, decidedBy, grant, reason });
 
     if (verdict.deny) return answer('deny', 'grant', verdict.deny.id, denyReason(verdict.deny, req));
     if (verdict.allow && risk.level !== 'critical') return allowByGrants(req, risk, [verdict.allow]);
     if (req.parts?.length) {
       const allows = (a: Action) => settings.policy[a] === 'allow' && rank(risk.level) < rank('high');
-      const pv = evaluateParts(candidates, req, now, allows, req.taskInfo?.cwd ?? null);
+      const pv = evaluateParts(index.forTool(req.tool), req, now, allows, req.taskInfo?.cwd ?? null);
       if (pv.deny) return answer('deny', 'grant', pv.deny.id, denyReason(pv.deny, req));
       if (pv.covered && risk.level !== 'critical') {
         if (pv.covered.length) return allowByGrants(req, risk, pv.covered);
