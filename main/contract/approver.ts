@@ -66,6 +66,8 @@ export const Suggestion = z.object({
   tool: z.string(),
   resource: z.string(),
   label: z.string(),
+  /** How many of this task's last `of` events the pattern would have matched (core/past-matches.ts). */
+  pastMatches: z.object({ matched: z.number().int(), of: z.number().int() }).optional(),
 });
 
 /**

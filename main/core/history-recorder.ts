@@ -8,12 +8,13 @@ import type { Grant } from '../contract/approver';
 import { LIMITS, type DecidedBy, type Risk, type Scope } from '../contract/common';
 import { LOCK_BUDGET_MS, type Store } from '../store';
 import type { NotificationBus } from './notification-bus';
+import type { PastEvent } from './past-matches';
 import type { EgressRecord, RejectedAttempt, RejectionRecorder } from './ports';
 import type { CoreRequest } from './request';
 import { PLACEHOLDER_LEAK_TOOL, remember, type TaskMemory } from './risk';
 import { redactTokens } from './task-token';
 
-export type HistoryStore = Pick<Store, 'appendEvent' | 'stageEvent' | 'committed' | 'taskAllowedEvents' | 'getTask'> & { readonly file?: string };
+export type HistoryStore = Pick<Store, 'appendEvent' | 'stageEvent' | 'committed' | 'taskAllowedEvents' | 'taskRecentEvents' | 'getTask'> & { readonly file?: string };
 
 export function capArgs(args: unknown): string | null {
   if (args === undefined) return null;
@@ -60,6 +61,11 @@ export class HistoryRecorder implements RejectionRecorder {
     private readonly bus: NotificationBus,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** The task's last `limit` events, newest first (for a suggestion's past-match count). */
+  recentTaskEvents(task: string, limit: number): PastEvent[] {
+    return this.store.taskRecentEvents(task, limit);
+  }
 
   /**
    * Stages the event for the next group commit and returns the answer. The answer must not

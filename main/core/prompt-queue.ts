@@ -16,7 +16,8 @@ import type { NotificationBus } from './notification-bus';
 import type { ConsequenceProbe, RequestContext } from './ports';
 import { checkDecision, grantFromDecision, serverReadOnlyGrants, taskGrantChoice } from './prompt-decisions';
 import type { CoreRequest } from './request';
-import { suggest } from './suggest';
+import { suggest, type Suggestion } from './suggest';
+import { countPastMatches, PAST_WINDOW } from './past-matches';
 import { scopeRefusal } from './friction';
 import { promptFacts } from './prompt-facts';
 import type { OwnInstall } from './agent-chain';
@@ -108,7 +109,7 @@ export class PromptQueue {
     }
     const now = this.now();
     const timeoutSec = this.settings().promptTimeoutSec;
-    const suggestion = suggest(req, risk, req.taskInfo?.cwd ?? null);
+    const suggestion = withPastMatches(suggest(req, risk, req.taskInfo?.cwd ?? null), req.task, this.recorder);
     const mcp = req.source === 'mcp' ? splitMcpTool(req.tool) : null;
     const prompt: Prompt = {
       id: newId('p'),
@@ -293,4 +294,18 @@ function conditionSuggestions(req: CoreRequest): { conditions?: { when: string; 
   if ('error' in input) return {};
   const list = suggestConditions(input.args);
   return list.length ? { conditions: list } : {};
+}
+
+/**
+ * The suggestion with how many of the task's last PAST_WINDOW events it would have
+ * matched. Never fatal: a history that cannot be read leaves the suggestion without it.
+ */
+function withPastMatches(s: Suggestion | null | undefined, task: string | null, recorder: Pick<HistoryRecorder, 'recentTaskEvents'>): (Suggestion & { pastMatches?: { matched: number; of: number } }) | null | undefined {
+  if (!s || !task) return s;
+  try {
+    const events = recorder.recentTaskEvents(task, PAST_WINDOW);
+    return { ...s, pastMatches: { matched: countPastMatches(s, events), of: events.length } };
+  } catch {
+    return s;
+  }
 }

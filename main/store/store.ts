@@ -539,6 +539,22 @@ export class Store {
   }
 
   /**
+   * A task's most recent events (any decision), newest first, at most `limit`: what a
+   * suggested grant "would have matched" is counted over these (bounded, issue 11 item 6).
+   */
+  taskRecentEvents(task: string, limit = 1000): { tool: string; action: string; resources: string[]; command: string | null }[] {
+    this.flush();
+    const rows = this.sql
+      .prepare(`SELECT tool, action, resources, args FROM events WHERE task = ? ORDER BY id DESC LIMIT ?`)
+      .all(task, Math.max(0, Math.floor(limit))) as { tool: string; action: string; resources: string | null; args: string | null }[];
+    return rows.map((r) => {
+      const args = parseJson<unknown>(r.args);
+      const command = args && typeof args === 'object' && typeof (args as { command?: unknown }).command === 'string' ? (args as { command: string }).command : null;
+      return { tool: r.tool, action: r.action, resources: parseJson<string[]>(r.resources) ?? [], command };
+    });
+  }
+
+  /**
    * A task's egress destinations from its history: decisions (`net.connect`) and what went
    * through (`net.tunnel`, `net.request`, whose args carry bytes and injected secret names).
    */

@@ -154,6 +154,9 @@ async function grantsCurve(): Promise<{ size: number; dec: { p50: number; p99: n
     const ui = await d.ui();
     await ui.call('grants.create', BENCH_GRANT);
     let have = 1;
+    // One discarded round first: otherwise the smallest size is measured on a fresh
+    // daemon still warming up (JIT, caches), which flatters every larger size's ratio.
+    await decisionLatency(d);
     for (const size of GRANT_SIZES) {
       progress(`creating grants up to ${size.toLocaleString('en')} ...`);
       for (; have < size; have++) await ui.call('grants.create', fillerGrant(have));

@@ -70,3 +70,23 @@ test('an Edit shows its diff, escaped and capped to the first lines', async () =
   tmux('send-keys', '-t', SESSION, 'd');
   assert.equal((await edit).decision, 'deny');
 });
+
+test('the suggested grant says how many of the task\'s past events it would have matched', async () => {
+  const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'past task', cwd: '/repo' });
+  const answer = async (resource: string, key: string) => {
+    const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource, summary: `write ${resource}`, task, token });
+    await waitFor(() => screen().includes(`write ${resource}`), 'the prompt on screen');
+    await new Promise((r) => setTimeout(r, 600));
+    tmux('send-keys', '-t', SESSION, key);
+    return pending;
+  };
+  assert.equal((await answer('/repo/src/a.ts', 'o')).decision, 'allow');
+  assert.equal((await answer('/repo/lib/x.ts', 'd')).decision, 'deny');
+  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/b.ts', summary: 'write next b', task, token });
+  await waitFor(() => /write next b/.test(screen()), 'the prompt on screen');
+  // src/** covers a.ts (allowed once) but not lib/x.ts: 1 of the task's 2 past events.
+  assert.match(screen(), /\[t\] allows for this task: .*src\/\*\*[\s\S]*would have matched 1 of this task's last 2 events/);
+  await new Promise((r) => setTimeout(r, 600));
+  tmux('send-keys', '-t', SESSION, 'd');
+  assert.equal((await pending).decision, 'deny');
+});

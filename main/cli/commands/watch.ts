@@ -186,7 +186,11 @@ export function registerWatch(program: Command): void {
           const parts = allowed.includes('task') || allowed.includes('duration') ? conditionParts(p.conditions) : [];
           if (parts.length) body.push(`  conditions a grant could carry (web UI, or grants add --when): ${parts.map((c) => c.words).join(' · ')}`);
           if (allowed.includes('task')) {
-            if (p.suggestion) body.push(`  [t] allows for this task: ${p.suggestion.label}   (pattern ${p.suggestion.resource})`);
+            if (p.suggestion) {
+              const past = p.suggestion.pastMatches;
+              body.push(`  [t] allows for this task: ${p.suggestion.label}   (pattern ${p.suggestion.resource})`);
+              if (past) body.push(`      would have matched ${past.matched} of this task's last ${past.of} event${past.of === 1 ? '' : 's'}`);
+            }
             else body.push('  [t] allows exactly this request for this task (no wider pattern is safe)');
           }
           body.push('');

@@ -41,6 +41,13 @@ export function RequestChoices(props: {
           {prompt.suggestion && (
             <p className="small muted">
               Suggested: <V text={prompt.suggestion.label} />
+              {prompt.suggestion.pastMatches && (
+                <span data-testid="suggestion-past-matches">
+                  {' '}
+                  — would have matched {prompt.suggestion.pastMatches.matched} of this task’s last {prompt.suggestion.pastMatches.of} event
+                  {prompt.suggestion.pastMatches.of === 1 ? '' : 's'}
+                </span>
+              )}
             </p>
           )}
           <div className="pattern-fields">
