@@ -57,3 +57,18 @@ test('fullwidth text in every agent field cannot scroll the risk, action and too
   tmux('send-keys', '-t', SESSION, 'd');
   assert.equal((await pending).decision, 'deny');
 });
+
+test('a wide note on a task.start grant cannot cut off its [WILDCARD HIGH-IMPACT] mark', { timeout: 30_000 }, async () => {
+  const started = agent.call('task.start', {
+    name: 'wide-grants',
+    grants: [{ action: 'write', resource: '**', effect: 'allow', note: 'Ｎ'.repeat(120) }],
+  });
+  started.catch(() => undefined);
+  await waitFor(() => /wide-grants/.test(screen()), 'the grant prompt on screen');
+  await new Promise((r) => setTimeout(r, 300));
+  const s = screen();
+  assert.match(s.replace(/\n\s*/g, ''), /\[WILDCARD HIGH-IMPACT: not created unless confirmed with c\]/, `the mark is on screen:\n${s}`);
+  await new Promise((r) => setTimeout(r, 600));
+  tmux('send-keys', '-t', SESSION, 'd');
+  await started.catch(() => undefined);
+});

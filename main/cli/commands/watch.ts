@@ -58,8 +58,8 @@ export function grantLines(grants: PromptGrant[], confirmed: ReadonlySet<number>
     const action = g.action === '*' ? '* (every action)' : Array.isArray(g.action) ? g.action.join(', ') : g.action;
     const line = visible(`  ${marks} #${String(g.index).padEnd(3)} ${g.effect} ${action} · source ${g.source} · tool ${g.tool} · on ${g.resource}${limits ? ` · ${limits}` : ''}${g.note ? ` · note: ${g.note}` : ''}${confirm}`);
     const w = Math.max(20, width - 8);
-    out.push(line.slice(0, w));
-    for (let i = w; i < line.length; i += w) out.push(`        ${line.slice(i, i + w)}`);
+    // By columns: a wide note must not make fit() cut off the [WILDCARD …] mark at the end.
+    splitColumns(line, w).forEach((piece, i) => out.push(i === 0 ? piece : `        ${piece}`));
   }
   return out;
 }
