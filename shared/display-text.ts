@@ -77,3 +77,48 @@ export function visible(s: string, o?: VisibleOptions): string {
 export function hasHidden(s: string, o?: VisibleOptions): boolean {
   return visible(s, o) !== s;
 }
+
+/**
+ * Terminal columns one code point takes: 2 for East Asian wide/fullwidth and emoji, 0 for
+ * combining marks, 1 otherwise. A terminal line cut by string length instead would let
+ * 100 fullwidth characters fill 200 columns, wrap, scroll the screen, and push the
+ * request's risk, action and tool off the top of `airlock watch`.
+ */
+const WIDE = /[\u1100-\u115f\u231a\u231b\u2329\u232a\u23e9-\u23ec\u23f0\u23f3\u25fd\u25fe\u2614\u2615\u2648-\u2653\u267f\u2693\u26a1\u26aa\u26ab\u26bd\u26be\u26c4\u26c5\u26ce\u26d4\u26ea\u26f2\u26f3\u26f5\u26fa\u26fd\u2705\u270a\u270b\u2728\u274c\u274e\u2753-\u2755\u2757\u2795-\u2797\u27b0\u27bf\u2b1b\u2b1c\u2b50\u2b55\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\ua960-\ua97f\uac00-\ud7a3\uf900-\ufaff\ufe10-\ufe19\ufe30-\ufe6f\uff00-\uff60\uffe0-\uffe6\u{16fe0}-\u{16fe4}\u{17000}-\u{18cff}\u{1b000}-\u{1b2ff}\u{1f004}\u{1f0cf}\u{1f18e}\u{1f191}-\u{1f19a}\u{1f200}-\u{1f251}\u{1f300}-\u{1f64f}\u{1f680}-\u{1f6ff}\u{1f7e0}-\u{1f7eb}\u{1f90c}-\u{1f9ff}\u{1fa70}-\u{1faff}\u{20000}-\u{3fffd}]/u;
+const ZERO = /[\p{Mn}\p{Me}]/u;
+
+export function columnsOfChar(ch: string): number {
+  if (ZERO.test(ch)) return 0;
+  return WIDE.test(ch) ? 2 : 1;
+}
+
+export function columnsOf(s: string): number {
+  let n = 0;
+  for (const ch of s) n += columnsOfChar(ch);
+  return n;
+}
+
+/** Splits a line into pieces of at most `width` columns (a wide character never straddles two). */
+export function splitColumns(s: string, width: number): string[] {
+  const out: string[] = [];
+  let cur = '';
+  let used = 0;
+  for (const ch of s) {
+    const w = columnsOfChar(ch);
+    if (used + w > width && cur !== '') {
+      out.push(cur);
+      cur = '';
+      used = 0;
+    }
+    cur += ch;
+    used += w;
+  }
+  if (cur !== '' || out.length === 0) out.push(cur);
+  return out;
+}
+
+/** The line cut to at most `width` columns, ending in `…` when something was cut. */
+export function fitColumns(s: string, width: number): string {
+  if (columnsOf(s) <= width) return s;
+  return splitColumns(s, Math.max(1, width - 1))[0] + '…';
+}

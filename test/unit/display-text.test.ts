@@ -3,7 +3,7 @@
 // control, bidi and invisible characters made visible, never acting on the display.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { escapeChar, hasHidden, visible, visibleParts } from '../../shared/display-text';
+import { columnsOf, escapeChar, fitColumns, hasHidden, splitColumns, visible, visibleParts } from '../../shared/display-text';
 
 const cases: [string, string, string][] = [
   ['ESC of an ANSI colour', '\x1b[31mred\x1b[0m', '\\x1b[31mred\\x1b[0m'],
@@ -77,4 +77,20 @@ test('display hygiene: long hostile input is handled in linear time', () => {
   const v = visible(s);
   assert.ok(Date.now() - t0 < 2000);
   assert.equal(v.length, '\\x1b[31m\\u202e\\u200b'.length * 100_000);
+});
+
+test('terminal columns: wide characters count 2, combining marks 0, so a cut line never wraps', () => {
+  assert.equal(columnsOf('abc'), 3);
+  assert.equal(columnsOf('ＷＩＤＥ'), 8);
+  assert.equal(columnsOf('漢字🔥'), 6);
+  assert.equal(columnsOf('e\u0301'), 1);
+  const wide = 'Ｗ'.repeat(100);
+  const cut = fitColumns(wide, 80);
+  assert.ok(columnsOf(cut) <= 80, `fitColumns kept ${columnsOf(cut)} columns`);
+  assert.ok(cut.endsWith('…'));
+  assert.equal(fitColumns('short', 80), 'short');
+  const pieces = splitColumns('a' + wide, 15);
+  assert.ok(pieces.every((p) => columnsOf(p) <= 15), 'no piece is wider than asked');
+  assert.equal(pieces.join(''), 'a' + wide, 'nothing lost, no wide character split');
+  assert.deepEqual(splitColumns('', 10), ['']);
 });

@@ -17,7 +17,7 @@ import type { Command } from 'commander';
 import type { RpcClient } from '../../client/rpc-client';
 import type { Prompt, PromptGrant } from '../../contract/approver';
 import { describeTree } from '../../os/peer';
-import { visible } from '../../../shared/display-text';
+import { fitColumns, splitColumns, visible } from '../../../shared/display-text';
 import { allowedChoices, literalOf, type Choice } from '../../../shared/prompt-choices';
 import { ACTION_ORIGIN_WORDS, bytesInWords, conditionParts } from '../../../shared/request-origin';
 import { connectUi } from '../util';
@@ -94,7 +94,8 @@ function choicesOf(p: Prompt): Choice[] {
 
 /** Cuts a (visible, escaped) line to the terminal width so the layout never wraps. */
 function fit(line: string, width: number): string {
-  return line.length > width ? line.slice(0, Math.max(1, width - 1)) + '…' : line;
+  // In columns, not code units: wide characters must not wrap the line (display-text.ts).
+  return fitColumns(line, width);
 }
 
 /** A long text wrapped to the width, at most `max` lines, with what was left out counted. */
@@ -103,7 +104,7 @@ function wrap(text: string, width: number, max: number, indent = '    '): string
   const out: string[] = [];
   for (const raw of text.split('\n')) {
     const line = visible(raw, { multiline: true }).replace(/\t/g, '  ');
-    for (let i = 0; i < Math.max(1, line.length); i += w) out.push(indent + line.slice(i, i + w));
+    for (const piece of splitColumns(line, w)) out.push(indent + piece);
   }
   if (out.length <= max) return out;
   return [...out.slice(0, max), `${indent}(+${out.length - max} more lines)`];
