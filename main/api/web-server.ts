@@ -62,7 +62,14 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
 
   async function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, pathname: string): Promise<void> {
     if (req.method !== 'GET' && req.method !== 'HEAD') return deny(res, 405, 'method not allowed');
-    const rel = pathname === '/' ? 'index.html' : decodeURIComponent(pathname).replace(/^\/+/, '');
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(pathname);
+    } catch {
+      // A malformed %-escape is the client's mistake: 400, not an internal error.
+      return deny(res, 400, 'bad request: malformed %-escape in the path');
+    }
+    const rel = pathname === '/' ? 'index.html' : decoded.replace(/^\/+/, '');
     const file = path.resolve(appDir, rel);
     if (file !== appDir && !file.startsWith(appDir + path.sep)) return deny(res, 404, 'not found');
     let body: Buffer;
