@@ -1,4 +1,6 @@
 // Grant matching: which grants decide a request. Pure functions, table-tested.
+// Over 400 lines on purpose: the matcher and its index (GrantIndex) must agree exactly, and
+// the differential test (test/unit/grant-index.test.ts) is easiest to trust with both in one file.
 import type { GrantAction } from '../contract/agent';
 import type { Grant } from '../contract/approver';
 import type { Action } from '../contract/common';
