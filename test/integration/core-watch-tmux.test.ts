@@ -1,39 +1,17 @@
 // `airlock watch` driven like a person would: in tmux, reading the screen and typing keys.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { CLI, startDaemon, waitFor, type Daemon } from '../helpers/daemon';
+import { waitFor } from '../helpers/daemon';
+import { watchInTmux } from '../helpers/watch-tmux';
 import type { AgentAnswer } from '../../main/contract/agent';
-import type { RpcClient } from '../../main/client/rpc-client';
 
-const SESSION = `airlock-watch-${process.pid}`;
-let d: Daemon;
-let agent: RpcClient;
-
-function tmux(...args: string[]): string {
-  return execFileSync('tmux', args, { encoding: 'utf8' });
-}
-const screen = () => tmux('capture-pane', '-p', '-t', SESSION);
-
-before(async () => {
-  d = await startDaemon();
-  agent = await d.agent();
-  tmux('new-session', '-d', '-s', SESSION, '-x', '160', '-y', '50', '-e', `AIRLOCK_HOME=${d.home}`, process.execPath, CLI, 'watch');
-  await waitFor(() => /0 pending/.test(screen()), 'watch to show its header');
-});
-after(async () => {
-  try {
-    tmux('kill-session', '-t', SESSION);
-  } catch {
-    // already gone
-  }
-  agent?.close();
-  await d?.stop();
-});
+const pane = watchInTmux('airlock-watch', 160, 50);
+const SESSION = pane.session;
+const { tmux, screen } = pane;
 
 test('a prompt appears live with its countdown; "t" allows it for the task', async () => {
-  const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'tmux task', cwd: '/repo' });
-  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/w.ts', summary: 'write src/w.ts from tmux test', task, token });
+  const { task, token } = await pane.agent.call<{ task: string; token: string }>('task.start', { name: 'tmux task', cwd: '/repo' });
+  const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/w.ts', summary: 'write src/w.ts from tmux test', task, token });
   await waitFor(() => /write src\/w\.ts from tmux test/.test(screen()), 'the prompt on screen');
   const s = screen();
   assert.match(s, /1 pending/);
@@ -48,18 +26,18 @@ test('a prompt appears live with its countdown; "t" allows it for the task', asy
   assert.equal(a.decision, 'allow');
   assert.match(a.reason, /for this task/);
   await waitFor(() => /0 pending/.test(screen()) && /allowed for this task/.test(screen()), 'the screen to update');
-  const again = await agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/w.ts', summary: 'again', task, token });
+  const again = await pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/w.ts', summary: 'again', task, token });
   assert.equal(again.decision, 'allow');
   assert.ok(again.grant);
   // The suggested pattern (src/**) covers the next file in src/ too: no prompt.
-  const sibling = await agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/deep/other.ts', summary: 'sibling', task, token });
+  const sibling = await pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/deep/other.ts', summary: 'sibling', task, token });
   assert.equal(sibling.decision, 'allow');
   assert.equal(sibling.grant, again.grant);
 });
 
 test('"e" edits the pattern before allowing for the task', async () => {
-  const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'edit task', cwd: '/repo' });
-  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/lib/a.ts', summary: 'write lib/a.ts (edit me)', task, token });
+  const { task, token } = await pane.agent.call<{ task: string; token: string }>('task.start', { name: 'edit task', cwd: '/repo' });
+  const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/lib/a.ts', summary: 'write lib/a.ts (edit me)', task, token });
   await waitFor(() => /edit me/.test(screen()), 'the prompt on screen');
   await new Promise((r) => setTimeout(r, 600));
   tmux('send-keys', '-t', SESSION, 'e');
@@ -69,12 +47,12 @@ test('"e" edits the pattern before allowing for the task', async () => {
   tmux('send-keys', '-t', SESSION, 'Enter');
   const a = await pending;
   assert.equal(a.decision, 'allow');
-  const { grants } = await (await d.ui()).call<{ grants: { id: string; resource: string }[] }>('grants.list', { task });
+  const { grants } = await (await pane.d.ui()).call<{ grants: { id: string; resource: string }[] }>('grants.list', { task });
   assert.deepEqual(grants.map((g) => g.resource), ['/repo/lib/a.ts']);
 });
 
 test('a key pressed in the first half second is ignored (input guard); "d" then denies', async () => {
-  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'deploy', action: 'execute', summary: 'deploy guarded' });
+  const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'deploy', action: 'execute', summary: 'deploy guarded' });
   await waitFor(() => /deploy guarded/.test(screen()), 'the prompt on screen', 5000, 5);
   tmux('send-keys', '-t', SESSION, 'o');
   await waitFor(() => /ignored "o"/.test(screen()), 'the guard message');
@@ -86,12 +64,12 @@ test('a key pressed in the first half second is ignored (input guard); "d" then 
 });
 
 test('"m" allows for 15 minutes and "a" then "y" always', async () => {
-  const p1 = agent.call<AgentAnswer>('request', { source: 'api', tool: 'm.tool', action: 'write', resource: '/m', summary: 'minutes please' });
+  const p1 = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'm.tool', action: 'write', resource: '/m', summary: 'minutes please' });
   await waitFor(() => /minutes please/.test(screen()), 'prompt');
   await new Promise((r) => setTimeout(r, 600));
   tmux('send-keys', '-t', SESSION, 'm');
   assert.match((await p1).reason, /for 15 min/);
-  const p2 = agent.call<AgentAnswer>('request', { source: 'api', tool: 'a.tool', action: 'write', resource: '/a', summary: 'always please' });
+  const p2 = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'a.tool', action: 'write', resource: '/a', summary: 'always please' });
   await waitFor(() => /always please/.test(screen()), 'prompt');
   await new Promise((r) => setTimeout(r, 600));
   tmux('send-keys', '-t', SESSION, 'a');
@@ -100,12 +78,12 @@ test('"m" allows for 15 minutes and "a" then "y" always', async () => {
   await new Promise((r) => setTimeout(r, 600));
   tmux('send-keys', '-t', SESSION, 'y');
   assert.match((await p2).reason, /always/);
-  assert.equal((await agent.call<AgentAnswer>('request', { source: 'api', tool: 'a.tool', action: 'write', resource: '/a', summary: 'again' })).decision, 'allow');
+  assert.equal((await pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'a.tool', action: 'write', resource: '/a', summary: 'again' })).decision, 'allow');
 });
 
 test('escape sequences and bidi overrides from the agent are shown escaped, never acted on', async () => {
   const hostile = 'hygiene \x1b]2;PWNED\x07\x1b[2J\x1b[31mred\x1b[0m evil\u202etxt.sh zero\u200bwidth';
-  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/tmp/x\u202etxt', summary: hostile });
+  const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/tmp/x\u202etxt', summary: hostile });
   await waitFor(() => /hygiene/.test(screen()), 'the prompt on screen');
   const s = screen();
   assert.ok(s.includes('hygiene \\x1b]2;PWNED\\x07\\x1b[2J\\x1b[31mred\\x1b[0m evil\\u202etxt.sh zero\\u200bwidth'), `summary shown escaped:\n${s}`);
@@ -117,7 +95,7 @@ test('escape sequences and bidi overrides from the agent are shown escaped, neve
   tmux('send-keys', '-t', SESSION, 'd');
   assert.equal((await pending).decision, 'deny');
   // History keeps the text raw: it is evidence.
-  const { events } = await (await d.ui()).call<{ events: { summary: string }[] }>('history.query', { limit: 5 });
+  const { events } = await (await pane.d.ui()).call<{ events: { summary: string }[] }>('history.query', { limit: 5 });
   assert.ok(events.some((e) => e.summary === hostile), 'recorded raw');
 });
 
@@ -129,7 +107,7 @@ test('five queued prompts: a new one never takes the screen, a double key press 
   const answers: Promise<AgentAnswer>[] = [];
   const settled = new Set<number>();
   for (let i = 1; i <= 5; i++) {
-    const a = agent.call<AgentAnswer>('request', { source: 'api', tool: 'q.tool', action: 'write', resource: `/q/${i}`, summary: `queue item ${i}` });
+    const a = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'q.tool', action: 'write', resource: `/q/${i}`, summary: `queue item ${i}` });
     a.then(() => settled.add(i)).catch(() => undefined);
     answers.push(a);
     if (i === 1) await waitFor(() => /queue item 1/.test(screen()), 'the first prompt');
@@ -168,7 +146,7 @@ test('five queued prompts: a new one never takes the screen, a double key press 
 });
 
 test('only the choices the prompt allows: critical offers no grant, no task offers no [t]', async () => {
-  const crit = agent.call<AgentAnswer>('request', { source: 'api', tool: 'net.upload', action: 'transfer', resource: '/home/u/.ssh/id_ed25519', summary: 'upload my key (critical)' });
+  const crit = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'net.upload', action: 'transfer', resource: '/home/u/.ssh/id_ed25519', summary: 'upload my key (critical)' });
   await waitFor(() => /upload my key/.test(screen()), 'the critical prompt');
   const s = screen();
   assert.match(s, /\[CRITICAL\]/);
@@ -179,7 +157,7 @@ test('only the choices the prompt allows: critical offers no grant, no task offe
   await waitFor(() => /"a" is not offered for this critical request/.test(screen()), 'a refused');
   tmux('send-keys', '-t', SESSION, 'd');
   assert.equal((await crit).decision, 'deny');
-  const plain = agent.call<AgentAnswer>('request', { source: 'api', tool: 'p.tool', action: 'write', resource: '/p', summary: 'no task here' });
+  const plain = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'p.tool', action: 'write', resource: '/p', summary: 'no task here' });
   await waitFor(() => /no task here/.test(screen()), 'the prompt');
   assert.doesNotMatch(screen(), /\[t\] task|\[D\] deny all/);
   assert.match(screen(), /\[a\] always…/);
@@ -189,7 +167,7 @@ test('only the choices the prompt allows: critical offers no grant, no task offe
 });
 
 test('the alternate screen: no scrollback however long it runs, the header stays on the first line', async () => {
-  const p = agent.call<AgentAnswer>('request', { source: 'api', tool: 'long.tool', action: 'write', resource: '/long', summary: 'stay a while' });
+  const p = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'long.tool', action: 'write', resource: '/long', summary: 'stay a while' });
   await waitFor(() => /stay a while/.test(screen()), 'the prompt');
   await sleep(3200); // three countdown ticks
   assert.equal(tmux('display-message', '-p', '-t', SESSION, '#{alternate_on}').trim(), '1', 'watch runs on the alternate screen');
@@ -200,17 +178,17 @@ test('the alternate screen: no scrollback however long it runs, the header stays
 });
 
 test('the daemon goes away: watch says so and reconnects by itself after a restart', async () => {
-  const p = agent.call<AgentAnswer>('request', { source: 'api', tool: 'r.tool', action: 'write', resource: '/r', summary: 'before the restart' });
+  const p = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'r.tool', action: 'write', resource: '/r', summary: 'before the restart' });
   p.catch(() => undefined);
   await waitFor(() => /before the restart/.test(screen()), 'the prompt');
-  agent.close();
-  await d.stop();
+  pane.agent.close();
+  await pane.d.stop();
   await waitFor(() => /can't reach Airlock/.test(screen()), 'the unreachable state', 3000);
   assert.doesNotMatch(screen(), /before the restart/, 'the prompt is gone with the daemon');
-  d = await d.restart();
-  agent = await d.agent();
+  pane.d = await pane.d.restart();
+  pane.agent = await pane.d.agent();
   await waitFor(() => /connected to Airlock again/.test(screen()) && /0 pending/.test(screen()), 'watch to reconnect', 10_000);
-  const again = agent.call<AgentAnswer>('request', { source: 'api', tool: 'r.tool', action: 'write', resource: '/r', summary: 'after the restart' });
+  const again = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'r.tool', action: 'write', resource: '/r', summary: 'after the restart' });
   await waitFor(() => /after the restart/.test(screen()), 'a prompt from the new daemon');
   await sleep(600);
   tmux('send-keys', '-t', SESSION, 'd');
@@ -218,9 +196,9 @@ test('the daemon goes away: watch says so and reconnects by itself after a resta
 });
 
 test('an MCP prompt says which server and where its action came from, lists conditions in words; "r" allows only reads from that server for the task', async () => {
-  const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'tmux mail', cwd: '/repo' });
+  const { task, token } = await pane.agent.call<{ task: string; token: string }>('task.start', { name: 'tmux mail', cwd: '/repo' });
   const mcp = (name: string, args: object, annotations: object, summary: string) =>
-    agent.call<AgentAnswer>('request', { source: 'mcp', tool: `mail/${name}`, action: 'write', summary, args: { arguments: args, annotations }, task, token });
+    pane.agent.call<AgentAnswer>('request', { source: 'mcp', tool: `mail/${name}`, action: 'write', summary, args: { arguments: args, annotations }, task, token });
   const pending = mcp('delete_message', { id: 'm1', folder: 'INBOX' }, { destructiveHint: true }, 'delete message m1 (tmux)');
   await waitFor(() => /delete message m1 \(tmux\)/.test(screen()), 'the prompt on screen');
   const s = screen();

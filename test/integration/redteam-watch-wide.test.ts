@@ -2,41 +2,19 @@
 // fullwidth characters takes two columns each; cut by string length it wrapped, scrolled
 // the screen and pushed the header and the risk · action · tool line off the top. Lines
 // are now cut and wrapped by terminal columns (shared/display-text.ts columnsOf).
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { CLI, startDaemon, waitFor, type Daemon } from '../helpers/daemon';
+import { waitFor } from '../helpers/daemon';
+import { watchInTmux } from '../helpers/watch-tmux';
 import type { AgentAnswer } from '../../main/contract/agent';
-import type { RpcClient } from '../../main/client/rpc-client';
 
-const SESSION = `airlock-watch-wide-${process.pid}`;
-let d: Daemon;
-let agent: RpcClient;
-
-function tmux(...args: string[]): string {
-  return execFileSync('tmux', args, { encoding: 'utf8' });
-}
-const screen = () => tmux('capture-pane', '-p', '-t', SESSION);
-
-before(async () => {
-  d = await startDaemon();
-  agent = await d.agent();
-  tmux('new-session', '-d', '-s', SESSION, '-x', '80', '-y', '24', '-e', `AIRLOCK_HOME=${d.home}`, process.execPath, CLI, 'watch');
-  await waitFor(() => /0 pending/.test(screen()), 'watch to show its header');
-});
-after(async () => {
-  try {
-    tmux('kill-session', '-t', SESSION);
-  } catch {
-    // already gone
-  }
-  agent?.close();
-  await d?.stop();
-});
+const pane = watchInTmux('airlock-watch-wide', 80, 24);
+const SESSION = pane.session;
+const { tmux, screen } = pane;
 
 test('fullwidth text in every agent field cannot scroll the risk, action and tool off the screen', { timeout: 30_000 }, async () => {
   const wide = 'Ｗ'.repeat(400);
-  const pending = agent.call<AgentAnswer>('request', {
+  const pending = pane.agent.call<AgentAnswer>('request', {
     source: 'api',
     tool: 'wide.tool',
     action: 'write',
@@ -59,7 +37,7 @@ test('fullwidth text in every agent field cannot scroll the risk, action and too
 });
 
 test('a wide note on a task.start grant cannot cut off its [WILDCARD HIGH-IMPACT] mark', { timeout: 30_000 }, async () => {
-  const started = agent.call('task.start', {
+  const started = pane.agent.call('task.start', {
     name: 'wide-grants',
     grants: [{ action: 'write', resource: '**', effect: 'allow', note: 'Ｎ'.repeat(120) }],
   });

@@ -1,45 +1,23 @@
 // `airlock watch` shows what will happen and who asks, like the web card (issue 11 item 3):
 // the consequence line of a delete, the first lines of an Edit's diff (escaped, capped),
 // and the agent's process chain. Driven in tmux, reading the screen as a person would.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { CLI, startDaemon, waitFor, type Daemon } from '../helpers/daemon';
+import { waitFor } from '../helpers/daemon';
+import { watchInTmux } from '../helpers/watch-tmux';
 import type { AgentAnswer } from '../../main/contract/agent';
-import type { RpcClient } from '../../main/client/rpc-client';
 
-const SESSION = `airlock-watch-conseq-${process.pid}`;
-let d: Daemon;
-let agent: RpcClient;
-
-function tmux(...args: string[]): string {
-  return execFileSync('tmux', args, { encoding: 'utf8' });
-}
-const screen = () => tmux('capture-pane', '-p', '-t', SESSION);
-
-before(async () => {
-  d = await startDaemon();
-  agent = await d.agent();
-  tmux('new-session', '-d', '-s', SESSION, '-x', '160', '-y', '60', '-e', `AIRLOCK_HOME=${d.home}`, process.execPath, CLI, 'watch');
-  await waitFor(() => /0 pending/.test(screen()), 'watch to show its header');
-});
-after(async () => {
-  try {
-    tmux('kill-session', '-t', SESSION);
-  } catch {
-    // already gone
-  }
-  agent?.close();
-  await d?.stop();
-});
+const pane = watchInTmux('airlock-watch-conseq', 160, 60);
+const SESSION = pane.session;
+const { tmux, screen } = pane;
 
 test('a delete shows what and how much; the agent chain is listed with full command lines', async () => {
-  const work = fs.mkdtempSync(path.join(d.home, 'proj-'));
+  const work = fs.mkdtempSync(path.join(pane.d.home, 'proj-'));
   fs.mkdirSync(path.join(work, 'build'));
   for (let i = 0; i < 12; i++) fs.writeFileSync(path.join(work, 'build', `f${i}`), 'x'.repeat(500));
-  const del = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.delete', action: 'delete', resource: path.join(work, 'build'), summary: 'clean the build', cwd: work });
+  const del = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.delete', action: 'delete', resource: path.join(work, 'build'), summary: 'clean the build', cwd: work });
   await waitFor(() => /clean the build/.test(screen()), 'the prompt on screen');
   const s = screen();
   assert.match(s, /will: deletes build\/: 12 files, 6\.0 kB/);
@@ -54,11 +32,11 @@ test('a delete shows what and how much; the agent chain is listed with full comm
 });
 
 test('an Edit shows its diff, escaped and capped to the first lines', async () => {
-  const work = fs.mkdtempSync(path.join(d.home, 'proj-'));
+  const work = fs.mkdtempSync(path.join(pane.d.home, 'proj-'));
   const file = path.join(work, 'page.html');
   const old = 'line 0\n';
   fs.writeFileSync(file, old);
-  const edit = agent.call<AgentAnswer>('request', {
+  const edit = pane.agent.call<AgentAnswer>('request', {
     source: 'claude-code', tool: 'Write', action: 'write', resource: file, summary: `Write ${file}`, cwd: work,
     args: { file_path: file, content: `\x1b[2J<script>evil</script>\u202e\n` + Array.from({ length: 40 }, (_, i) => `new ${i}`).join('\n') + '\n' },
   });
@@ -74,9 +52,9 @@ test('an Edit shows its diff, escaped and capped to the first lines', async () =
 });
 
 test('the suggested grant says how many of the task\'s past events it would have matched', async () => {
-  const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'past task', cwd: '/repo' });
+  const { task, token } = await pane.agent.call<{ task: string; token: string }>('task.start', { name: 'past task', cwd: '/repo' });
   const answer = async (resource: string, key: string) => {
-    const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource, summary: `write ${resource}`, task, token });
+    const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource, summary: `write ${resource}`, task, token });
     await waitFor(() => screen().includes(`write ${resource}`), 'the prompt on screen');
     await new Promise((r) => setTimeout(r, 600));
     tmux('send-keys', '-t', SESSION, key);
@@ -84,7 +62,7 @@ test('the suggested grant says how many of the task\'s past events it would have
   };
   assert.equal((await answer('/repo/src/a.ts', 'o')).decision, 'allow');
   assert.equal((await answer('/repo/lib/x.ts', 'd')).decision, 'deny');
-  const pending = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/b.ts', summary: 'write next b', task, token });
+  const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/b.ts', summary: 'write next b', task, token });
   await waitFor(() => /write next b/.test(screen()), 'the prompt on screen');
   // src/** covers a.ts (allowed once) but not lib/x.ts: 1 of the task's 2 past events.
   assert.match(screen(), /\[t\] allows for this task: .*src\/\*\*[\s\S]*would have matched 1 of this task's last 2 events/);
