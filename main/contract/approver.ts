@@ -339,7 +339,7 @@ export const KEY_TYPE_ALIASES = { rsa: 'rsa-3072', ecdsa: 'ecdsa-p256' } as cons
 const KeyType = z.union([
   z.enum(['ed25519', 'ecdsa-p256', 'ecdsa-p384', 'ecdsa-p521', 'rsa-3072', 'rsa-4096']),
   z.enum(['rsa', 'ecdsa']).transform((t) => KEY_TYPE_ALIASES[t]),
-]);
+], { error: 'must be one of ed25519, ecdsa-p256, ecdsa-p384, ecdsa-p521, rsa-3072, rsa-4096 (or ssh-keygen\'s rsa, ecdsa)' });
 
 const Empty = z.strictObject({});
 const Nothing = z.object({});

@@ -212,7 +212,8 @@ const BAD: [string, unknown, RegExp][] = [
   ['pending.decide', { id: 'p_x', decision: 'allow', scope: 'forever' }, /scope/],
   ['pending.decide', { id: 'p_x', decision: 'allow', scope: 'duration', durationSec: -5 }, /durationSec/],
   ['grants.create', { action: 'write' }, /effect/],
-  ['grants.create', { action: 'fly', effect: 'allow' }, /action/],
+  ['grants.create', { action: 'fly', effect: 'allow' }, /action: must be one of read, write, .*"\*"/],
+  ['grants.create', { action: ['write', 'fly'], effect: 'allow' }, /action: must be one of read, write/],
   ['grants.create', { action: 'write', effect: 'allow', uses: 0 }, /uses/],
   ['grants.create', { action: 'write', effect: 'allow', expiresAt: 'tomorrow-ish' }, /expiresAt/],
   ['grants.revoke', { id: 42 }, /id/],
@@ -222,7 +223,7 @@ const BAD: [string, unknown, RegExp][] = [
   ['history.query', { since: 'yesterday-ish' }, /since/],
   ['history.query', { cursor: 'DROP TABLE' }, /cursor/],
   ['keys.import', { passphrase: 'x' }, /path or pem/],
-  ['keys.generate', { type: 'dsa', name: 'x' }, /type/],
+  ['keys.generate', { type: 'dsa', name: 'x' }, /type: must be one of ed25519, .*rsa-4096/],
   ['keys.generate', { type: 'ed25519' }, /name/],
   ['keys.remove', {}, /fingerprint/],
   ['settings.set', { promptTimeoutSec: 0 }, /promptTimeoutSec/],
@@ -256,4 +257,46 @@ test('request.sock: every human-side method is "no such method" (-32601), and no
   assert.match(t.result!.task as string, /\S/);
   assert.deepEqual((await agent.call('task.end', { task: t.result!.token })).result, {});
   agent.close();
+});
+
+/** Writes raw lines on one connection and reads `count` answer lines. */
+function rawLines(sock: string, lines: string[], count: number): Promise<Msg[]> {
+  return new Promise((resolve, reject) => {
+    const s = net.createConnection(sock, () => s.write(lines.map((l) => l + '\n').join('')));
+    let buf = '';
+    const got: Msg[] = [];
+    const t = setTimeout(() => (s.destroy(), reject(new Error(`only ${got.length} of ${count} answers: ${JSON.stringify(got)}`))), 15_000);
+    s.on('data', (b) => {
+      buf += b.toString();
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+        got.push(JSON.parse(buf.slice(0, nl)) as Msg);
+        buf = buf.slice(nl + 1);
+      }
+      if (got.length >= count) {
+        clearTimeout(t);
+        s.destroy();
+        resolve(got);
+      }
+    });
+    s.on('error', reject);
+  });
+}
+
+test('both sockets: JSON that is not a request object is -32600 saying so; a notification (no id) gets no answer; string ids are echoed', async () => {
+  for (const sock of [d.uiSock, d.requestSock]) {
+    const lines = ['"just a string"', 'null', '42', '[]', '{"jsonrpc":"2.0","id":{"a":1},"method":"x"}', '{"jsonrpc":"2.0","method":"task.end","params":{}}', '{"jsonrpc":"2.0","id":"last","method":"no.such"}'];
+    const got = await rawLines(sock, lines, 6);
+    for (const [i, what] of ['a string', 'null', 'a number'].entries()) {
+      assert.equal(got[i]!.error?.code, -32600, `${lines[i]} on ${sock}`);
+      assert.equal(got[i]!.id, null);
+      assert.match(got[i]!.error!.message, new RegExp(`JSON ${what}, not an object`));
+    }
+    assert.equal(got[3]!.error?.code, -32600);
+    assert.match(got[3]!.error!.message, /batches/);
+    assert.equal(got[4]!.error?.code, -32600);
+    assert.match(got[4]!.error!.message, /\bid\b/);
+    // The notification was not answered: the next answer is the last call's, with its string id.
+    assert.equal(got[5]!.id, 'last');
+    assert.equal(got[5]!.error?.code, -32601);
+  }
 });
