@@ -58,6 +58,9 @@ const BAD: [string[], number, RegExp][] = [
   [['mcp', '--name', 'bad name!', '--', 'true'], 64, /bad --name/],
   [['watch', '--bogus'], 64, /unknown option '--bogus'/],
   [['hook', 'no-such-agent'], 64, /unknown command 'no-such-agent'/],
+  [['task', 'bogus'], 64, /unknown subcommand/],
+  [['grants', 'bogus'], 64, /unknown subcommand/],
+  [['audit', 'bogus'], 64, /unknown subcommand/],
   [['audit', 'verify', '--db', '/nonexistent/airlock.db'], 66, /cannot open \/nonexistent\/airlock\.db: it does not exist/],
   [['history', '--db', '/tmp'], 66, /cannot open \/tmp: it is a directory/],
 ];
@@ -81,6 +84,21 @@ test('after all of it the daemon answers, and history verifies', () => {
   const v = airlock(['audit', 'verify']);
   assert.equal(v.code, 0, v.err);
   assert.match(v.out, /chain intact/);
+});
+
+test('a command group alone does its everyday thing: task/grants/keys/remote/secrets list, audit verifies', () => {
+  for (const [args, says] of [
+    [['task'], /^(ID +STARTED|no tasks)/],
+    [['grants'], /^(ID +EFFECT|no grants)/],
+    [['keys'], /^(NAME|no keys)/],
+    [['remote'], /^(NAME|no remotes)/],
+    [['secrets'], /^(NAME|no secrets)/],
+    [['audit'], /chain intact/],
+  ] as [string[], RegExp][]) {
+    const r = airlock(args);
+    assert.equal(r.code, 0, `airlock ${args.join(' ')}: ${r.err}`);
+    assert.match(r.out, says, `airlock ${args.join(' ')}: ${r.out}`);
+  }
 });
 
 test('without a daemon: the commands that need one exit 69 naming the socket and `airlock serve`', () => {

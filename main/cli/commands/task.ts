@@ -50,7 +50,7 @@ export function registerTask(program: Command): void {
       process.stdout.write(`ended ${id}\n`);
     });
   task
-    .command('list')
+    .command('list', { isDefault: true })
     .description('list running tasks (--all: ended ones too)')
     .option('--all', 'include ended tasks')
     .option('--json', 'print JSON')
