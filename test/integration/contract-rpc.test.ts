@@ -216,6 +216,8 @@ const BAD: [string, unknown, RegExp][] = [
   ['grants.create', { action: ['write', 'fly'], effect: 'allow' }, /action: must be one of read, write/],
   ['grants.create', { action: 'write', effect: 'allow', uses: 0 }, /uses/],
   ['grants.create', { action: 'write', effect: 'allow', expiresAt: 'tomorrow-ish' }, /expiresAt/],
+  ['grants.create', { action: 'write', effect: 'allow', expiresAt: '2020-01-01T00:00:00Z' }, /expiresAt: 2020-01-01T00:00:00\.000Z is in the past/],
+  ['grants.create', { action: 'write', effect: 'allow', expiresAt: 1000 }, /expiresAt: .* is in the past/],
   ['grants.revoke', { id: 42 }, /id/],
   ['grants.list', { task: 'not a task id!' }, /task/],
   ['tasks.end', {}, /task/],
