@@ -302,3 +302,16 @@ test('both sockets: JSON that is not a request object is -32600 saying so; a not
     assert.equal(got[5]!.error?.code, -32601);
   }
 });
+
+test('ui.sock: naming a prompt, grant, task or key that does not exist is -32004 saying which (README "The JSON API")', async () => {
+  for (const [method, params, says] of [
+    ['pending.decide', { id: 'p_nope', decision: 'allow', scope: 'once' }, /no pending prompt p_nope/],
+    ['grants.revoke', { id: 'g_nope' }, /no grant g_nope/],
+    ['tasks.end', { task: 't_nope' }, /no task t_nope/],
+    ['keys.remove', { fingerprint: 'SHA256:nope' }, /no key SHA256:nope/],
+  ] as [string, unknown, RegExp][]) {
+    const r = await ui.call(method, params);
+    assert.equal(r.error?.code, -32004, `${method} → ${JSON.stringify(r)}`);
+    assert.match(r.error.message, says);
+  }
+});
