@@ -2,11 +2,11 @@
 // as a user types it: a non-zero exit with the documented code, one clear line on stderr
 // that says what to do next, nothing run, and the daemon and its history fine afterwards.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { CLI, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
+import { CLI, startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
 
 let d: Daemon;
 let marker: string;
@@ -127,4 +127,31 @@ test('the Claude Code hook with hostile stdin always answers "ask" as PreToolUse
     assert.equal(out.hookSpecificOutput.permissionDecision, 'ask', input.slice(0, 40));
     assert.match(out.hookSpecificOutput.permissionDecisionReason, /Airlock/);
   }
+});
+
+test('airlock watch driven through a pipe (not a terminal): one key per line answers, q quits with 0', async () => {
+  const watch = spawn(process.execPath, [CLI, 'watch'], { env: d.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  let screen = '';
+  watch.stdout.on('data', (b) => (screen += b));
+  const watchExit = new Promise<number | null>((r) => watch.once('exit', (c) => r(c)));
+  const check = spawn(process.execPath, [CLI, 'check', '-a', 'write', '-t', 'contract.watch', '-r', path.join(d.home, 'w'), '-s', 'contract: answered through a pipe'], { env: d.env });
+  let checkErr = '';
+  check.stderr.on('data', (b) => (checkErr += b));
+  const checkExit = new Promise<number | null>((r) => check.once('exit', (c) => r(c)));
+  try {
+    await waitFor(() => screen.includes('contract: answered through a pipe'), 'watch to show the prompt', 20_000, 50);
+    // A line of two keys is a burst, never an answer; then past the half-second guard, "o".
+    watch.stdin.write('oo\n');
+    await new Promise((r) => setTimeout(r, 800));
+    watch.stdin.write('o\n');
+    assert.equal(await checkExit, 0, checkErr);
+    watch.stdin.write('q\n');
+    assert.equal(await watchExit, 0);
+  } finally {
+    watch.kill('SIGKILL');
+    check.kill('SIGKILL');
+  }
+  const h = airlock(['history', '--json', '--text', 'answered through a pipe']);
+  const ev = JSON.parse(h.out.trim().split('\n')[0]!) as { decision: string; decidedBy: string; scope: string };
+  assert.deepEqual([ev.decision, ev.decidedBy, ev.scope], ['allow', 'human', 'once']);
 });
