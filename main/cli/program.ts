@@ -29,6 +29,8 @@ const program = new Command()
       write(str.replace(/^error: too many arguments for '(list|verify)'\. Expected 0 arguments but got \d+\./m, 'error: unknown subcommand')),
   })
   .addHelpText('after', `\nEnvironment:\n  AIRLOCK_HOME   holds the database, keys and sockets (default: platform data dir)\n\n${EXIT_HELP}`)
+  // Needed by `exec`/`mcp` passThroughOptions: airlock's own options come before a subcommand.
+  .enablePositionalOptions()
   .exitOverride();
 
 registerServe(program);

@@ -155,3 +155,11 @@ test('airlock watch driven through a pipe (not a terminal): one key per line ans
   const ev = JSON.parse(h.out.trim().split('\n')[0]!) as { decision: string; decidedBy: string; scope: string };
   assert.deepEqual([ev.decision, ev.decidedBy, ev.scope], ['allow', 'human', 'once']);
 });
+
+test('exec as with sudo: without `--`, everything from the command name on is the command\'s (airlock exec ls -d DIR)', () => {
+  const r = airlock(['exec', 'ls', '-d', d.home]);
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out.trim(), d.home);
+  const sh = airlock(['exec', '--timeout', '30', 'sh', '-c', 'exit 3']);
+  assert.equal(sh.code, 3, 'airlock options before the command still apply; the exit code is the command\'s');
+});
