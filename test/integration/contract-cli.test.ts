@@ -163,3 +163,21 @@ test('exec as with sudo: without `--`, everything from the command name on is th
   const sh = airlock(['exec', '--timeout', '30', 'sh', '-c', 'exit 3']);
   assert.equal(sh.code, 3, 'airlock options before the command still apply; the exit code is the command\'s');
 });
+
+test('keys import: a .pub file, a directory, an encrypted key without or with a wrong passphrase — 64 and what to do', () => {
+  const key = path.join(d.home, 'id_contract');
+  assert.equal(spawnSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'pw', '-f', key]).status, 0);
+  for (const [args, input, says] of [
+    [['keys', 'import', `${key}.pub`], '', /not a private key \(a \.pub file\?\)/],
+    [['keys', 'import', d.home], '', /is not a file/],
+    [['keys', 'import', key], '', /encrypted: give its passphrase .*--passphrase-stdin/],
+    [['keys', 'import', key, '--passphrase-stdin'], 'wrong\n', /wrong passphrase/],
+  ] as [string[], string, RegExp][]) {
+    const r = airlock(args, d.env, input);
+    assert.equal(r.code, 64, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.err, says);
+  }
+  const ok = airlock(['keys', 'import', key, '--passphrase-stdin', '--name', 'contract'], d.env, 'pw\n');
+  assert.equal(ok.code, 0, ok.err);
+  assert.match(ok.out, /^imported contract SHA256:/);
+});

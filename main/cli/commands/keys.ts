@@ -48,6 +48,12 @@ export function registerKeys(program: Command): void {
         path: path.resolve(file),
         ...(passphrase !== undefined ? { passphrase } : {}),
         ...(o.name ? { name: o.name } : {}),
+      }).catch((e: unknown) => {
+        // The daemon says what is missing; here, say how to give it.
+        if (e instanceof CliError && passphrase === undefined && /encrypted: give its passphrase/.test(e.message)) {
+          throw new CliError(`${e.message} (on stdin: airlock keys import ${file} --passphrase-stdin)`, e.exitCode);
+        }
+        throw e;
       });
       if (o.json) return printJson(r.key);
       process.stdout.write(`imported ${r.key.name} ${r.key.fingerprint}\n`);
