@@ -181,3 +181,20 @@ test('keys import: a .pub file, a directory, an encrypted key without or with a 
   assert.equal(ok.code, 0, ok.err);
   assert.match(ok.out, /^imported contract SHA256:/);
 });
+
+test('task start without --env: stdout is the id, stderr says how to act as it; with that, exec --task works', () => {
+  const r = airlock(['task', 'start', 'contract plain']);
+  assert.equal(r.code, 0, r.err);
+  const id = r.out.trim();
+  assert.match(id, /^t_[\w-]+$/);
+  const m = /export AIRLOCK_TASK=(\S+) AIRLOCK_TASK_TOKEN=(\S+)/.exec(r.err);
+  assert.ok(m, r.err);
+  assert.equal(m[1], id);
+  const refused = airlock(['exec', '--task', id, '--', 'true'], { ...d.env, AIRLOCK_TASK_TOKEN: '' });
+  assert.equal(refused.code, 64, 'the id alone is refused');
+  const ok = airlock(['exec', '--', 'true'], { ...d.env, AIRLOCK_TASK: m[1], AIRLOCK_TASK_TOKEN: m[2] });
+  assert.equal(ok.code, 0, ok.err);
+  const h = airlock(['history', '--json', '--task', id]);
+  assert.match(h.out, /"task":"t_/);
+  assert.equal(airlock(['task', 'end', id]).code, 0);
+});
