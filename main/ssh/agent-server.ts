@@ -13,7 +13,7 @@ import { ProcessInfoCache } from './process-cache';
 import { lockRequest, removeAllRequest, removeKeyRequest, unlockRequest } from './agent-admin';
 import type { AgentLock } from './agent-lock';
 import { describeSign, type KeyFacts } from './describe';
-import { agentKeyFromWire, fingerprintOf, signatureAlgorithm, signWith, type KeyAlgorithm } from './key-material';
+import { agentKeyFromWire, fingerprintOf, rsaPrimesAreProbable, signatureAlgorithm, signWith, type KeyAlgorithm } from './key-material';
 import type { KeyStore } from './key-store';
 import type { KnownHosts } from './known-hosts';
 import {
@@ -118,7 +118,9 @@ export class AgentCore {
       case 'add': {
         if (onTaskSocket) return FAILURE_FRAME;
         try {
+          // Cheap checks first; then, for RSA, p and q prime, off the event loop (key-material.ts).
           const key = agentKeyFromWire(msg.key);
+          if (!(await rsaPrimesAreProbable(msg.key))) return FAILURE_FRAME;
           return store.addVolatile(key, msg.comment, msg.constraints) ? SUCCESS_FRAME : FAILURE_FRAME;
         } catch {
           return FAILURE_FRAME;
