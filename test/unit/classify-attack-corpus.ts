@@ -985,6 +985,10 @@ export const ATTACKS: string[] = [
   "go env -w GOFLAGS=x",
   "pip freeze > req.txt",
   "npm --version > x",
+  ": ${CDPATH:=/tmp}; cd x && git status",
+  "echo ${CDPATH=/tmp} && cd evil && git status",
+  ": ${PATH:=/tmp}",
+  ": ${LD_PRELOAD=/tmp/x.so}",
 ];
 
 export const PLAIN_READS: string[] = [

@@ -84,3 +84,12 @@ test('red team, third wave: npm version X and uv version X set the version (writ
   }
   for (const cmd of ['npm version', 'npm version --json', 'uv version', 'cargo version']) assert.equal(c(cmd).action, 'read', cmd);
 });
+
+test('red team, third wave: ${VAR:=x} and ${VAR=x} assign like VAR=x (: ${CDPATH:=/tmp}; cd x && git status ran git in /tmp/x)', () => {
+  for (const cmd of [': ${CDPATH:=/tmp}; cd x && git status', 'echo ${CDPATH=/tmp} && cd evil && git status', ': ${PATH:=/tmp}', 'echo "${GIT_DIR:=/tmp/x}"; git log', ': ${LD_PRELOAD=/tmp/x.so}']) {
+    assert.notEqual(c(cmd).action, 'read', cmd);
+    assert.match(why(cmd), /changes how later commands run|may read from their environment/, cmd);
+  }
+  // A lower-case shell variable's default is local, as a plain x=1 is.
+  for (const cmd of ['echo ${x:=1}', 'echo ${name:-default}', 'echo ${PATH:-/bin}']) assert.equal(c(cmd).action, 'read', cmd);
+});

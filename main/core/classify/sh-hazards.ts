@@ -7,6 +7,7 @@
 import type { RiskReason } from './sh-commands';
 import { sh, type ShNode, type ShParamExp, type ShWord } from './sh-ast';
 import { sourceOf } from './sh-words';
+import { assignVerdict } from './sh-env';
 
 export interface Hazard {
   node: ShNode;
@@ -17,6 +18,7 @@ interface Ops {
   arithTests: Set<number>;
   varTests: Set<number>;
   atOp: number;
+  assignOps: Set<number>;
 }
 let ops: Ops | null = null;
 function learn(): Ops {
@@ -29,6 +31,7 @@ function learn(): Ops {
     arithTests: new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge'].map((o) => test(`[[ a ${o} b ]]`))),
     varTests: new Set([test('[[ -v x ]]'), test('[[ -R x ]]')]),
     atOp: pe.Exp.Op,
+    assignOps: new Set(['${x=a}', '${x:=a}'].map((w) => ((p.Parse(`echo ${w}`, 'ops').Stmts[0].Cmd as unknown as { Args: ShWord[] }).Args[1].Parts[0] as unknown as { Exp: { Op: number } }).Exp.Op)),
   };
   return ops;
 }
@@ -87,7 +90,12 @@ export function findHazards(root: ShNode, src: string, deadline: number, tooSlow
         }
         const exp = x.Exp as { Op: number; Word: ShWord | null } | null;
         if (exp && exp.Op === o.atOp && exp.Word && sourceOf(src, exp.Word) === 'P') add(n, 'high', '${x@P} expands the value as a prompt, which runs $(…) in it');
-        void pe;
+        // `${CDPATH:=/tmp}` and `${PATH=/x}` assign like `CDPATH=/tmp` does (`: ${CDPATH:=/tmp};
+        // cd x && git status` ran git in /tmp/x): judged by the same rule as a plain assignment.
+        if (exp && o.assignOps.has(exp.Op) && pe.Param) {
+          const v = assignVerdict(pe.Param.Value, exp.Word ? sourceOf(src, exp.Word) : '', true);
+          if (v) add(n, v.level, `\${${pe.Param.Value}=…} ${v.reason}`);
+        }
         break;
       }
       case 'Assign': {
