@@ -174,8 +174,14 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
         if (closed) return;
         closed = true;
         broker.shutdown();
+        // Let the denies reach the requesters still connected (then one turn for the writes).
+        await broker.drained(2000);
+        await new Promise((r) => setImmediate(r));
         for (const c of closers.reverse()) await c();
         store.close();
+        // How well group commit batched this run (issue 15); tests and benches read it.
+        const g = store.commitStats();
+        log(`history: ${g.items} events committed in ${g.batches} transactions (largest ${g.largest})`);
       },
     };
   } catch (e) {
