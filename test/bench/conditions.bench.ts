@@ -1,7 +1,8 @@
 // Grant conditions (issue 14): decision p50 with 1,000 conditional grants beside the same
 // 1,000 grants without conditions, in the same run (the plain ones differ only in that a
-// resource pattern, not a condition, keeps them from matching: every grant is looked at
-// just as far). The grants sit on the request's own
+// resource pattern for another host, not a condition, keeps them from matching: every grant
+// is looked at just as far; test/unit/conditions-bench-shape.test.ts checks that the index
+// keeps them and their globs run). The grant set is in conditions-grants.ts. The grants sit on the request's own
 // tool where it matters: 250 deny grants whose conditions are checked on every request
 // (deny beats allow, so each must be looked at), 250 allow grants that do not hold, 500
 // on other tools of the same server; the request is an MCP payment allowed by a grant
@@ -11,44 +12,19 @@ import * as fs from 'node:fs';
 import type { RpcClient } from '../../main/client/rpc-client';
 import type { AgentAnswer } from '../../main/contract/agent';
 import { startDaemon } from '../helpers/daemon';
+import { GRANTS, grantOf, payGrant, request } from './conditions-grants';
 import { fmt, mdTable, nowMs, ratio, summarize, type BenchResult } from './stats';
 
 const N = Number(process.env.COND_N ?? 2000);
-const GRANTS = 1000;
-const PAY_OK = 'args.amount <= 50 && args.to in ["alice@example.com", "bob@example.com"]';
 const progress = (m: string) => process.stderr.write(`conditions: ${m}\n`);
 
-function grantOf(i: number, conditional: boolean): Record<string, unknown> {
-  const base = { source: 'mcp', resource: '**' };
-  switch (i % 4) {
-    case 0: // checked on every request
-      return conditional
-        ? { ...base, tool: 'payments/pay', action: 'transfer', effect: 'deny', when: `args.to == "blocked${i}@evil.example" || args.amount > ${100_000 + i}` }
-        : { ...base, tool: 'payments/pay', action: 'transfer', effect: 'deny', resource: `/nope/${i}` };
-    case 1: // allow grants that do not hold (checked only when no better allow holds)
-      return conditional
-        ? { ...base, tool: 'payments/pay', action: 'transfer', effect: 'allow', when: `args.amount <= ${i % 10} && args.to == "p${i}@example.com"` }
-        : { ...base, tool: 'payments/pay', action: 'transfer', effect: 'allow', resource: `/nope/${i}` };
-    default: // other tools
-      return { ...base, tool: `payments/tool_${i}`, action: 'transfer', effect: 'allow', ...(conditional ? { when: `args.amount <= ${i}` } : {}) };
-  }
-}
-
-const request = (i: number) => ({
-  source: 'mcp',
-  tool: 'payments/pay',
-  action: 'transfer',
-  summary: `pay ${i}`,
-  args: { arguments: { to: i % 2 ? 'alice@example.com' : 'bob@example.com', amount: 1 + (i % 50), memo: `bench ${i}` }, annotations: { openWorldHint: true } },
-});
-
-async function decisions(a: RpcClient, n: number): Promise<number[]> {
+async function decisions(a: RpcClient, n: number, expected: string): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = nowMs();
     const r = await a.call<AgentAnswer>('request', request(i));
     out.push(nowMs() - t0);
-    if (r.decision !== 'allow' || r.grant === undefined) throw new Error(`bench request ${i} was not allowed by a grant: ${JSON.stringify(r)}`);
+    if (r.decision !== 'allow' || r.grant !== expected) throw new Error(`bench request ${i} was not allowed by grant ${expected}: ${JSON.stringify(r)}`);
   }
   return out;
 }
@@ -57,13 +33,13 @@ async function measure(conditional: boolean): Promise<{ p50: number; p99: number
   const d = await startDaemon();
   try {
     const ui = await d.ui();
-    await ui.call('grants.create', { source: 'mcp', tool: 'payments/pay', action: 'transfer', resource: '**', effect: 'allow', note: 'bench', ...(conditional ? { when: PAY_OK } : {}) });
+    const pay = (await ui.call<{ grant: { id: string } }>('grants.create', payGrant(conditional))).grant;
     for (let i = 1; i < GRANTS; i++) await ui.call('grants.create', grantOf(i, conditional));
     ui.close();
     const a = await d.agent();
     try {
-      await decisions(a, Math.min(300, N));
-      return summarize(await decisions(a, N));
+      await decisions(a, Math.min(300, N), pay.id);
+      return summarize(await decisions(a, N, pay.id));
     } finally {
       a.close();
     }
