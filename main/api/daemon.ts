@@ -172,6 +172,9 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
         if (closed) return;
         closed = true;
         broker.shutdown();
+        // Let the denies reach the requesters still connected (then one turn for the writes).
+        await broker.drained(2000);
+        await new Promise((r) => setImmediate(r));
         for (const c of closers.reverse()) await c();
         store.close();
       },

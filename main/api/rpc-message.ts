@@ -42,6 +42,12 @@ export interface RpcCallOptions {
   admit?(method: string): string | null;
   /** Added to a parse or invalid-request error: how this transport expects the next one. */
   hint?: { parse?: string; invalid?: string };
+  /**
+   * Answer a notification's error anyway: only for HTTP POST, where every request gets a
+   * response and `result: null` would read as success. Streams (sockets, WebSocket) follow
+   * JSON-RPC 2.0 and never answer a notification.
+   */
+  answerNotificationErrors?: boolean;
 }
 
 /**
@@ -105,6 +111,10 @@ export function handleRpcMessage(text: string, dispatch: Dispatch, opts: RpcCall
  */
 export async function handleRpcRequest(msg: unknown, raw: unknown, dispatch: Dispatch, opts: RpcCallOptions = {}): Promise<RpcReply | null> {
   if (Array.isArray(msg)) return failWith(opts, raw, null, RPC.invalidRequest, `invalid request: batches are not supported${opts.hint?.invalid ?? ''}`);
+  // A line that is JSON but not an object (a string, a number, null) is named as such, not as "params".
+  if (typeof msg !== 'object' || msg === null) {
+    return failWith(opts, raw, null, RPC.invalidRequest, `invalid request: the line is JSON ${msg === null ? 'null' : `a ${typeof msg}`}, not an object${opts.hint?.invalid ?? ''}`);
+  }
   const parsed = RpcRequest.safeParse(msg);
   if (!parsed.success) {
     const guess = (msg as { id?: unknown } | null)?.id;
@@ -112,12 +122,20 @@ export async function handleRpcRequest(msg: unknown, raw: unknown, dispatch: Dis
     return failWith(opts, raw, id, RPC.invalidRequest, `invalid request: ${describeIssues(parsed.error)}${opts.hint?.invalid ?? ''}`);
   }
   const req = parsed.data;
+  const reply = await answerRequest(req, raw, dispatch, opts);
+  // JSON-RPC 2.0: a notification (no id) is never answered, not even with an error. A
+  // refused one is still recorded (failWith ran); only the reply line is dropped.
+  if (req.id !== undefined) return reply;
+  return opts.answerNotificationErrors && reply.error !== undefined ? reply : null;
+}
+
+async function answerRequest(req: RpcRequest, raw: unknown, dispatch: Dispatch, opts: RpcCallOptions): Promise<RpcReply> {
   const id: Id = req.id ?? null;
   const refused = opts.admit?.(req.method);
   if (refused) return failWith(opts, raw, id, RPC.refused, refused, req.method);
   try {
     const result = await dispatch(req.method, req.params);
-    return req.id === undefined ? null : { jsonrpc: '2.0', id, result };
+    return { jsonrpc: '2.0', id, result };
   } catch (err) {
     if (err instanceof RpcError) {
       if (isRecordedRejection(err.code)) return failWith(opts, raw, id, err.code, err.message, req.method);

@@ -100,7 +100,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
       if (size > LIMITS.lineBytes) return deny(res, 413, `request larger than ${LIMITS.lineBytes} bytes refused`);
       chunks.push(c);
     }
-    const reply = await handleRpcMessage(Buffer.concat(chunks).toString('utf8'), dispatch, rejectRpc);
+    const reply = await handleRpcMessage(Buffer.concat(chunks).toString('utf8'), dispatch, { ...rejectRpc, answerNotificationErrors: true });
     res.writeHead(200, { ...baseHeaders(), 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
     res.end(JSON.stringify(reply ?? { jsonrpc: '2.0', id: null, result: null }));
   }

@@ -22,7 +22,15 @@ const program = new Command()
   .description('Human-in-the-loop for AI agents: an SSH agent and a sudo-like approver that ask before high-impact actions.')
   .version(require('../../../package.json').version as string)
   .showHelpAfterError('(run with --help for usage)')
+  // `airlock task|grants|keys|remote|secrets` alone lists, `airlock audit` alone verifies (a
+  // default subcommand), so a mistyped subcommand reaches that default as an argument: say so.
+  .configureOutput({
+    outputError: (str, write) =>
+      write(str.replace(/^error: too many arguments for '(list|verify)'\. Expected 0 arguments but got \d+\./m, 'error: unknown subcommand')),
+  })
   .addHelpText('after', `\nEnvironment:\n  AIRLOCK_HOME   holds the database, keys and sockets (default: platform data dir)\n\n${EXIT_HELP}`)
+  // Needed by `exec`/`mcp` passThroughOptions: airlock's own options come before a subcommand.
+  .enablePositionalOptions()
   .exitOverride();
 
 registerServe(program);

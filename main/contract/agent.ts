@@ -18,7 +18,10 @@ const glob = text().min(1);
  * What a grant covers: one action, `*` (every action), or a set of actions — so "never
  * write, delete or move on this server" is one deny grant that leaves reads alone.
  */
-export const GrantAction = z.union([Action, z.literal('*'), z.array(Action).min(1).max(ACTIONS.length)]);
+export const GrantAction = z.union([Action, z.literal('*'), z.array(Action).min(1).max(ACTIONS.length)], {
+  // Said once, with the choices: zod's own union message is only "Invalid input".
+  error: `must be one of ${ACTIONS.join(', ')}, "*" (every action) or a list of them`,
+});
 export type GrantAction = z.infer<typeof GrantAction>;
 
 /** A grant condition: a CEL expression over the request's `args` (compiled and checked by the daemon). */

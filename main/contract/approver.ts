@@ -331,6 +331,16 @@ export const Destination = z.object({
 });
 export type Destination = z.infer<typeof Destination>;
 
+/**
+ * A key type to generate. `rsa` and `ecdsa` are ssh-keygen's own names (`-t rsa`, `-t ecdsa`)
+ * and mean what ssh-keygen makes by default: RSA 3072 and ECDSA P-256.
+ */
+export const KEY_TYPE_ALIASES = { rsa: 'rsa-3072', ecdsa: 'ecdsa-p256' } as const;
+const KeyType = z.union([
+  z.enum(['ed25519', 'ecdsa-p256', 'ecdsa-p384', 'ecdsa-p521', 'rsa-3072', 'rsa-4096']),
+  z.enum(['rsa', 'ecdsa']).transform((t) => KEY_TYPE_ALIASES[t]),
+], { error: 'must be one of ed25519, ecdsa-p256, ecdsa-p384, ecdsa-p521, rsa-3072, rsa-4096 (or ssh-keygen\'s rsa, ecdsa)' });
+
 const Empty = z.strictObject({});
 const Nothing = z.object({});
 
@@ -367,7 +377,7 @@ export const approverMethods = {
   },
   'keys.generate': {
     params: z.strictObject({
-      type: z.enum(['ed25519', 'ecdsa-p256', 'ecdsa-p384', 'ecdsa-p521', 'rsa-3072', 'rsa-4096']),
+      type: KeyType,
       name: z.string().min(1).max(LIMITS.name),
     }),
     result: z.object({ key: Key }),

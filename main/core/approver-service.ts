@@ -58,7 +58,13 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
       return r;
     },
     'grants.list': async (p) => ({ grants: tasks.listGrants(p) }),
-    'grants.create': async (p) => ({ grant: withConditionWords(tasks.createGrant(p, 'human')) }),
+    'grants.create': async (p) => {
+      // A grant that has already expired would be listed but never match: a mistake to say, not to store.
+      if (p.expiresAt !== undefined && p.expiresAt <= Date.now()) {
+        throw new RpcError(RPC.invalidParams, `invalid params: expiresAt: ${new Date(p.expiresAt).toISOString()} is in the past; give a time to come (or leave it out for no expiry)`);
+      }
+      return { grant: withConditionWords(tasks.createGrant(p, 'human')) };
+    },
     'grants.revoke': async (p) => {
       tasks.revokeGrant(p.id);
       return {};

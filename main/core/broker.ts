@@ -28,7 +28,21 @@ export class Broker implements RequestDesk, EgressCore {
     this.now = parts.now ?? Date.now;
   }
 
-  async ask(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
+  /** Asks not yet answered, so a shutdown can let their (deny) answers leave before the sockets close. */
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  ask(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
+    const p = this.answer(raw, ctx);
+    const settled = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inflight.add(settled);
+    void settled.then(() => this.inflight.delete(settled));
+    return p;
+  }
+
+  private async answer(raw: AgentRequest, ctx: RequestContext): Promise<AgentAnswer> {
     const a = await this.decide(raw, ctx);
     // Group commit: the event was staged with the others of this turn; the answer leaves
     // only once their transaction has committed (a failed commit throws: no answer is given).
@@ -79,5 +93,17 @@ export class Broker implements RequestDesk, EgressCore {
   shutdown(): void {
     this.closed = true;
     this.parts.queue.denyAll('Airlock stopped before the human answered');
+  }
+
+  /**
+   * Resolves once every ask in flight has its answer (after shutdown: the denies, recorded),
+   * or after `maxMs`, whichever is first — so `airlock serve` stopped with Ctrl-C tells each
+   * waiting requester "deny" instead of just closing on it.
+   */
+  async drained(maxMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((r) => (timer = setTimeout(r, maxMs)));
+    await Promise.race([Promise.allSettled([...this.inflight]), limit]);
+    clearTimeout(timer);
   }
 }

@@ -143,6 +143,9 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
     if (facts.confirmRequired === true) raise('critical', 'the key was added with ssh-add -c: every use needs your confirmation');
     if (facts.hostKeyRevoked === true) raise('critical', 'the host key is marked @revoked in known_hosts');
   }
+  // ssh-add -d/-D/-x/-X on the shared agent socket (main/ssh/agent-admin.ts): removing
+  // keys or locking the agent is answered one at a time, never by a suggested grant.
+  if (r.source === 'ssh' && r.tool === 'ssh-agent') raise('high', 'changes the SSH agent itself (removes keys, or locks or unlocks it)');
   for (const c of r.classifierRisk) raise(c.level, c.reason);
   // Named rules over the command's parts (risk-rules.ts): a secret sent anywhere, a
   // download piped to a shell, the project archived and copied away; and the same chain

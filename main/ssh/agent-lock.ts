@@ -1,6 +1,9 @@
 // ssh-add -x / -X: one lock for the whole agent (every socket), as with OpenSSH. The
 // passphrase is kept only as a salted scrypt hash; failed unlocks slow down, so a locked
-// agent cannot be brute-forced quickly.
+// agent cannot be brute-forced quickly. Unlock attempts run one at a time, each after the
+// previous one's delay, across every connection: OpenSSH's agent gets that for free (it is
+// single-threaded and sleeps), and without it 20 connections guessing at once all finished
+// in the time of one delay (red team, test/unit/ssh-agent-lock.test.ts).
 import * as crypto from 'node:crypto';
 import { promisify } from 'node:util';
 
@@ -10,6 +13,8 @@ const PARAMS: crypto.ScryptOptions = { N: 1 << 14, r: 8, p: 1 };
 export class AgentLock {
   private hash: { salt: Buffer; digest: Buffer } | null = null;
   private failures = 0;
+  /** The attempt in progress (and its delay): the next one starts after it. */
+  private attempts: Promise<unknown> = Promise.resolve();
 
   get locked(): boolean {
     return this.hash !== null;
@@ -28,7 +33,13 @@ export class AgentLock {
     return true;
   }
 
-  async unlock(passphrase: Buffer): Promise<boolean> {
+  unlock(passphrase: Buffer): Promise<boolean> {
+    const attempt = this.attempts.then(() => this.tryUnlock(passphrase));
+    this.attempts = attempt.catch(() => undefined);
+    return attempt;
+  }
+
+  private async tryUnlock(passphrase: Buffer): Promise<boolean> {
     const h = this.hash;
     if (!h) return false;
     // Never the passphrase of a lock (see lock()); refused without counting a failure, as OpenSSH does.

@@ -5,13 +5,15 @@
 import { closePrivate, listenPrivate } from '../os/private-socket';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import type { AgentRequest } from '../contract/agent';
 import type { ProcessInfo } from '../contract/common';
 import type { Asker, KeyScope } from '../core/ports';
 import type { PeerCred } from '../os/peer';
 import { ProcessInfoCache } from './process-cache';
+import { lockRequest, removeAllRequest, removeKeyRequest, unlockRequest } from './agent-admin';
 import type { AgentLock } from './agent-lock';
 import { describeSign, type KeyFacts } from './describe';
-import { agentKeyFromWire, fingerprintOf, signatureAlgorithm, signWith, type KeyAlgorithm } from './key-material';
+import { agentKeyFromWire, fingerprintOf, rsaPrimesAreProbable, signatureAlgorithm, signWith, type KeyAlgorithm } from './key-material';
 import type { KeyStore } from './key-store';
 import type { KnownHosts } from './known-hosts';
 import {
@@ -116,18 +118,28 @@ export class AgentCore {
       case 'add': {
         if (onTaskSocket) return FAILURE_FRAME;
         try {
+          // Cheap checks first; then, for RSA, p and q prime, off the event loop (key-material.ts).
           const key = agentKeyFromWire(msg.key);
+          if (!(await rsaPrimesAreProbable(msg.key))) return FAILURE_FRAME;
           return store.addVolatile(key, msg.comment, msg.constraints) ? SUCCESS_FRAME : FAILURE_FRAME;
         } catch {
           return FAILURE_FRAME;
         }
       }
+      // Changes to the agent ask the human first (agent-admin.ts says why and what does not ask).
       case 'remove': {
         if (onTaskSocket) return FAILURE_FRAME;
-        return store.removeVolatile(fingerprintOf(msg.keyBlob)) ? SUCCESS_FRAME : FAILURE_FRAME;
+        const fp = fingerprintOf(msg.keyBlob);
+        const entry = store.get(fp);
+        if (!entry || entry.origin !== 'ssh-add') return FAILURE_FRAME;
+        if (!(await this.askAboutAgent(c, removeKeyRequest(entry)))) return FAILURE_FRAME;
+        return store.removeVolatile(fp) ? SUCCESS_FRAME : FAILURE_FRAME;
       }
       case 'removeAll': {
         if (onTaskSocket) return FAILURE_FRAME;
+        const entries = store.entries();
+        const volatile = entries.filter((e) => e.origin === 'ssh-add');
+        if (volatile.length > 0 && !(await this.askAboutAgent(c, removeAllRequest(volatile, entries.length - volatile.length)))) return FAILURE_FRAME;
         // ssh-add -D prints "All identities removed." on success. Stored keys are not
         // removed from here (only from the human side), so when some stay the answer is
         // failure ("Failed to remove all identities."), and the log says which went and which stayed.
@@ -139,10 +151,12 @@ export class AgentCore {
         return FAILURE_FRAME;
       }
       case 'lock':
-        if (onTaskSocket) return FAILURE_FRAME;
+        if (onTaskSocket || msg.passphrase.length === 0 || lock.locked) return FAILURE_FRAME;
+        if (!(await this.askAboutAgent(c, lockRequest()))) return FAILURE_FRAME;
         return (await lock.lock(msg.passphrase)) ? SUCCESS_FRAME : FAILURE_FRAME;
       case 'unlock':
-        if (onTaskSocket) return FAILURE_FRAME;
+        if (onTaskSocket || msg.passphrase.length === 0 || !lock.locked) return FAILURE_FRAME;
+        if (!(await this.askAboutAgent(c, unlockRequest()))) return FAILURE_FRAME;
         return (await lock.unlock(msg.passphrase)) ? SUCCESS_FRAME : FAILURE_FRAME;
       case 'extension':
         if (msg.name === 'query') return extensionResponse('query', EXTENSIONS.reduce((w, n) => w.string(n), new Writer()).toBuffer());
@@ -155,6 +169,18 @@ export class AgentCore {
       case 'unsupported':
       case 'malformed':
         return FAILURE_FRAME;
+    }
+  }
+
+  /** A change to the agent itself, asked like a signature; anything but an allow refuses it. */
+  private async askAboutAgent(c: Conn, request: AgentRequest): Promise<boolean> {
+    c.process ??= this.processOf(c.cred);
+    try {
+      const answer = await this.deps.asker.ask(request, { process: c.process, boundTask: c.boundTask, connection: c.id });
+      return answer.decision === 'allow';
+    } catch (e) {
+      this.deps.log(`asking about ${request.resource ?? 'an agent change'} failed: ${(e as Error).message}`);
+      return false;
     }
   }
 

@@ -90,7 +90,10 @@ function bitLength(mpint: Buffer): number {
   return (mpint.length - i - 1) * 8 + (32 - Math.clz32(mpint[i]!));
 }
 
-/** Fields from SSH_AGENTC_ADD_IDENTITY → a KeyObject (via JWK, checked for consistency). */
+/**
+ * Fields from SSH_AGENTC_ADD_IDENTITY → a KeyObject (via JWK, checked for consistency).
+ * For RSA, call rsaPrimesAreProbable first: the checks here assume p and q are prime.
+ */
 export function agentKeyFromWire(w: WirePrivateKey): AgentKey {
   let jwk: crypto.JsonWebKey;
   if (w.kind === 'ed25519') {
@@ -117,7 +120,14 @@ export function agentKeyFromWire(w: WirePrivateKey): AgentKey {
     const d = big(w.d);
     const p = big(w.p);
     const q = big(w.q);
+    const e = big(w.e);
     if (p < 3n || q < 3n || d === 0n || big(w.n) !== p * q) throw new WireError('inconsistent RSA key');
+    // The RSA identities, checked with a few multiplications instead of a self-test
+    // signature: a private-key operation at 16k bits stalls the event loop ~5 s (and an
+    // inconsistent key makes OpenSSL retry without CRT), so one ssh-add message could stall
+    // every approval (red team). With p and q prime (rsaPrimesAreProbable, off the event
+    // loop, before this), these make the key correct.
+    if ((e * d) % (p - 1n) !== 1n || (e * d) % (q - 1n) !== 1n || (q * big(w.iqmp)) % p !== 1n) throw new WireError('inconsistent RSA key');
     jwk = {
       kty: 'RSA',
       n: b64u(w.n),
@@ -146,12 +156,34 @@ export function agentKeyFromWire(w: WirePrivateKey): AgentKey {
         ? new Writer().string(`ecdsa-sha2-${w.curve}`).string(w.curve).string(w.point).toBuffer()
         : new Writer().string('ssh-rsa').mpint(w.e).mpint(w.n).toBuffer();
   if (!claimed.equals(agentKey.publicBlob)) throw new WireError('private key does not match its public key');
-  // A key whose private half does not match its public half would sign garbage.
+  // A key whose private half does not match its public half would sign garbage (RSA: the
+  // identities above stand for this test; an Ed25519 or ECDSA signature costs < 1 ms).
   const probe = Buffer.from('airlock key self-test');
-  if (!verifySignature(agentKey.publicBlob, signWith(agentKey, probe, SIGN_FLAGS.RSA_SHA2_256), probe)) {
+  if (w.kind !== 'rsa' && !verifySignature(agentKey.publicBlob, signWith(agentKey, probe, SIGN_FLAGS.RSA_SHA2_256), probe)) {
     throw new WireError('private key does not match its public key');
   }
   return agentKey;
+}
+
+const PRIME_CHECKS = 20;
+let primeChecks: Promise<unknown> = Promise.resolve();
+
+/**
+ * ssh-add's RSA p and q are prime (Miller-Rabin, 20 rounds: a composite passes with
+ * probability under 2^-40). Runs on libuv's thread pool, one check at a time for the whole
+ * daemon, so a flood of hostile keys neither stalls the event loop nor fills the pool.
+ * agentKeyFromWire trusts an RSA key's arithmetic only after this said yes.
+ */
+export function rsaPrimesAreProbable(w: WirePrivateKey): Promise<boolean> {
+  if (w.kind !== 'rsa') return Promise.resolve(true);
+  const check = (n: Buffer) =>
+    new Promise<boolean>((resolve) => {
+      if (n.length === 0 || bitLength(n) > RSA_MAX_BITS) return resolve(false);
+      crypto.checkPrime(n, { checks: PRIME_CHECKS }, (err, prime) => resolve(!err && prime));
+    });
+  const run = primeChecks.then(async () => (await check(w.p)) && (await check(w.q)));
+  primeChecks = run.catch(() => undefined);
+  return run;
 }
 
 /** JWK of the private key: only for sealing at rest. */

@@ -67,7 +67,7 @@ test('task start/list/end, grants add/list/revoke, check and history', async () 
   await human.decide(prompt.id, 'deny', 'once');
   const code = await new Promise<number | null>((r) => p.on('close', r));
   assert.equal(code, 126);
-  assert.match(err, /^airlock: denied: denied once by the human \(event \d+\)\n$/);
+  assert.match(err, /^airlock: denied once by the human \(event \d+\)\n$/);
   ui.close();
 
   const hist = airlock(['history', '--task', task, '--json']);

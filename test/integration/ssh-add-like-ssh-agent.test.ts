@@ -7,7 +7,8 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Key } from '../../main/contract/approver';
 import { CLI, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
-import { makeKey, run } from '../helpers/ssh';
+import { Human } from '../helpers/human';
+import { makeKey, run, type RunResult } from '../helpers/ssh';
 
 let d: Daemon;
 let home: string;
@@ -23,6 +24,21 @@ after(async () => {
 const airlock = (args: string[]) => run(process.execPath, [CLI, ...args], { env: d.env, timeoutMs: 30_000 });
 const sshEnv = () => ({ ...d.env, SSH_AUTH_SOCK: d.agentSock });
 const keyFiles = () => fs.readdirSync(path.join(home, 'keys')).filter((f) => f.endsWith('.key'));
+/** ssh-add -D that removes ssh-add keys asks the human first (main/ssh/agent-admin.ts): a person allows it. */
+async function removeAllAllowed(): Promise<RunResult> {
+  const ui = await d.ui();
+  try {
+    const human = await Human.on(ui);
+    const pending = run('ssh-add', ['-D'], { env: sshEnv() });
+    const p = await human.next();
+    assert.equal(p.tool, 'ssh-agent');
+    assert.equal(p.resource, 'ssh-agent:remove-all');
+    await human.decide(p.id, 'allow');
+    return await pending;
+  } finally {
+    ui.close();
+  }
+}
 async function keys(): Promise<Key[]> {
   const r = await airlock(['keys', 'list', '--json']);
   assert.equal(r.code, 0, r.stderr);
@@ -38,7 +54,7 @@ test('ssh-add -D removes only what ssh-add added and says it did not remove all;
   assert.equal(keyFiles().length, 1, 'the ssh-add key is not written to disk, only the stored one is');
   assert.equal((await keys()).length, 2);
 
-  r = await run('ssh-add', ['-D'], { env: sshEnv() });
+  r = await removeAllAllowed();
   assert.notEqual(r.code, 0, 'not "All identities removed.": the stored key stays');
   assert.match(r.stderr, /Failed to remove all identities/);
   assert.doesNotMatch(r.stdout + r.stderr, /All identities removed/);
@@ -57,7 +73,7 @@ test('ssh-add -D removes only what ssh-add added and says it did not remove all;
   // With only ssh-add keys, -D removes everything and says so, as ssh-agent does.
   assert.equal((await airlock(['keys', 'remove', after[0]!.fingerprint])).code, 0);
   assert.equal((await run('ssh-add', [added], { env: sshEnv() })).code, 0);
-  r = await run('ssh-add', ['-D'], { env: sshEnv() });
+  r = await removeAllAllowed();
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr + r.stdout, /All identities removed/);
   assert.equal((await keys()).length, 0);

@@ -49,7 +49,8 @@ export function registerCheck(program: Command): void {
         if (!o.json) process.stdout.write(`allowed: ${a.reason} (event ${a.event})\n`);
         return;
       }
-      process.stderr.write(`airlock: denied: ${a.reason}${a.event > 0 ? ` (event ${a.event})` : ''}\n`);
+      // One line, as `exec` prints it; no "denied: denied by …" when the reason says it already.
+      process.stderr.write(`airlock: ${/^denied\b/i.test(a.reason) ? '' : 'denied: '}${a.reason}${a.event > 0 ? ` (event ${a.event})` : ''}\n`);
       process.exitCode = EXIT.denied;
     });
 }

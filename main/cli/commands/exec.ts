@@ -8,6 +8,9 @@ export function registerExec(program: Command): void {
     .command('exec')
     .description('ask Airlock, then run a command (sudo for agents): exits with its code, or 126 when denied')
     .argument('[cmd...]', 'the command and its arguments, after --')
+    // As with sudo: everything from the command's name on is the command's, so `airlock exec ls -d /tmp`
+    // works without `--` (options go before the command).
+    .passThroughOptions()
     .option('--task <id>', 'the task this belongs to', process.env.AIRLOCK_TASK)
     .option('--sandbox', 'run under bubblewrap: cwd read-write, system read-only, no home, no network; with --task, its way out is the task\'s egress proxy, where every new destination asks')
     .option('--timeout <seconds>', 'kill the command after this many seconds (exit 124)')

@@ -86,7 +86,7 @@ export function registerHistory(program: Command): void {
   program
     .command('audit')
     .description('check history for tampering')
-    .command('verify')
+    .command('verify', { isDefault: true })
     .description('walk the hash chain; exit 1 and name the first altered or missing event (65: the file itself is damaged)')
     .option('--db <path>', 'verify this database file (e.g. a read-only copy) instead of asking the daemon; nothing is written')
     .option('--json', 'print JSON')

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import type { Key } from '../../contract/approver';
 import { CliError, callUi, fmtTime, printJson, table } from '../util';
 
-const TYPES = ['ed25519', 'ecdsa-p256', 'ecdsa-p384', 'ecdsa-p521', 'rsa-3072', 'rsa-4096'];
+// `rsa` and `ecdsa` as in ssh-keygen -t (RSA 3072, ECDSA P-256; the contract maps them).
+const TYPES = ['ed25519', 'ecdsa-p256', 'ecdsa-p384', 'ecdsa-p521', 'rsa-3072', 'rsa-4096', 'rsa', 'ecdsa'];
 
 /** Reads a passphrase from stdin when asked with --passphrase-stdin (never from argv: ps shows argv). */
 async function readStdin(): Promise<string> {
@@ -47,6 +48,12 @@ export function registerKeys(program: Command): void {
         path: path.resolve(file),
         ...(passphrase !== undefined ? { passphrase } : {}),
         ...(o.name ? { name: o.name } : {}),
+      }).catch((e: unknown) => {
+        // The daemon says what is missing; here, say how to give it.
+        if (e instanceof CliError && passphrase === undefined && /encrypted: give its passphrase/.test(e.message)) {
+          throw new CliError(`${e.message} (on stdin: airlock keys import ${file} --passphrase-stdin)`, e.exitCode);
+        }
+        throw e;
       });
       if (o.json) return printJson(r.key);
       process.stdout.write(`imported ${r.key.name} ${r.key.fingerprint}\n`);

@@ -6,6 +6,9 @@ export function registerMcp(program: Command): void {
     .command('mcp')
     .description('stdio MCP proxy: runs SERVER and asks Airlock before every tools/call (denied → isError result)')
     .argument('[server...]', 'the MCP server command, after --')
+    // As with sudo: everything from the command's name on is the command's, so `airlock exec ls -d /tmp`
+    // works without `--` (options go before the command).
+    .passThroughOptions()
     .option('--task <id>', 'join this task instead of starting one for the session', process.env.AIRLOCK_TASK)
     .option('--name <name>', 'label of this server in requests and grants (NAME/TOOL); default: from the command')
     .addHelpText(

@@ -80,7 +80,7 @@ export function registerRemote(program: Command): void {
       );
     });
   remote
-    .command('list')
+    .command('list', { isDefault: true })
     .description('the remotes and their sockets here')
     .option('--json', 'print JSON')
     .action(async (o: { json?: boolean }) => {

@@ -34,7 +34,12 @@ export function registerTask(program: Command): void {
           process.stdout.write(`export AIRLOCK_TASK=${r.task}\n`);
           process.stdout.write(`export AIRLOCK_TASK_TOKEN=${r.token}\n`);
           if (r.sshAuthSock) process.stdout.write(`export SSH_AUTH_SOCK=${r.sshAuthSock}\n`);
-        } else process.stdout.write(`${r.task}\n`);
+        } else {
+          process.stdout.write(`${r.task}\n`);
+          // Shown once (the daemon keeps a hash): without it the id alone cannot act as the task
+          // on the shared request.sock, so `exec --task ID` would be refused. stdout stays the id.
+          process.stderr.write(`airlock: to act as this task (exec, check, mcp): export AIRLOCK_TASK=${r.task} AIRLOCK_TASK_TOKEN=${r.token} — or start it with --env\n`);
+        }
       } catch (e) {
         if (e instanceof AirlockRpcError) throw new CliError(e.message, EXIT.usage);
         throw e;
@@ -50,7 +55,7 @@ export function registerTask(program: Command): void {
       process.stdout.write(`ended ${id}\n`);
     });
   task
-    .command('list')
+    .command('list', { isDefault: true })
     .description('list running tasks (--all: ended ones too)')
     .option('--all', 'include ended tasks')
     .option('--json', 'print JSON')

@@ -437,7 +437,22 @@ export function registerWatch(program: Command): void {
 
       if (process.stdin.isTTY) process.stdin.setRawMode(true);
       process.stdin.setEncoding('utf8');
-      process.stdin.on('data', (s: string) => {
+      // Not a terminal (a pipe from a script, `expect`): one key per line, so `echo o` works;
+      // the half-second guard still applies to each. A terminal keeps one key per chunk.
+      let pending = '';
+      process.stdin.on('data', (chunk: string) => {
+        if (process.stdin.isTTY) return handle(chunk);
+        pending += chunk;
+        const lines = pending.split('\n');
+        pending = lines.pop()!.slice(-64);
+        for (const line of lines.slice(0, 64)) {
+          const key = line.replace(/\r$/, '');
+          // While editing a pattern, the whole line is the text and its end is Enter.
+          if (editing) handle(key + '\r');
+          else if (key !== '') handle(key);
+        }
+      });
+      const handle = (s: string): void => {
         if (s === '\u0003' || (!editing && s === 'q')) return quit(0);
         if (editing) {
           // Keys can arrive several to a chunk (fast typing, paste): take them one by one.
@@ -474,6 +489,6 @@ export function registerWatch(program: Command): void {
         // One key per chunk: a burst ("dd", a paste) answers nothing — the guard is per key
         // and a human presses one at a time.
         if (s.length === 1 || s === '\u001b') void onKey(s);
-      });
+      };
     });
 }

@@ -7,7 +7,7 @@
 // where every new destination is a request (--network asks the human at start for a
 // transfer grant for the task, which then covers those requests; --secret NAME gives the
 // sandbox a placeholder the proxy swaps for the secret on the secret's hosts).
-import { AirlockClient, AirlockRpcError, defaultRequestSocket, isDaemonUnavailable, type TaskStarted } from '../../client';
+import { AirlockClient, AirlockRpcError, defaultRequestSocket, type TaskStarted } from '../../client';
 import { ExecStop, prepare } from './exec';
 import { findBwrap, NO_BWRAP, unsafeSandboxCwd, type SandboxEgress } from './sandbox';
 import { runCommand, type RunOutcome } from './run';
@@ -39,7 +39,8 @@ export async function runTaskAgent(o: TaskAgentOptions): Promise<{ task: string;
   try {
     client = await AirlockClient.connect(defaultRequestSocket(o.env));
   } catch (e) {
-    throw new ExecStop('unavailable', `${isDaemonUnavailable(e) ? 'the Airlock daemon is not running' : (e as Error).message}; nothing was run`);
+    // The client's message names the socket and says to start `airlock serve`.
+    throw new ExecStop('unavailable', `${(e as Error).message}; nothing was run`);
   }
   try {
     let started: TaskStarted & { egress?: SandboxEgress | null };

@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isDaemonUnavailable, isTaskToken, taskIdOf, type AgentAnswer, type AskParams } from '../../client';
+import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isTaskToken, taskIdOf, type AgentAnswer, type AskParams } from '../../client';
 import { classifyShell, MAX_COMMAND_CHARS, summarizeClassification } from '../../core/classify/shell';
 import { relayArgv } from '../egress/relay';
 import { bwrapArgs, findBwrap, NO_BWRAP, unsafeSandboxCwd, type SandboxEgress } from './sandbox';
@@ -102,7 +102,8 @@ async function ask(req: AskParams, env: NodeJS.ProcessEnv): Promise<AgentAnswer>
   try {
     client = await AirlockClient.connect(defaultRequestSocket(env));
   } catch (e) {
-    throw new ExecStop('unavailable', `${isDaemonUnavailable(e) ? 'the Airlock daemon is not running' : (e as Error).message}; nothing was run`);
+    // The client's message names the socket and says to start `airlock serve`.
+    throw new ExecStop('unavailable', `${(e as Error).message}; nothing was run`);
   }
   try {
     return await client.ask(req);
