@@ -177,6 +177,9 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
         await new Promise((r) => setImmediate(r));
         for (const c of closers.reverse()) await c();
         store.close();
+        // How well group commit batched this run (issue 15); tests and benches read it.
+        const g = store.commitStats();
+        log(`history: ${g.items} events committed in ${g.batches} transactions (largest ${g.largest})`);
       },
     };
   } catch (e) {

@@ -61,7 +61,9 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
       connection: `c${++connections}`,
       cred,
       get process() {
-        return (info ??= processInfo(cred));
+        // Frozen: every request of the connection carries this same object, and the store
+        // serialises a frozen one only once (store.ts processJson).
+        return (info ??= deepFreeze(processInfo(cred)));
       },
     };
     if (!opts.lazyProcess) void peer.process;
@@ -101,4 +103,12 @@ export function closePrivate(server: net.Server, sockPath: string): Promise<void
 /** The history row of a refused foreign peer (same shape on every socket). */
 export function foreignPeerAttempt(where: string, cred: PeerCred): { source: string; tool: string; summary: string; raw: unknown; reason: string } {
   return { source: where, tool: '(connect)', summary: 'connection from another user refused', raw: cred, reason: `peer uid ${cred.uid} is not this user` };
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
 }

@@ -3,19 +3,45 @@
 // (small chunks in the background, so no decision waits long for the write lock).
 // Each batch reads and moves the high-water mark (search_index_mark) inside its own write
 // transaction, so the two never index the same event twice.
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement, Transaction } from 'better-sqlite3';
 
-export function indexBatch(db: Database, limit: number): number {
-  const run = db.transaction((): number => {
-    const from = (db.prepare('SELECT upto FROM search_index_mark WHERE one = 1').get() as { upto: number } | undefined)?.upto ?? 0;
-    const to = (db.prepare('SELECT coalesce(max(id), ?) AS m FROM (SELECT id FROM events WHERE id > ? ORDER BY id LIMIT ?)').get(from, from, limit) as { m: number }).m;
+interface Prepared {
+  mark: Statement;
+  upto: Statement;
+  index: Statement;
+  setMark: Statement;
+  run: Transaction<(limit: number) => number>;
+}
+
+/**
+ * Statements are prepared once per connection (issue 15: the daemon runs a slice every
+ * 50 ms, and preparing four statements each time showed in its profile).
+ */
+const prepared = new WeakMap<Database, Prepared>();
+
+function prepare(db: Database): Prepared {
+  let p = prepared.get(db);
+  if (p) return p;
+  const mark = db.prepare('SELECT upto FROM search_index_mark WHERE one = 1');
+  const upto = db.prepare('SELECT coalesce(max(id), ?) AS m FROM (SELECT id FROM events WHERE id > ? ORDER BY id LIMIT ?)');
+  const index = db.prepare(
+    `INSERT INTO events_fts(rowid, summary, resource, tool, reason)
+     SELECT id, summary, coalesce(resource, ''), tool, reason FROM events WHERE id > ? AND id <= ? ORDER BY id`,
+  );
+  const setMark = db.prepare('INSERT INTO search_index_mark (one, upto) VALUES (1, ?) ON CONFLICT(one) DO UPDATE SET upto = excluded.upto');
+  const run = db.transaction((limit: number): number => {
+    const from = (mark.get() as { upto: number } | undefined)?.upto ?? 0;
+    const to = (upto.get(from, from, limit) as { m: number }).m;
     if (to <= from) return 0;
-    db.prepare(
-      `INSERT INTO events_fts(rowid, summary, resource, tool, reason)
-       SELECT id, summary, coalesce(resource, ''), tool, reason FROM events WHERE id > ? AND id <= ? ORDER BY id`,
-    ).run(from, to);
-    db.prepare('INSERT INTO search_index_mark (one, upto) VALUES (1, ?) ON CONFLICT(one) DO UPDATE SET upto = excluded.upto').run(to);
+    index.run(from, to);
+    setMark.run(to);
     return to - from;
   });
-  return run.immediate();
+  p = { mark, upto, index, setMark, run };
+  prepared.set(db, p);
+  return p;
+}
+
+export function indexBatch(db: Database, limit: number): number {
+  return prepare(db).run.immediate(limit);
 }

@@ -50,6 +50,35 @@ function parseJson<T>(text: string | null): T | null {
   }
 }
 
+/**
+ * A connection's process tree is read once (os/private-socket.ts, which freezes it) and the
+ * same object comes with each of its requests: a frozen one is serialised once, not once per
+ * event (issue 15). The value events carry is the JSON read back (as getEvent would return
+ * it), frozen too because events share it. An object that is not frozen could change
+ * between two events, so it is serialised every time.
+ */
+const processJsons = new WeakMap<object, { json: string; value: unknown }>();
+function processJson(p: object): { json: string; value: unknown } {
+  if (!Object.isFrozen(p)) {
+    const json = JSON.stringify(p);
+    return { json, value: JSON.parse(json) };
+  }
+  let c = processJsons.get(p);
+  if (!c) {
+    const json = JSON.stringify(p);
+    c = { json, value: deepFreeze(JSON.parse(json)) };
+    processJsons.set(p, c);
+  }
+  return c;
+}
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
 export function toEvent(r: EventRow): HistoryEvent {
   return {
     id: r.id,
@@ -278,7 +307,7 @@ export class Store {
       summary: e.summary,
       args: e.args,
       cwd: e.cwd,
-      process: e.process ? JSON.stringify(e.process) : null,
+      process: e.process ? processJson(e.process).json : null,
       ssh: e.ssh ? JSON.stringify(e.ssh) : null,
       risk_level: e.risk.level,
       risk_reasons: JSON.stringify(e.risk.reasons),
@@ -292,7 +321,31 @@ export class Store {
     wellFormed(cols);
     const row: EventRow = { ...cols, prev_hash: this.head.hash, hash: rowHash(this.head.hash, cols) };
     this.head = { id: row.id, hash: row.hash };
-    const ev = toEvent(row);
+    // The event as getEvent would read it back, built from what was just written instead of
+    // parsing the row's JSON columns again (issue 15: one serialisation per request).
+    const ev: HistoryEvent = {
+      id: row.id,
+      ts: row.ts,
+      task: row.task,
+      source: row.source,
+      tool: row.tool,
+      action: e.action,
+      resource: row.resource,
+      resources: [...e.resources],
+      summary: row.summary,
+      args: parseJson<unknown>(row.args),
+      cwd: row.cwd,
+      process: e.process ? (processJson(e.process).value as ProcessInfo) : null,
+      ssh: parseJson<SshInfo>(row.ssh),
+      remote: parseJson<RemoteInfo>(row.remote),
+      risk: { level: e.risk.level, reasons: [...e.risk.reasons] },
+      decision: e.decision,
+      decidedBy: e.decidedBy,
+      grant: row.grant_id,
+      scope: row.scope as Scope | null,
+      reason: row.reason,
+      hash: row.hash,
+    };
     this.commits.set(ev, this.queue.push({ row, effects }));
     return ev;
   }

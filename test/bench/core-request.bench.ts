@@ -11,6 +11,12 @@ import { startDaemon, tempHome } from '../helpers/daemon';
 import { fmt, mdTable, nowMs, ratio, summarize, type BenchResult } from './stats';
 
 const N = Number(process.env.BENCH_N ?? 10_000);
+/**
+ * BASELINE_DIST=/path/to/other/dist: also runs that build's daemon (e.g. the pre-split
+ * commit cde6965, issue 13) on the same requests, in blocks interleaved with this one's,
+ * and reports this build's p50 against it. See docs/BENCHMARKS.md.
+ */
+const BASELINE_DIST = process.env.BASELINE_DIST;
 
 /**
  * The baseline: a server in its own process (as the daemon is) that parses each JSON line
@@ -70,13 +76,21 @@ export async function run(): Promise<BenchResult> {
   const insertSock = path.join(dir, 'insert.sock');
   const insert = await insertServer(insertSock, path.join(dir, 'baseline.db'));
   const d = await startDaemon();
+  const old = BASELINE_DIST ? await startDaemon({ cli: path.resolve(BASELINE_DIST, 'main', 'cli', 'index.js') }) : null;
   try {
+    if (old) {
+      const oui = await old.ui();
+      await oui.call('grants.create', { action: 'write', tool: 'bench.tool', effect: 'allow', note: 'bench' });
+      oui.close();
+    }
     const ui = await d.ui();
     await ui.call('grants.create', { action: 'write', tool: 'bench.tool', effect: 'allow', note: 'bench' });
     ui.close();
     const a = await RpcClient.connect(d.requestSock);
     const e = await RpcClient.connect(echoSock);
     const ins = await RpcClient.connect(insertSock);
+    const o = old ? await RpcClient.connect(old.requestSock) : null;
+    if (o) await sequential(o, 500);
     await sequential(a, 500); // warm-up
     await sequential(e, 500);
     await sequential(ins, 500);
@@ -84,7 +98,9 @@ export async function run(): Promise<BenchResult> {
     const airlock: number[] = [];
     const base: number[] = [];
     const floor: number[] = [];
+    const before: number[] = [];
     for (let b = 0; b < 10; b++) {
+      if (o) before.push(...(await sequential(o, N / 10)));
       base.push(...(await sequential(e, N / 10)));
       floor.push(...(await sequential(ins, N / 10)));
       airlock.push(...(await sequential(a, N / 10)));
@@ -92,6 +108,8 @@ export async function run(): Promise<BenchResult> {
     a.close();
     e.close();
     ins.close();
+    o?.close();
+    const O = before.length ? summarize(before) : null;
     const A = summarize(airlock);
     const B = summarize(base);
     const F = summarize(floor);
@@ -103,6 +121,7 @@ export async function run(): Promise<BenchResult> {
       title: 'Decisions through request.sock (granted, committed) vs echo and vs echo + one committed insert',
       figures: {
         p50: A.p50, p99: A.p99, echoP50: B.p50, echoP99: B.p99, insertP50: F.p50, insertP99: F.p99,
+        ...(O ? { baselineDistP50: O.p50, baselineDistP99: O.p99, p50RatioBaselineDist: A.p50 / O.p50 } : {}),
         p50Ratio: A.p50 / B.p50, p50RatioInsert: A.p50 / F.p50, perSec32: tputAirlock, echoPerSec32: tputEcho, insertPerSec32: tputInsert,
       },
       markdown: [
@@ -128,10 +147,25 @@ export async function run(): Promise<BenchResult> {
         'group commit writes the decisions of one turn of the event loop in one transaction, so the baseline\'s one commit per request is not a ceiling).',
         'On small VMs the cross-process wake-up is bimodal (about 15 µs or 85 µs a round trip, depending on how the vCPUs are scheduled), so',
         'the echo p50 — and with it the ratio — can move several-fold between runs; the absolute Airlock figure moves far less.',
+        ...(O
+          ? [
+              '',
+              `Against another build (BASELINE_DIST=${BASELINE_DIST}), same requests, blocks interleaved with the three above:`,
+              '',
+              mdTable(
+                ['', 'this build', 'BASELINE_DIST', 'ratio'],
+                [
+                  ['p50 round trip', fmt(A.p50), fmt(O.p50), ratio(A.p50, O.p50)],
+                  ['p99 round trip', fmt(A.p99), fmt(O.p99), ratio(A.p99, O.p99)],
+                ],
+              ),
+            ]
+          : []),
       ].join('\n'),
     };
   } finally {
     await d.stop();
+    await old?.stop();
     echo.close();
     insert.close();
     fs.rmSync(dir, { recursive: true, force: true });

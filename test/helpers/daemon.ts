@@ -43,11 +43,12 @@ export async function waitFor(check: () => boolean | Promise<boolean>, what: str
 }
 
 /** `nodeArgs`: flags for node itself, before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
-export async function startDaemon(opts: { home?: string; args?: string[]; env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {}): Promise<Daemon> {
+/** `cli`: another build's compiled CLI (a bench comparing against an older dist, BASELINE_DIST). */
+export async function startDaemon(opts: { home?: string; args?: string[]; env?: NodeJS.ProcessEnv; nodeArgs?: string[]; cli?: string } = {}): Promise<Daemon> {
   const home = opts.home ?? tempHome();
   const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_HOME: home, ...opts.env };
   delete env.SSH_AUTH_SOCK;
-  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), CLI, 'serve', ...(opts.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...(opts.nodeArgs ?? []), opts.cli ?? CLI, 'serve', ...(opts.args ?? [])], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d.toString()));
   proc.stderr!.on('data', (d) => (out += d.toString()));
