@@ -29,12 +29,14 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
 ];
 
 /** Places that hold secrets. */
+// A directory of secrets is itself a secret: `grep -r . ~/.ssh` or a Grep tool call with
+// path ~/.ssh reads every key in it, and must be remembered like a read of one key.
 const SECRETS: { test: RegExp; what: string }[] = [
-  { test: /(^|\/)\.ssh\//, what: '~/.ssh' },
+  { test: /(^|\/)\.ssh(\/|$)/, what: '~/.ssh' },
   { test: /(^|\/)\.env(\.[^/]*)?$/, what: 'a .env file' },
-  { test: /(^|\/)\.aws\//, what: '~/.aws' },
+  { test: /(^|\/)\.aws(\/|$)/, what: '~/.aws' },
   { test: /(^|\/)\.(gnupg|password-store|docker\/config\.json|kube\/config|netrc|pgpass|git-credentials)/, what: 'a credential store' },
-  { test: /(^|\/)\.config\/(gcloud|gh)\//, what: 'cloud credentials' },
+  { test: /(^|\/)\.config\/(gcloud|gh)(\/|$)/, what: 'cloud credentials' },
   { test: /(^|\/)(credentials|secrets?)(\.[a-z]+)?$/i, what: 'a credentials file' },
   { test: /\.(pem|key|p12|pfx)$/i, what: 'a private key file' },
   { test: /^\/proc\/[^/]+\/(environ|mem|root|cwd|fd|map_files)(\/|$)/, what: "another process's environment, memory or files (/proc)" },

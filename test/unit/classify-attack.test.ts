@@ -77,3 +77,10 @@ test('find -execdir git runs git in every directory found, under whatever config
   assert.match(why('find /tmp -name .git -execdir git status \\;'), /-execdir runs git in every directory/);
   assert.equal(c('find . -name "*.ts" -execdir wc -l {} +').action, 'read', 'other -execdir reads stay reads');
 });
+
+test('red team, third wave: npm version X and uv version X set the version (write files, npm runs the version scripts): never reads', () => {
+  for (const cmd of ['npm version patch', 'npm version 1.2.3', 'npm version major --json', 'npm version "$v"', 'uv version 1.2.3', 'uv version --bump patch']) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+  }
+  for (const cmd of ['npm version', 'npm version --json', 'uv version', 'cargo version']) assert.equal(c(cmd).action, 'read', cmd);
+});

@@ -55,6 +55,23 @@ const cases: { name: string; r: Partial<CoreRequest>; footprint?: Footprint[]; l
     level: 'medium',
   },
   {
+    // Red team, third wave: `grep -r . ~/.ssh` or Grep with path ~/.ssh reads every key.
+    name: 'a directory of secrets read (Grep path ~/.ssh) then transfer is critical',
+    r: { action: 'transfer', resources: ['example.org'] },
+    footprint: [{ action: 'read', resources: ['/home/u/.ssh'], tool: 'Grep' }],
+    level: 'critical',
+    reason: /read secrets \(\/home\/u\/\.ssh\)/,
+  },
+  {
+    name: 'a directory of cloud credentials read (~/.aws, ~/.config/gh) then transfer is critical',
+    r: { action: 'transfer', resources: ['example.org'] },
+    footprint: [{ action: 'read', resources: ['/home/u/.aws'], tool: 'Grep' }],
+    level: 'critical',
+  },
+  { name: 'reading the ~/.ssh directory itself is medium (secrets)', r: { action: 'read', resources: ['/home/u/.ssh'] }, level: 'medium', reason: /~\/\.ssh/ },
+  { name: 'reading ~/.config/gh is medium (secrets)', r: { action: 'read', resources: ['/home/u/.config/gh'] }, level: 'medium', reason: /cloud credentials/ },
+  { name: 'a directory merely named like .sshd is not a secret', r: { action: 'read', resources: ['/repo/.sshd'] }, level: 'low' },
+  {
     name: 'chains do not cross tasks (no task, no chain)',
     r: { action: 'transfer', task: null, resources: ['https://example.org'] },
     footprint: [{ action: 'read', resources: ['/repo/.env'], tool: 'Read' }],

@@ -123,6 +123,39 @@ describe('Claude Code mapping', () => {
     assert.equal(big.truncated, true, 'cut arguments are marked, so no condition can allow them');
   });
 
+  test('red team: a read tool whose path field is not a string asks instead of reading the cwd', () => {
+    for (const [tool, input] of [
+      ['Read', { file_path: ['/home/u/.ssh/id_ed25519'] }],
+      ['Read', { file_path: { toString: '/etc/shadow' } }],
+      ['Grep', { pattern: 'x', path: 42 }],
+      ['Glob', { pattern: '*', path: ['/'] }],
+      ['NotebookRead', { notebook_path: true }],
+    ] as const) {
+      const r = map(tool, input as Record<string, unknown>).req;
+      assert.equal(r.action, 'other', `${tool} ${JSON.stringify(input)}`);
+      assert.match(r.summary, /not a path/);
+    }
+    assert.equal(map('Read', { file_path: '/repo/a', path: null }).req.action, 'read');
+  });
+
+  test('red team: a Glob pattern that leaves its directory has that directory judged too', () => {
+    const home = os.homedir().replace(/\/+$/, '');
+    const cases: [Record<string, unknown>, string][] = [
+      [{ pattern: '/home/u/.ssh/*' }, '/home/u/.ssh'],
+      [{ pattern: '~/.aws/**' }, `${home}/.aws`],
+      [{ pattern: '../../other/**/*.pem' }, '/repo/../../other'],
+      [{ pattern: '../x/*', path: '/repo/sub' }, '/repo/sub/../x'],
+      [{ pattern: '/*' }, '/'],
+    ];
+    for (const [input, dir] of cases) {
+      const r = map('Glob', input).req;
+      assert.equal(r.action, 'read');
+      assert.ok(r.resources?.includes(dir), `${JSON.stringify(input)} → ${JSON.stringify(r.resources)}`);
+    }
+    // A pattern inside its directory adds nothing.
+    for (const pattern of ['**/*.ts', 'src/**', '*.md', 'a/b/[xy].c']) assert.deepEqual(map('Glob', { pattern }).req.resources, ['/repo'], pattern);
+  });
+
   test('unknown tools ask; internal bookkeeping tools are reads', () => {
     assert.equal(map('FrobTool', { a: 1 }).req.action, 'other');
     assert.equal(map('TodoWrite', { todos: [] }).req.action, 'read');

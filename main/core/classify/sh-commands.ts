@@ -551,7 +551,11 @@ function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   const reads = PKG_READ[name];
   // `npm --version`, `cargo -V`: the flag is the whole command.
   if (args.length === 1 && reads?.has(args[0].text) && args[0].text.startsWith('-') && !args[0].dynamic) return result('read', [repo]);
-  if (reads?.has(sub) && args[0]?.text === sub && args.slice(1).every((a) => !a.dynamic && !a.mayBeOption && (!a.text.startsWith('-') || PKG_READ_FLAGS.test(a.text)))) {
+  // `npm version patch` / `uv version 1.2.3` set the version: they write package.json or
+  // pyproject.toml, and npm commits, tags and runs the (pre|post)version scripts. Only the
+  // bare `version` prints.
+  const setsVersion = sub === 'version' && args.slice(1).some((a) => a.dynamic || a.mayBeOption || !a.text.startsWith('-'));
+  if (reads?.has(sub) && !setsVersion && args[0]?.text === sub && args.slice(1).every((a) => !a.dynamic && !a.mayBeOption && (!a.text.startsWith('-') || PKG_READ_FLAGS.test(a.text)))) {
     return result('read', [repo]);
   }
   if (sub === 'config' && args[0]?.text === 'config' && (args[1]?.text === 'get' || args[1]?.text === 'list' || args[1]?.text === 'ls') && args.slice(2).every((a) => !a.dynamic && !a.mayBeOption && (!a.text.startsWith('-') || PKG_READ_FLAGS.test(a.text)))) return result('read', [repo]);

@@ -134,6 +134,18 @@ function pathsOf(ti: Record<string, unknown>, main: string, cwd: string): string
   return out;
 }
 
+/**
+ * The directory a glob pattern names before its first wildcard, when it leaves the
+ * directory it is matched in (absolute, `~`, or with `..`); null for `src/**` or `*.ts`.
+ */
+function globDirectory(pattern: string): string | null {
+  const literal = pattern.split(/[*?[{]/)[0] ?? '';
+  const dir = literal.includes('/') ? literal.slice(0, literal.lastIndexOf('/') + 1) || '/' : '';
+  if (!dir) return null;
+  if (dir.startsWith('/') || dir.startsWith('~/') || /(^|\/)\.\.(\/|$)/.test(dir)) return dir.length > 1 ? dir.replace(/\/+$/, '') : dir;
+  return null;
+}
+
 const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead']);
 const WRITE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 /** Claude Code's own bookkeeping tools: nothing outside the session changes. */
@@ -156,10 +168,24 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
   const base = { source: 'claude-code' as const, tool, cwd: cwd || undefined, args: capArgs(ti) };
 
   if (READ_TOOLS.has(tool)) {
+    // A path field that is there but not a string (`{"file_path": ["/etc/shadow"]}`) would
+    // otherwise fall back to the cwd and be judged as a read of the workspace: ask instead.
+    const odd = ['file_path', 'notebook_path', 'path'].filter((k) => ti[k] !== undefined && ti[k] !== null && typeof ti[k] !== 'string');
+    if (odd.length) return { ...base, action: 'other', summary: clip(`${tool} with a ${odd.join(', ')} that is not a path: ${JSON.stringify(capArgs(ti))}`, MAX_SUMMARY) };
     const target = str(ti.file_path) ?? str(ti.notebook_path) ?? str(ti.path) ?? cwd;
     const pattern = str(ti.pattern);
     const resource = clip(absolute(target, cwd), MAX_TEXT);
-    return { ...base, action: 'read', resource, resources: pathsOf(ti, resource, cwd), summary: clip(`${tool} ${pattern ? `${pattern} in ` : ''}${resource}`, MAX_SUMMARY) };
+    const resources = pathsOf(ti, resource, cwd);
+    // Glob's pattern is a path too: `/home/u/.ssh/*` or `../../other/**` lists another
+    // directory whatever `path` says, so its literal directory is judged as well.
+    if (tool === 'Glob' && pattern) {
+      const dir = globDirectory(pattern);
+      if (dir !== null) {
+        const p = clip(absolute(dir, resource), MAX_TEXT);
+        if (!resources.includes(p)) resources.push(p);
+      }
+    }
+    return { ...base, action: 'read', resource, resources, summary: clip(`${tool} ${pattern ? `${pattern} in ` : ''}${resource}`, MAX_SUMMARY) };
   }
   if (WRITE_TOOLS.has(tool)) {
     const file = (tool === 'NotebookEdit' ? str(ti.notebook_path) ?? str(ti.file_path) : str(ti.file_path) ?? str(ti.notebook_path)) ?? '';
