@@ -17,6 +17,7 @@
 //   checked must not let an allow through ("never allow").
 import { celEnv, isCelError, parse, plan, unparse, type CelInput } from '@bufbuild/cel';
 import { compileFast, isFastError, UNSUPPORTED } from './condition-fast';
+import { conditionFacts, type Fact } from './condition-facts';
 
 export const CONDITION_MAX_CHARS = 4096;
 const MAX_NODES = 500;
@@ -33,6 +34,8 @@ export interface CompiledCondition {
   source: string;
   /** The condition in words, for prompts and the grants view. */
   words: string;
+  /** Literal facts it needs to hold (condition-facts.ts), or null: see condition-index.ts. */
+  facts: Fact[] | null;
   evaluate(args: unknown): ConditionResult;
   /** The same over arguments already converted with celArgs (once per request). */
   evaluateInput(args: CelInput): ConditionResult;
@@ -296,6 +299,7 @@ export function compileCondition(source: string): CompiledCondition {
   const compiled: CompiledCondition = {
     source,
     words: words(parsed.expr),
+    facts: conditionFacts(parsed.expr),
     evaluate(args: unknown): ConditionResult {
       let input: CelInput;
       try {

@@ -1,11 +1,13 @@
 // Grant matching: which grants decide a request. Pure functions, table-tested.
 // Over 400 lines on purpose: the matcher and its index (GrantIndex) must agree exactly, and
-// the differential test (test/unit/grant-index.test.ts) is easiest to trust with both in one file.
+// the differential tests (test/unit/grant-index.test.ts, condition-index.test.ts) are easiest
+// to trust with both in one file.
 import type { GrantAction } from '../contract/agent';
 import type { Grant } from '../contract/approver';
 import type { Action } from '../contract/common';
 import type { CelInput } from '@bufbuild/cel';
 import { celArgs, compileCondition, ConditionError, type CompiledCondition } from './condition';
+import { CONDITION_INDEX_MIN, ConditionIndex } from './condition-index';
 import { escapeGlob, globMatches, isPathPattern } from './glob';
 import type { CoreRequest } from './request';
 import { sensitivePart } from './risk';
@@ -137,12 +139,20 @@ export function resourcesCovered(glob: string, resources: string[], effect: 'all
   // A deny reaches a request when it reaches any one of its resources: a write listed as
   // both `dir/h/x` and its real target `.git/hooks/x` is denied by a deny on either.
   if (effect === 'deny') return any || resources.some((res) => globMatches(glob, res));
-  return resources.every((res) => {
+  return resources.every((res, i) => {
     if (!any && !globMatches(glob, res)) return false;
     if (!WILDCARD.test(glob)) return true;
-    const part = sensitivePart(res);
-    return part === null || glob.includes(part);
+    const part = sensitiveParts(resources)[i];
+    return part === null || glob.includes(part!);
   });
+}
+
+/** sensitivePart of each resource, once per request's list (it runs ~20 regexes; a decision may check hundreds of allows). */
+const sensitiveOf = new WeakMap<readonly string[], (string | null)[]>();
+function sensitiveParts(resources: readonly string[]): (string | null)[] {
+  let parts = sensitiveOf.get(resources);
+  if (!parts || parts.length !== resources.length) sensitiveOf.set(resources, (parts = resources.map(sensitivePart)));
+  return parts;
 }
 
 type Part = NonNullable<CoreRequest['parts']>[number];
@@ -212,16 +222,18 @@ export interface GrantVerdict {
  * Deny beats allow. Among allows, the one with the fewest uses left is spent first.
  * Conditions of deny grants are checked as they come; conditions of allow grants only
  * once no deny matched, best candidate first, until one holds (so a decision runs as few
- * expressions as it can: test/bench/conditions.bench.ts).
+ * expressions as it can: test/bench/conditions.bench.ts). `certainlyFalse` (from a
+ * ConditionIndex) names grants whose condition is known to evaluate to exactly false for
+ * `r`: they are not evaluated, and miss on their condition as they would have.
  */
-export function evaluateGrants(grants: readonly Grant[], r: CoreRequest, now: number): GrantVerdict {
+export function evaluateGrants(grants: readonly Grant[], r: CoreRequest, now: number, certainlyFalse?: (g: Grant) => boolean): GrantVerdict {
   const v: GrantVerdict = {};
   const allows: Grant[] = [];
   for (const g of grants) {
     const miss = missBeforeCondition(g, r, now);
     if (miss === null) {
       if (g.effect === 'deny') {
-        if (conditionMiss(g, r)) continue;
+        if (g.when && (certainlyFalse?.(g) || conditionMiss(g, r))) continue;
         v.deny = g;
         return v;
       }
@@ -237,7 +249,7 @@ export function evaluateGrants(grants: readonly Grant[], r: CoreRequest, now: nu
     allows.sort((a, b) => uses(a) - uses(b));
   }
   for (const g of allows) {
-    if (!conditionMiss(g, r)) {
+    if (!(g.when && certainlyFalse?.(g)) && !conditionMiss(g, r)) {
       v.allow = g;
       return v;
     }
@@ -362,6 +374,8 @@ export class GrantIndex {
   private readonly patternTools: Grant[] = [];
   private readonly buckets = new Map<string, Buckets>();
   private patternBuckets: Buckets | null = null;
+  /** Per candidate list (keyed by its two cached halves): the list and its condition index. */
+  private readonly entries = new WeakMap<Grant[], WeakMap<Grant[], Candidates>>();
 
   constructor(readonly all: readonly Grant[]) {
     for (const g of all) {
@@ -381,6 +395,10 @@ export class GrantIndex {
 
   /** The grants of `forTool(r.tool)`, in its order, that could pass the action and resource checks. */
   candidates(r: CoreRequest): Grant[] {
+    return this.entry(r).list;
+  }
+
+  private entry(r: CoreRequest): Candidates {
     const exact = this.byTool.get(r.tool);
     let b = exact ? this.buckets.get(r.tool) : undefined;
     if (exact && !b) {
@@ -389,7 +407,24 @@ export class GrantIndex {
     }
     this.patternBuckets ??= new Buckets(this.patternTools);
     const fromPattern = this.patternBuckets.lookup(r.action, r.resources);
-    return b ? b.lookup(r.action, r.resources).concat(fromPattern) : fromPattern;
+    const own = b ? b.lookup(r.action, r.resources) : NO_GRANTS;
+    let byPattern = this.entries.get(own);
+    if (!byPattern) this.entries.set(own, (byPattern = new WeakMap()));
+    let e = byPattern.get(fromPattern);
+    if (!e) byPattern.set(fromPattern, (e = new Candidates(own.length ? own.concat(fromPattern) : fromPattern)));
+    return e;
+  }
+
+  /**
+   * For the conditions of `r`'s candidates: which are certainly false (ConditionIndex), or
+   * undefined when every condition is to be evaluated (few of them, or arguments that
+   * cannot be checked, whose error must reach each grant: a deny that cannot be checked denies).
+   */
+  private certainlyFalse(e: Candidates, r: CoreRequest): ((g: Grant) => boolean) | undefined {
+    const index = e.conditions();
+    if (!index) return undefined;
+    const input = conditionInput(r);
+    return 'error' in input ? undefined : index.certainlyFalse(input.input);
   }
 
   /**
@@ -399,11 +434,31 @@ export class GrantIndex {
    * and a decided request shows none.
    */
   evaluate(r: CoreRequest, now: number): GrantVerdict {
-    const v = evaluateGrants(this.candidates(r), r, now);
+    const e = this.entry(r);
+    const v = evaluateGrants(e.list, r, now, this.certainlyFalse(e, r));
     delete v.near;
     if (v.deny || v.allow) return v;
     const near = this.forTool(r.tool).find((g) => g.effect === 'allow' && missBeforeCondition(g, r, now) === 'resource');
     if (near) v.near = near;
     return v;
+  }
+}
+
+const NO_GRANTS: Grant[] = [];
+
+/** One candidate list, and the index of its conditions (built on first use, when worth it). */
+class Candidates {
+  private index: ConditionIndex | null | undefined;
+
+  constructor(readonly list: Grant[]) {}
+
+  conditions(): ConditionIndex | null {
+    if (this.index === undefined) {
+      let n = 0;
+      for (const g of this.list) if (g.when) n++;
+      const index = n >= CONDITION_INDEX_MIN ? new ConditionIndex(this.list) : null;
+      this.index = index && index.size >= CONDITION_INDEX_MIN ? index : null;
+    }
+    return this.index;
   }
 }

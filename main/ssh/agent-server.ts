@@ -1,10 +1,8 @@
 // The agent itself: one AgentCore (keys, lock, upstream, the broker) behind any number of
 // Unix sockets — the main agent.sock and one per task. Each connection is checked for the
-// peer's uid, handled strictly one message at a time (the protocol is request/response in
+// peer's uid (agent-listener.ts), handled strictly one message at a time (the protocol is request/response in
 // order), and every signature goes through asker.ask() first.
-import { closePrivate, listenPrivate } from '../os/private-socket';
-import * as fs from 'node:fs';
-import * as net from 'node:net';
+import type * as net from 'node:net';
 import type { AgentRequest } from '../contract/agent';
 import type { ProcessInfo } from '../contract/common';
 import type { Asker, KeyScope } from '../core/ports';
@@ -12,21 +10,19 @@ import type { PeerCred } from '../os/peer';
 import { ProcessInfoCache } from './process-cache';
 import { lockRequest, removeAllRequest, removeKeyRequest, unlockRequest } from './agent-admin';
 import type { AgentLock } from './agent-lock';
-import { describeSign, type KeyFacts } from './describe';
+import { describeSign, printable, type KeyFacts } from './describe';
 import { agentKeyFromWire, fingerprintOf, rsaPrimesAreProbable, signatureAlgorithm, signWith, type KeyAlgorithm } from './key-material';
 import type { KeyStore } from './key-store';
 import type { KnownHosts } from './known-hosts';
 import {
   type AgentMessage,
   FAILURE_FRAME,
-  FrameDecoder,
   SUCCESS_FRAME,
   extensionResponse,
   identitiesAnswer,
-  parseMessage,
   signResponse,
 } from './protocol';
-import { SESSION_BIND, SessionBinds, parseSessionBind } from './session-bind';
+import { SESSION_BIND, type SessionBinds, parseSessionBind } from './session-bind';
 import { parseSignedData } from './signed-data';
 import { knownHostsCandidates, sshDestinationOf } from './ssh-argv';
 import type { UpstreamIdentity, UpstreamSlot } from './upstream';
@@ -45,10 +41,30 @@ export interface AgentCoreDeps {
   onDisconnect: (connection: string) => void;
   /** A process of another user connected (and was refused): recorded in history. */
   onForeignPeer?: (socketPath: string, cred: PeerCred) => void;
+  /** A refusal worth keeping (see AgentRejection): recorded in history as a rejected attempt. */
+  onRejected?: (r: AgentRejection) => void;
+}
+
+/**
+ * What only a hostile or broken client sends, recorded in history (decision `reject`): a
+ * message that does not parse (an unknown type, a truncated or over-long frame, a key whose
+ * halves do not match), a session-bind that does not verify or breaks OpenSSH's rules, a
+ * login signature for another session than the one bound, and add/remove/lock on a task
+ * socket. Facts only — the message type, lengths, fingerprints, the reason — never the
+ * bytes: an add carries a private key. Not recorded: what real clients send and we merely
+ * do not offer (smartcards, certificates, unknown extensions), and refusals that are
+ * ordinary answers (a key we do not have, a wrong unlock passphrase).
+ */
+export interface AgentRejection {
+  summary: string;
+  reason: string;
+  facts: Record<string, unknown>;
+  process?: ProcessInfo;
+  task?: string;
 }
 
 /** Per-connection state. */
-interface Conn {
+export interface Conn {
   id: string;
   socket: net.Socket;
   cred: PeerCred;
@@ -58,11 +74,8 @@ interface Conn {
 }
 
 const EXTENSIONS = ['query', SESSION_BIND];
-/** Messages one connection may have waiting before we stop reading from it. */
-const MAX_QUEUED = 32;
 const MAX_SUMMARY = 2000;
 
-let connCounter = 0;
 
 export class AgentCore {
   private readonly processes = new ProcessInfoCache();
@@ -94,6 +107,9 @@ export class AgentCore {
 
   async handle(c: Conn, msg: AgentMessage): Promise<Buffer> {
     const { lock, store } = this.deps;
+    if (msg.type === 'malformed') {
+      return this.reject(c, msg.code === null ? 'agent message refused' : `agent message of type ${msg.code} refused`, msg.why, { type: msg.code });
+    }
     if (lock.locked && msg.type !== 'unlock') {
       return msg.type === 'list' ? identitiesAnswer([]) : FAILURE_FRAME;
     }
@@ -116,19 +132,20 @@ export class AgentCore {
         return this.sign(c, msg.keyBlob, msg.data, msg.flags);
       // Task sockets are for signing only: a task cannot change the agent's keys or lock it.
       case 'add': {
-        if (onTaskSocket) return FAILURE_FRAME;
+        if (onTaskSocket) return this.refuseOnTask(c, msg.type);
         try {
           // Cheap checks first; then, for RSA, p and q prime, off the event loop (key-material.ts).
           const key = agentKeyFromWire(msg.key);
           if (!(await rsaPrimesAreProbable(msg.key))) return FAILURE_FRAME;
           return store.addVolatile(key, msg.comment, msg.constraints) ? SUCCESS_FRAME : FAILURE_FRAME;
-        } catch {
-          return FAILURE_FRAME;
+        } catch (e) {
+          // WireError messages name what is wrong ("inconsistent RSA key"), never key material.
+          return this.reject(c, `ssh-add of a ${msg.key.kind} key refused`, (e as Error).message.slice(0, 200), { message: 'add', keyType: msg.key.kind });
         }
       }
       // Changes to the agent ask the human first (agent-admin.ts says why and what does not ask).
       case 'remove': {
-        if (onTaskSocket) return FAILURE_FRAME;
+        if (onTaskSocket) return this.refuseOnTask(c, msg.type);
         const fp = fingerprintOf(msg.keyBlob);
         const entry = store.get(fp);
         if (!entry || entry.origin !== 'ssh-add') return FAILURE_FRAME;
@@ -136,7 +153,7 @@ export class AgentCore {
         return store.removeVolatile(fp) ? SUCCESS_FRAME : FAILURE_FRAME;
       }
       case 'removeAll': {
-        if (onTaskSocket) return FAILURE_FRAME;
+        if (onTaskSocket) return this.refuseOnTask(c, msg.type);
         const entries = store.entries();
         const volatile = entries.filter((e) => e.origin === 'ssh-add');
         if (volatile.length > 0 && !(await this.askAboutAgent(c, removeAllRequest(volatile, entries.length - volatile.length)))) return FAILURE_FRAME;
@@ -151,25 +168,43 @@ export class AgentCore {
         return FAILURE_FRAME;
       }
       case 'lock':
-        if (onTaskSocket || msg.passphrase.length === 0 || lock.locked) return FAILURE_FRAME;
+        if (onTaskSocket) return this.refuseOnTask(c, msg.type);
+        if (msg.passphrase.length === 0 || lock.locked) return FAILURE_FRAME;
         if (!(await this.askAboutAgent(c, lockRequest()))) return FAILURE_FRAME;
         return (await lock.lock(msg.passphrase)) ? SUCCESS_FRAME : FAILURE_FRAME;
       case 'unlock':
-        if (onTaskSocket || msg.passphrase.length === 0 || !lock.locked) return FAILURE_FRAME;
+        if (onTaskSocket) return this.refuseOnTask(c, msg.type);
+        if (msg.passphrase.length === 0 || !lock.locked) return FAILURE_FRAME;
         if (!(await this.askAboutAgent(c, unlockRequest()))) return FAILURE_FRAME;
         return (await lock.unlock(msg.passphrase)) ? SUCCESS_FRAME : FAILURE_FRAME;
       case 'extension':
         if (msg.name === 'query') return extensionResponse('query', EXTENSIONS.reduce((w, n) => w.string(n), new Writer()).toBuffer());
         if (msg.name === SESSION_BIND) {
           const r = parseSessionBind(msg.data);
-          if (!r.ok) return FAILURE_FRAME;
-          return c.binds.add(r.bind).ok ? SUCCESS_FRAME : FAILURE_FRAME;
+          if (!r.ok) return this.reject(c, 'session-bind refused', r.why, { extension: SESSION_BIND, bytes: msg.data.length });
+          const added = c.binds.add(r.bind);
+          if (!added.ok) return this.reject(c, 'session-bind refused', added.why ?? 'refused', { extension: SESSION_BIND, hostKey: r.bind.hostKeyFingerprint, forwarding: r.bind.forwarding });
+          return SUCCESS_FRAME;
         }
         return FAILURE_FRAME;
       case 'unsupported':
-      case 'malformed':
         return FAILURE_FRAME;
     }
+  }
+
+  /** Records a refusal (AgentRejection) and answers FAILURE. */
+  reject(c: Conn, summary: string, reason: string, facts: Record<string, unknown>): Buffer {
+    c.process ??= this.processOf(c.cred);
+    try {
+      this.deps.onRejected?.({ summary, reason, facts, process: c.process, task: c.boundTask });
+    } catch (e) {
+      this.deps.log(`recording a refused agent message failed: ${(e as Error).message}`);
+    }
+    return FAILURE_FRAME;
+  }
+
+  private refuseOnTask(c: Conn, type: AgentMessage['type']): Buffer {
+    return this.reject(c, `ssh-add (${type}) on a task's agent socket`, "a task's agent socket signs only: it cannot add or remove keys, or lock or unlock the agent", { message: type });
   }
 
   /** A change to the agent itself, asked like a signature; anything but an allow refuses it. */
@@ -217,7 +252,11 @@ export class AgentCore {
       // OpenSSH's rule: a login must be for the session this connection was last bound to.
       if (last && !last.forwarding && !last.sessionId.equals(signed.sessionId)) {
         this.deps.log(`refused a login signature whose session id does not match the bound session (${c.id})`);
-        return FAILURE_FRAME;
+        return this.reject(c, 'login signature for another session refused', 'the session id to sign is not the session this connection was bound to (session-bind)', {
+          key: fp,
+          boundHostKey: last.hostKeyFingerprint,
+          user: printable(signed.user).slice(0, 200),
+        });
       }
       const bound = c.binds.list.find((b) => !b.forwarding && b.sessionId.equals(signed.sessionId));
       if (bound && signed.hostKey && !bound.hostKey.equals(signed.hostKey)) return FAILURE_FRAME;
@@ -277,104 +316,3 @@ export class AgentCore {
     }
   }
 }
-
-
-/** One listening Unix socket of the agent (the main one or a task's). */
-export class AgentListener {
-  private server: net.Server | null = null;
-  private readonly conns = new Set<net.Socket>();
-
-  constructor(
-    private readonly core: AgentCore,
-    readonly socketPath: string,
-    private readonly boundTask?: string,
-  ) {}
-
-  async listen(): Promise<void> {
-    // The one private-socket module (main/os/private-socket.ts): umask 177, 0600, the
-    // peer's uid checked, a foreign peer recorded in history (onForeignPeer).
-    this.server = await listenPrivate(this.socketPath, {
-      onPeer: (socket, peer) => this.accept(socket, peer.cred),
-      onForeign: (cred) => {
-        this.core.deps.log(`refused an agent connection from uid ${cred.uid}`);
-        this.core.deps.onForeignPeer?.(this.socketPath, cred);
-      },
-      busyMessage: `another agent is already listening on ${this.socketPath}`,
-      // The agent reads the process itself, through its cache (process-cache.ts), and only when signing.
-      lazyProcess: true,
-    });
-  }
-
-  private accept(socket: net.Socket, cred: PeerCred): void {
-    this.conns.add(socket);
-    const conn: Conn = {
-      id: `ssh-${process.pid}-${++connCounter}`,
-      socket,
-      cred,
-      process: undefined,
-      binds: new SessionBinds(),
-      boundTask: this.boundTask,
-    };
-    const decoder = new FrameDecoder();
-    const queue: AgentMessage[] = [];
-    let busy = false;
-    let closed = false;
-    const pump = async (): Promise<void> => {
-      if (busy) return;
-      busy = true;
-      try {
-        // Bounded: each iteration takes one queued message; reading pauses while the queue is full.
-        while (queue.length > 0 && !closed) {
-          const msg = queue.shift()!;
-          if (queue.length < MAX_QUEUED / 2 && socket.isPaused()) socket.resume();
-          let reply: Buffer;
-          try {
-            reply = await this.core.handle(conn, msg);
-          } catch (e) {
-            this.core.deps.log(`agent: ${(e as Error).message}`);
-            reply = FAILURE_FRAME;
-          }
-          if (!closed && !socket.write(reply)) {
-            // A client that sends but never reads must not make us buffer answers without
-            // end (a 5-byte list request can have a long answer): wait until it reads.
-            await new Promise<void>((resolve) => {
-              const done = () => {
-                socket.off('drain', done);
-                socket.off('close', done);
-                resolve();
-              };
-              socket.on('drain', done);
-              socket.on('close', done);
-            });
-          }
-        }
-      } finally {
-        busy = false;
-      }
-    };
-    socket.on('data', (chunk: Buffer) => {
-      for (const f of decoder.push(chunk)) {
-        queue.push(f.kind === 'message' ? parseMessage(f.body) : { type: 'malformed', code: null, why: `message of ${f.length} bytes is over the cap` });
-      }
-      if (queue.length >= MAX_QUEUED) socket.pause();
-      void pump();
-    });
-    socket.on('error', () => {});
-    socket.on('close', () => {
-      closed = true;
-      this.conns.delete(socket);
-      // Only a connection that asked something can have a prompt open.
-      if (conn.process !== undefined) this.core.deps.onDisconnect(conn.id);
-    });
-  }
-
-  async close(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    for (const s of this.conns) s.destroy();
-    this.conns.clear();
-    if (server) await closePrivate(server, this.socketPath);
-    fs.rmSync(this.socketPath, { force: true });
-  }
-}
-

@@ -6,7 +6,8 @@ import type { Asker, KeyService, KeyScope, TaskSocketService } from '../core/por
 import type { AirlockPaths } from '../os/paths';
 import type { PeerCred } from '../os/peer';
 import { AgentLock } from './agent-lock';
-import { AgentCore, AgentListener } from './agent-server';
+import { AgentCore, type AgentRejection } from './agent-server';
+import { AgentListener } from './agent-listener';
 import { AgentKeyService } from './key-service';
 import { KeyStore, type KeyUsage } from './key-store';
 import { KnownHosts, defaultKnownHostsFiles } from './known-hosts';
@@ -38,6 +39,8 @@ export interface SshAgentOptions {
   onDisconnect?: (connection: string) => void;
   /** A process of another user connected to an agent socket (refused): record it in history. */
   onForeignPeer?: (socketPath: string, cred: PeerCred) => void;
+  /** A client sent what only a hostile or broken client sends (agent-server.ts AgentRejection): record it in history. */
+  onRejected?: (r: AgentRejection) => void;
   log?: (msg: string) => void;
 }
 
@@ -87,6 +90,7 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
     log,
     onDisconnect: opts.onDisconnect ?? (() => {}),
     onForeignPeer: opts.onForeignPeer,
+    onRejected: opts.onRejected,
   });
   const main = new AgentListener(core, opts.paths.agentSock);
   await main.listen();

@@ -5,7 +5,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TaskSocketService } from '../core/ports';
 import { ensurePrivateDir } from '../os/paths';
-import { type AgentCore, AgentListener } from './agent-server';
+import type { AgentCore } from './agent-server';
+import { AgentListener } from './agent-listener';
 
 /** sun_path is 108 bytes on Linux (104 on macOS), including the terminating NUL. */
 const MAX_SOCKET_PATH = 103;

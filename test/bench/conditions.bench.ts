@@ -1,9 +1,10 @@
 // Grant conditions (issue 14): decision p50 with 1,000 conditional grants beside the same
 // 1,000 grants without conditions, in the same run (the plain ones differ only in that a
-// resource pattern, not a condition, keeps them from matching: every grant is looked at
-// just as far). The grants sit on the request's own
-// tool where it matters: 250 deny grants whose conditions are checked on every request
-// (deny beats allow, so each must be looked at), 250 allow grants that do not hold, 500
+// resource pattern for another host, not a condition, keeps them from matching: every grant
+// is looked at just as far; test/unit/conditions-bench-shape.test.ts checks that the index
+// keeps them and their globs run). The grant set is in conditions-grants.ts. The grants sit on the request's own
+// tool where it matters: 249 deny grants whose conditions would be checked on every request
+// (deny beats allow) but for the condition index, 250 allow grants that do not hold, 500
 // on other tools of the same server; the request is an MCP payment allowed by a grant
 // (with a condition in the conditional run). Aim: conditional p50 within 1.2× of plain.
 //   COND_N=500  shorten a run
@@ -11,44 +12,19 @@ import * as fs from 'node:fs';
 import type { RpcClient } from '../../main/client/rpc-client';
 import type { AgentAnswer } from '../../main/contract/agent';
 import { startDaemon } from '../helpers/daemon';
+import { GRANTS, grantOf, payGrant, request } from './conditions-grants';
 import { fmt, mdTable, nowMs, ratio, summarize, type BenchResult } from './stats';
 
 const N = Number(process.env.COND_N ?? 2000);
-const GRANTS = 1000;
-const PAY_OK = 'args.amount <= 50 && args.to in ["alice@example.com", "bob@example.com"]';
 const progress = (m: string) => process.stderr.write(`conditions: ${m}\n`);
 
-function grantOf(i: number, conditional: boolean): Record<string, unknown> {
-  const base = { source: 'mcp', resource: '**' };
-  switch (i % 4) {
-    case 0: // checked on every request
-      return conditional
-        ? { ...base, tool: 'payments/pay', action: 'transfer', effect: 'deny', when: `args.to == "blocked${i}@evil.example" || args.amount > ${100_000 + i}` }
-        : { ...base, tool: 'payments/pay', action: 'transfer', effect: 'deny', resource: `/nope/${i}` };
-    case 1: // allow grants that do not hold (checked only when no better allow holds)
-      return conditional
-        ? { ...base, tool: 'payments/pay', action: 'transfer', effect: 'allow', when: `args.amount <= ${i % 10} && args.to == "p${i}@example.com"` }
-        : { ...base, tool: 'payments/pay', action: 'transfer', effect: 'allow', resource: `/nope/${i}` };
-    default: // other tools
-      return { ...base, tool: `payments/tool_${i}`, action: 'transfer', effect: 'allow', ...(conditional ? { when: `args.amount <= ${i}` } : {}) };
-  }
-}
-
-const request = (i: number) => ({
-  source: 'mcp',
-  tool: 'payments/pay',
-  action: 'transfer',
-  summary: `pay ${i}`,
-  args: { arguments: { to: i % 2 ? 'alice@example.com' : 'bob@example.com', amount: 1 + (i % 50), memo: `bench ${i}` }, annotations: { openWorldHint: true } },
-});
-
-async function decisions(a: RpcClient, n: number): Promise<number[]> {
+async function decisions(a: RpcClient, n: number, expected: string): Promise<number[]> {
   const out: number[] = [];
   for (let i = 0; i < n; i++) {
     const t0 = nowMs();
     const r = await a.call<AgentAnswer>('request', request(i));
     out.push(nowMs() - t0);
-    if (r.decision !== 'allow' || r.grant === undefined) throw new Error(`bench request ${i} was not allowed by a grant: ${JSON.stringify(r)}`);
+    if (r.decision !== 'allow' || r.grant !== expected) throw new Error(`bench request ${i} was not allowed by grant ${expected}: ${JSON.stringify(r)}`);
   }
   return out;
 }
@@ -57,13 +33,13 @@ async function measure(conditional: boolean): Promise<{ p50: number; p99: number
   const d = await startDaemon();
   try {
     const ui = await d.ui();
-    await ui.call('grants.create', { source: 'mcp', tool: 'payments/pay', action: 'transfer', resource: '**', effect: 'allow', note: 'bench', ...(conditional ? { when: PAY_OK } : {}) });
+    const pay = (await ui.call<{ grant: { id: string } }>('grants.create', payGrant(conditional))).grant;
     for (let i = 1; i < GRANTS; i++) await ui.call('grants.create', grantOf(i, conditional));
     ui.close();
     const a = await d.agent();
     try {
-      await decisions(a, Math.min(300, N));
-      return summarize(await decisions(a, N));
+      await decisions(a, Math.min(300, N), pay.id);
+      return summarize(await decisions(a, N, pay.id));
     } finally {
       a.close();
     }
@@ -88,14 +64,15 @@ export async function run(): Promise<BenchResult> {
   const c = best(cond);
   const markdown = [
     `Decision round trip of a granted MCP payment over request.sock, ${N.toLocaleString('en')} sequential requests, 1,000 active grants each run.`,
-    `In the conditional run, 250 deny conditions are checked on every request, and the allowing grant's own condition.`,
+    `Plain run: 499 look-alike grants on the same tool and action for other hosts (\`*.nopeN.example\`), each one's glob run against the request's host.`,
+    `Conditional run: 249 deny and 250 allow conditions on the same tool and action; the condition index (core/condition-index.ts) files them under the literal facts they need and evaluates only those that may hold (here the allowing grant's own).`,
     '',
     mdTable(['grants', 'p50', 'p50 ÷ plain', 'p99', 'p99 ÷ plain'], [
       ['1,000 plain (baseline)', fmt(p.p50), '1.00×', fmt(p.p99), '1.00×'],
       ['1,000 with conditions', fmt(c.p50), ratio(c.p50, p.p50), fmt(c.p99), ratio(c.p99, p.p99)],
     ]),
     '',
-    `Aim: p50 within 1.2× of plain. Conditions in the common subset (field vs literal comparisons, \`in [literals]\`, has, and/or/not) run on a direct evaluator that is checked against @bufbuild/cel by a differential test; anything else runs on @bufbuild/cel (~5–15 µs per condition here).`,
+    `Aim: p50 within 1.2× of plain. Conditions whose facts may hold, and conditions without such facts (has, !=, functions, loops), are evaluated. Conditions in the common subset (field vs literal comparisons, \`in [literals]\`, has, and/or/not) run on a direct evaluator that is checked against @bufbuild/cel by a differential test; anything else runs on @bufbuild/cel (~5–15 µs per condition here).`,
   ].join('\n');
   return { title: 'Grant conditions: 1,000 conditional grants vs 1,000 plain', markdown, figures: { plainP50: p.p50, conditionalP50: c.p50, conditionalRatio: c.p50 / p.p50 } };
 }

@@ -1,0 +1,115 @@
+// One listening Unix socket of the SSH agent (the main agent.sock or a task's): checks each
+// peer's uid (os/private-socket.ts), frames the byte stream (protocol.ts FrameDecoder) and
+// hands each connection's messages to the AgentCore strictly one at a time, in order.
+import * as fs from 'node:fs';
+import type * as net from 'node:net';
+import { closePrivate, listenPrivate } from '../os/private-socket';
+import type { PeerCred } from '../os/peer';
+import type { AgentCore, Conn } from './agent-server';
+import { type AgentMessage, FAILURE_FRAME, FrameDecoder, parseMessage } from './protocol';
+import { SessionBinds } from './session-bind';
+
+/** Messages one connection may have waiting before we stop reading from it. */
+const MAX_QUEUED = 32;
+
+let connCounter = 0;
+
+/** One listening Unix socket of the agent (the main one or a task's). */
+export class AgentListener {
+  private server: net.Server | null = null;
+  private readonly conns = new Set<net.Socket>();
+
+  constructor(
+    private readonly core: AgentCore,
+    readonly socketPath: string,
+    private readonly boundTask?: string,
+  ) {}
+
+  async listen(): Promise<void> {
+    // The one private-socket module (main/os/private-socket.ts): umask 177, 0600, the
+    // peer's uid checked, a foreign peer recorded in history (onForeignPeer).
+    this.server = await listenPrivate(this.socketPath, {
+      onPeer: (socket, peer) => this.accept(socket, peer.cred),
+      onForeign: (cred) => {
+        this.core.deps.log(`refused an agent connection from uid ${cred.uid}`);
+        this.core.deps.onForeignPeer?.(this.socketPath, cred);
+      },
+      busyMessage: `another agent is already listening on ${this.socketPath}`,
+      // The agent reads the process itself, through its cache (process-cache.ts), and only when signing.
+      lazyProcess: true,
+    });
+  }
+
+  private accept(socket: net.Socket, cred: PeerCred): void {
+    this.conns.add(socket);
+    const conn: Conn = {
+      id: `ssh-${process.pid}-${++connCounter}`,
+      socket,
+      cred,
+      process: undefined,
+      binds: new SessionBinds(),
+      boundTask: this.boundTask,
+    };
+    const decoder = new FrameDecoder();
+    const queue: AgentMessage[] = [];
+    let busy = false;
+    let closed = false;
+    const pump = async (): Promise<void> => {
+      if (busy) return;
+      busy = true;
+      try {
+        // Bounded: each iteration takes one queued message; reading pauses while the queue is full.
+        while (queue.length > 0 && !closed) {
+          const msg = queue.shift()!;
+          if (queue.length < MAX_QUEUED / 2 && socket.isPaused()) socket.resume();
+          let reply: Buffer;
+          try {
+            reply = await this.core.handle(conn, msg);
+          } catch (e) {
+            this.core.deps.log(`agent: ${(e as Error).message}`);
+            reply = FAILURE_FRAME;
+          }
+          if (!closed && !socket.write(reply)) {
+            // A client that sends but never reads must not make us buffer answers without
+            // end (a 5-byte list request can have a long answer): wait until it reads.
+            await new Promise<void>((resolve) => {
+              const done = () => {
+                socket.off('drain', done);
+                socket.off('close', done);
+                resolve();
+              };
+              socket.on('drain', done);
+              socket.on('close', done);
+            });
+          }
+        }
+      } finally {
+        busy = false;
+      }
+    };
+    socket.on('data', (chunk: Buffer) => {
+      for (const f of decoder.push(chunk)) {
+        queue.push(f.kind === 'message' ? parseMessage(f.body) : { type: 'malformed', code: null, why: `message of ${f.length} bytes is over the cap` });
+      }
+      if (queue.length >= MAX_QUEUED) socket.pause();
+      void pump();
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      closed = true;
+      this.conns.delete(socket);
+      // Only a connection that asked something can have a prompt open.
+      if (conn.process !== undefined) this.core.deps.onDisconnect(conn.id);
+    });
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    for (const s of this.conns) s.destroy();
+    this.conns.clear();
+    if (server) await closePrivate(server, this.socketPath);
+    fs.rmSync(this.socketPath, { force: true });
+  }
+}
+
