@@ -165,3 +165,31 @@ test('accessibility: a new prompt is an announced alertdialog, the countdown spe
   await page.getByTestId('event-detail').waitFor();
   await context.close();
 });
+
+test('accessibility: a prompt already waiting when the page opens (it arrives through the list, not a push) is announced too', { skip: skip ?? false, timeout: 60_000 }, async (t) => {
+  const d = await startWebDaemon();
+  const browser = await launchChromium();
+  t.after(async () => {
+    await browser.close();
+    await d.stop();
+  });
+  const agent = await d.agent();
+  const human = await Human.on(await d.ui());
+  t.after(() => {
+    agent.close();
+    human.ui.close();
+  });
+  // The prompt exists before the page's web socket does: no pending.added will ever reach it.
+  const pending = agent.call<AgentAnswer>('request', { source: 'api', action: 'delete', tool: 'fs.delete', resource: '/srv/early/all', summary: 'delete the early folder' });
+  pending.catch(() => undefined);
+  const p = await human.next();
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(d.url);
+  await page.locator(`[data-prompt-id="${p.id}"]`).waitFor();
+  await page.locator('[data-testid=announce-urgent]', { hasText: 'New request waiting for you' }).waitFor({ timeout: 5000 });
+  assert.match((await page.getByTestId('announce-urgent').textContent()) ?? '', /delete the early folder/);
+  await human.decide(p.id, 'deny');
+  assert.equal((await pending).decision, 'deny');
+  await context.close();
+});

@@ -1,6 +1,5 @@
 // One subscription to the core's push side, fanned out to the stores.
 import { airlock, onConnectionState } from '../bridge';
-import { useAnnounce } from '../components/Announcer';
 import { useConnection } from './connection-store';
 import { useHistory } from './history-store';
 import { useLists } from './lists-store';
@@ -12,7 +11,6 @@ export function wireNotifications(): () => void {
     switch (n.method) {
       case 'pending.added':
         usePending.getState().added(n.params);
-        useAnnounce.getState().say(`New request waiting for you: ${n.params.risk.level} risk, ${n.params.action}: ${n.params.summary || n.params.tool}`, true);
         break;
       case 'pending.resolved':
         usePending.getState().resolved(n.params.id);

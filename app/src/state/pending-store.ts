@@ -6,6 +6,12 @@
 import { create } from 'zustand';
 import type { DecideParams, Grant, Prompt } from '../../../preload/types';
 import { airlock } from '../bridge';
+import { useAnnounce } from '../components/Announcer';
+
+/** Says a waiting prompt out loud (assertive), whichever way it reached the page. */
+function announce(p: Prompt): void {
+  useAnnounce.getState().say(`New request waiting for you: ${p.risk.level} risk, ${p.action}: ${p.summary || p.tool}`, true);
+}
 
 type PendingState = {
   prompts: Prompt[];
@@ -33,12 +39,19 @@ export const usePending = create<PendingState>((set, get) => ({
     const { prompts } = await airlock()['pending.list']({});
     const sorted = sortPrompts(prompts);
     const keep = sorted.some((p) => p.id === get().currentId);
+    // A prompt that arrived while the page was loading (before its subscription was live)
+    // reaches it only through this list: it is announced here, or a screen reader user
+    // would never hear of it.
+    const known = new Set(get().prompts.map((p) => p.id));
+    const unseen = sorted.filter((p) => !known.has(p.id));
     set({ prompts: sorted, loaded: true, offline: false, currentId: keep ? get().currentId : (sorted[0]?.id ?? null) });
+    if (unseen[0]) announce(unseen[0]);
   },
   added(p) {
     if (get().prompts.some((x) => x.id === p.id)) return;
     // A new prompt joins the queue; the one on screen stays on screen.
     set({ prompts: sortPrompts([...get().prompts, p]), currentId: get().currentId ?? p.id });
+    announce(p);
   },
   resolved(id) {
     const { prompts, currentId } = get();
