@@ -7,8 +7,8 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { AgentAnswer } from '../../main/contract/agent';
 import { REPO } from '../helpers/daemon';
-import { Human } from '../helpers/human';
-import { browserMissing, launchChromium, shot, startWebDaemon } from '../helpers/web-ui';
+import { startWebParts } from '../helpers/web-session';
+import { browserMissing, shot } from '../helpers/web-ui';
 
 const skip = browserMissing();
 const AXE = path.join(REPO, 'node_modules', 'axe-core', 'axe.min.js');
@@ -22,18 +22,7 @@ async function axe(page: Page): Promise<Violation[]> {
 }
 
 test('accessibility: axe-core finds no serious violations on any view, light or dark', { skip: skip ?? false, timeout: 180_000 }, async (t) => {
-  const d = await startWebDaemon();
-  const browser = await launchChromium();
-  t.after(async () => {
-    await browser.close();
-    await d.stop();
-  });
-  const agent = await d.agent();
-  const human = await Human.on(await d.ui());
-  t.after(() => {
-    agent.close();
-    human.ui.close();
-  });
+  const { d, browser, agent, human } = await startWebParts(t);
   // Data on every view: a task with a grant and history, decided and pending requests.
   const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'a11y: fix the docs', cwd: '/srv/docs' });
   await human.ui.call('grants.create', { task, action: 'write', tool: 'fs.write', resource: '/srv/docs/**', effect: 'allow' });
@@ -89,18 +78,7 @@ test('accessibility: axe-core finds no serious violations on any view, light or 
 });
 
 test('accessibility: a new prompt is an announced alertdialog, the countdown speaks at 30 s, rows and timeline work by keyboard', { skip: skip ?? false, timeout: 120_000 }, async (t) => {
-  const d = await startWebDaemon();
-  const browser = await launchChromium();
-  t.after(async () => {
-    await browser.close();
-    await d.stop();
-  });
-  const agent = await d.agent();
-  const human = await Human.on(await d.ui());
-  t.after(() => {
-    agent.close();
-    human.ui.close();
-  });
+  const { d, browser, agent, human } = await startWebParts(t);
   const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'kbd task' });
   for (let i = 0; i < 3; i++) {
     const a = agent.call<AgentAnswer>('request', { source: 'api', action: 'write', tool: 'fs.write', resource: `/srv/k/${i}`, summary: `keyboard row ${i}`, task, token });
@@ -167,18 +145,7 @@ test('accessibility: a new prompt is an announced alertdialog, the countdown spe
 });
 
 test('accessibility: a prompt already waiting when the page opens (it arrives through the list, not a push) is announced too', { skip: skip ?? false, timeout: 60_000 }, async (t) => {
-  const d = await startWebDaemon();
-  const browser = await launchChromium();
-  t.after(async () => {
-    await browser.close();
-    await d.stop();
-  });
-  const agent = await d.agent();
-  const human = await Human.on(await d.ui());
-  t.after(() => {
-    agent.close();
-    human.ui.close();
-  });
+  const { d, browser, agent, human } = await startWebParts(t);
   // The prompt exists before the page's web socket does: no pending.added will ever reach it.
   const pending = agent.call<AgentAnswer>('request', { source: 'api', action: 'delete', tool: 'fs.delete', resource: '/srv/early/all', summary: 'delete the early folder' });
   pending.catch(() => undefined);

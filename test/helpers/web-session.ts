@@ -18,16 +18,14 @@ export interface WebSession {
   human: Human;
 }
 
-/** `watchArrivals`: stamp each prompt card's arrival time (promptSeenAt). */
-export async function openWebSession(t: TestContext, opts: { watchArrivals?: boolean } = {}): Promise<WebSession> {
+/** The parts without a page: for tests that open their own browser contexts, or must act before the UI loads. */
+export async function startWebParts(t: TestContext): Promise<Omit<WebSession, 'page' | 'errors'>> {
   const d = await startWebDaemon();
   const browser = await launchChromium();
   t.after(async () => {
     await browser.close();
     await d.stop();
   });
-  const { page, errors } = await openUi(browser, d);
-  if (opts.watchArrivals) await watchPromptArrivals(page);
   const agent = await d.agent();
   const ui = await d.ui();
   const human = await Human.on(await d.ui());
@@ -36,5 +34,13 @@ export async function openWebSession(t: TestContext, opts: { watchArrivals?: boo
     ui.close();
     human.ui.close();
   });
-  return { d, browser, page, errors, agent, ui, human };
+  return { d, browser, agent, ui, human };
+}
+
+/** `watchArrivals`: stamp each prompt card's arrival time (promptSeenAt). */
+export async function openWebSession(t: TestContext, opts: { watchArrivals?: boolean } = {}): Promise<WebSession> {
+  const parts = await startWebParts(t);
+  const { page, errors } = await openUi(parts.browser, parts.d);
+  if (opts.watchArrivals) await watchPromptArrivals(page);
+  return { ...parts, page, errors };
 }
