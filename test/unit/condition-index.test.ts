@@ -14,20 +14,9 @@ import { celArgs, compileCondition } from '../../main/core/condition';
 import { ConditionIndex } from '../../main/core/condition-index';
 import { conditionOutcome, evaluateGrants, GrantIndex, type GrantVerdict } from '../../main/core/grants';
 import type { CoreRequest } from '../../main/core/request';
+import { pick, rng } from '../helpers/seeded-random';
 
 const NOW = 1_800_000_000_000;
-
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
 
 const PATHS = ['args.a', 'args.b', 'args.o.c'];
 const ATOMS = [

@@ -10,20 +10,9 @@ import type { Grant } from '../../main/contract/approver';
 import { evaluateGrants, GrantIndex, type GrantVerdict } from '../../main/core/grants';
 import type { CoreRequest } from '../../main/core/request';
 import type { Action } from '../../main/contract/common';
+import { pick, rng } from '../helpers/seeded-random';
 
 const NOW = 1_800_000_000_000;
-
-/** mulberry32: small, seeded, the same sequence on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ACTIONS: Action[] = ['read', 'write', 'delete', 'execute', 'network', 'sign'] as Action[];
 const TOOLS = ['Write', 'Bash', 'fs/write_file', 'fs/read'];
@@ -39,10 +28,6 @@ const PATHS = [
   '/wörk/a/b', '/work//p1/f', '/.ssh/x/id',
 ];
 const WHEN = [undefined, undefined, undefined, 'args.n > 1', 'args.m == "x"'];
-
-function pick<T>(r: () => number, xs: readonly T[]): T {
-  return xs[Math.floor(r() * xs.length)]!;
-}
 
 function randomGrant(r: () => number, i: number): Grant {
   const roll = r();
