@@ -178,7 +178,7 @@ function connectEarly(env: NodeJS.ProcessEnv): Promise<AirlockClient> {
  */
 function writeOut(text: string): void {
   const b = Buffer.from(text);
-  let done = 0;
+  let done: number;
   try {
     done = fs.writeSync(1, b);
   } catch {
