@@ -181,7 +181,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
         store.close();
         // How well group commit batched this run (issue 15); tests and benches read it.
         const g = store.commitStats();
-        log(`history: ${g.items} events committed in ${g.batches} transactions (largest ${g.largest})`);
+        log(`history: ${g.items} events committed in ${g.batches} transactions (largest ${g.largest}, ${g.writeMs.toFixed(0)} ms writing)`);
       },
     };
   } catch (e) {
