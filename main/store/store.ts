@@ -168,7 +168,7 @@ export class Store {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       setHead: db.prepare(`INSERT INTO chain_head (one, id, hash) VALUES (1, ?, ?)
         ON CONFLICT(one) DO UPDATE SET id = excluded.id, hash = excluded.hash`),
-      consumeGrant: db.prepare(`UPDATE grants SET uses_left = CASE WHEN uses_left IS NULL THEN NULL ELSE uses_left - 1 END,
+      consumeGrant: db.prepare(`UPDATE grants SET uses_left = CASE WHEN uses_left IS NULL THEN NULL ELSE uses_left - ? END,
         last_used_at = ? WHERE id = ?`),
       insertGrant: db.prepare(`INSERT INTO grants (id, task, source, tool, action, resource, key, effect, expires_at, uses_left,
         forwarded, note, created_at, created_by, revoked_at, last_used_at, when_expr, remote) VALUES (@id, @task, @source, @tool, @action, @resource,
@@ -180,11 +180,24 @@ export class Store {
     this.head = this.readHead();
     this.committedHead = this.head;
     const writeBatch = this.sql.transaction((batch: StagedEvent[]) => {
+      // The uses a batch spends are written once per grant, at the end of the same
+      // transaction (issue 15: thirty decisions through one grant were thirty UPDATEs of
+      // one row). The row ends the same as with one UPDATE per event: every use taken,
+      // last_used_at the batch's last event's time. A grant a decision creates is inserted
+      // in event order, so it exists before any use of it is written.
+      const spent = new Map<string, { uses: number; at: number }>();
       for (const { row, effects } of batch) {
         if (effects.createGrant) this.stmts.insertGrant.run(grantParams(effects.createGrant));
-        for (const g of effects.consumeGrants ?? []) this.stmts.consumeGrant.run(row.ts, g);
+        for (const g of effects.consumeGrants ?? []) {
+          const u = spent.get(g);
+          if (u) {
+            u.uses++;
+            u.at = row.ts;
+          } else spent.set(g, { uses: 1, at: row.ts });
+        }
         this.stmts.insertEvent.run(...insertEventValues(row));
       }
+      for (const [g, u] of spent) this.stmts.consumeGrant.run(u.uses, u.at, g);
       const last = batch[batch.length - 1]!;
       this.stmts.setHead.run(last.row.id, last.row.hash);
     });

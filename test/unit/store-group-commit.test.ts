@@ -141,6 +141,55 @@ test('grant effects ride in the batch: a created grant and spent uses are seen b
   }
 });
 
+test('uses spent in one batch are written once per grant, and the grant ends as if each event had written its own', async () => {
+  // The same decisions through two stores: one batch (uses coalesced per grant) and one
+  // transaction per event (appendEvent). The grants must read back identically.
+  const decisions = (s: Store, one: (e: NewEvent, fx: Parameters<Store['stageEvent']>[1]) => void) => {
+    s.insertGrant(grant('g_lim', { usesLeft: 5 }));
+    s.insertGrant(grant('g_open'));
+    s.insertGrant(grant('g_other', { usesLeft: 3 }));
+    one(ev(1, { ts: 1000 }), { consumeGrants: ['g_lim', 'g_open'] });
+    one(ev(2, { ts: 1005 }), { consumeGrants: ['g_open'] });
+    // A grant made by a decision and spent by a later one in the same batch.
+    one(ev(3, { ts: 1010, decidedBy: 'human', scope: 'always' }), { createGrant: grant('g_made', { usesLeft: 4, createdAt: 1010 }) });
+    one(ev(4, { ts: 1020 }), { consumeGrants: ['g_made', 'g_lim'] });
+    // The clock stepped back: last_used_at is the last event's time, as one UPDATE per event left it.
+    one(ev(5, { ts: 990 }), { consumeGrants: ['g_lim'] });
+    one(ev(6, { ts: 1030 }), { consumeGrants: ['g_made'] });
+  };
+  const batched = new Store(tmpDb());
+  const single = new Store(tmpDb());
+  try {
+    const staged: ReturnType<Store['stageEvent']>[] = [];
+    decisions(batched, (e, fx) => staged.push(batched.stageEvent(e, fx)));
+    await Promise.all(staged.map((e) => batched.committed(e)));
+    assert.equal(counts(batched).largest, 6, 'the six events were not one batch');
+    decisions(single, (e, fx) => single.appendEvent(e, fx));
+    const read = (s: Store) => ['g_lim', 'g_open', 'g_other', 'g_made'].map((id) => {
+      const g = s.getGrant(id)!;
+      return { id, usesLeft: g.usesLeft, lastUsedAt: g.lastUsedAt };
+    });
+    assert.deepEqual(read(batched), [
+      { id: 'g_lim', usesLeft: 2, lastUsedAt: 990 },
+      { id: 'g_open', usesLeft: null, lastUsedAt: 1005 },
+      { id: 'g_other', usesLeft: 3, lastUsedAt: null },
+      { id: 'g_made', usesLeft: 2, lastUsedAt: 1030 },
+    ]);
+    assert.deepEqual(read(batched), read(single));
+    // A grant spent to zero in the batch is no longer active.
+    assert.equal(batched.activeGrants(2000).some((g) => g.id === 'g_lim'), true);
+    const more: ReturnType<Store['stageEvent']>[] = [];
+    for (let i = 0; i < 2; i++) more.push(batched.stageEvent(ev(10 + i, { ts: 2000 + i }), { consumeGrants: ['g_lim'] }));
+    await Promise.all(more.map((e) => batched.committed(e)));
+    assert.equal(batched.getGrant('g_lim')!.usesLeft, 0);
+    assert.equal(batched.activeGrants(3000).some((g) => g.id === 'g_lim'), false);
+    assert.deepEqual(batched.verifyChain(), { ok: true, count: 8 });
+  } finally {
+    batched.close();
+    single.close();
+  }
+});
+
 test('a failed batch gives no answer: every commit in it rejects, nothing is written, the chain goes on from the last commit', async () => {
   const file = tmpDb();
   const s = new Store(file);
