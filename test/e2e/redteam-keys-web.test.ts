@@ -1,0 +1,186 @@
+// Red team of keystroke binding in the web UI (the brief's "a keystroke answering a prompt
+// the human never saw"), in Chromium against the real daemon. The agent times its
+// requests to the human's input: a prompt arrives while a key is held or while the human
+// types, a card is replaced under a pressed mouse button or a held Enter, the tab is hidden.
+// A decision must come from a fresh gesture (a key pressed, a button pressed) that began
+// after the card on screen had been visible for the guard time; auto-repeat, a gesture
+// begun on another card, or input while the page is hidden never decides. Each attack
+// ends with a control: a fresh key or click on the same card does decide it, so every
+// "still pending" here could have failed.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { AgentAnswer } from '../../main/contract/agent';
+import type { Prompt } from '../../main/contract/approver';
+import type { RpcClient } from '../../main/client/rpc-client';
+import { Human } from '../helpers/human';
+import { browserMissing, waitArmed } from '../helpers/web-ui';
+import { openWebSession } from '../helpers/web-session';
+
+const skip = browserMissing();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+type Asked = { answer: Promise<AgentAnswer>; prompt: Prompt };
+async function ask(agent: RpcClient, human: Human, req: Record<string, unknown>): Promise<Asked> {
+  const answer = agent.call<AgentAnswer>('request', { source: 'api', action: 'write', tool: 'fs.write', ...req });
+  answer.catch(() => undefined);
+  return { answer, prompt: await human.next() };
+}
+async function pendingIds(ui: RpcClient): Promise<string[]> {
+  return (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.map((p) => p.id);
+}
+async function stillPending(ui: RpcClient, a: Asked, why: string): Promise<void> {
+  await sleep(250);
+  assert.ok((await pendingIds(ui)).includes(a.prompt.id), `${why}: the prompt was decided`);
+}
+/** The control: after a pause, a fresh press of `key` decides the card on screen. */
+async function freshKeyDecides(page: Page, a: Asked, key: string, decision: 'allow' | 'deny'): Promise<void> {
+  await waitArmed(page, a.prompt.id);
+  await page.keyboard.press(key);
+  assert.equal((await a.answer).decision, decision, 'a fresh key press after the guard decides (the test can fail)');
+}
+async function center(page: Page, id: string, testId: string): Promise<{ x: number; y: number }> {
+  const b = await page.locator(`[data-prompt-id="${id}"]`).getByTestId(testId).boundingBox();
+  assert.ok(b, `${testId} is on screen`);
+  return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+}
+
+test('red team: keystrokes and clicks bind only to the prompt seen, by a fresh gesture', { skip: skip ?? false, timeout: 240_000 }, async (t) => {
+  const { page, errors, agent, ui, human } = await openWebSession(t);
+
+  await t.test('a held key: its auto-repeat after the guard never decides (keydown with repeat=true)', async () => {
+    const a = await ask(agent, human, { resource: '/srv/rk/held.txt', summary: 'held key' });
+    await page.locator(`[data-prompt-id="${a.prompt.id}"]`).waitFor();
+    await page.keyboard.down('o'); // pressed as the card appears: the guard swallows it
+    await sleep(800);
+    // Held: the keyboard repeats (30/s), well past the half second.
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.down('o');
+      await sleep(30);
+    }
+    await page.keyboard.up('o');
+    await stillPending(ui, a, 'auto-repeat of a key pressed inside the guard');
+    await freshKeyDecides(page, a, 'o', 'allow');
+  });
+
+  await t.test('a key held down before the prompt arrived: its repeats never decide it', async () => {
+    await page.getByTestId('pending-empty').waitFor();
+    await page.keyboard.down('o');
+    const a = await ask(agent, human, { resource: '/srv/rk/held-before.txt', summary: 'held before' });
+    await page.locator(`[data-prompt-id="${a.prompt.id}"]`).waitFor();
+    await sleep(700);
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.down('o');
+      await sleep(30);
+    }
+    await page.keyboard.up('o');
+    await stillPending(ui, a, 'auto-repeat of a key pressed before the prompt existed');
+    await freshKeyDecides(page, a, 'd', 'deny');
+  });
+
+  await t.test('typing that goes on while the prompt arrives (keys meant for another window) decides nothing', async () => {
+    // No space, j, k or D: letters only, rich in o (allow once), m (minutes) and a (always).
+    const text = 'thequickbrownfoxjumpsoveralazydogtomatopotatomonsoonmoonroom';
+    const typing = (async () => {
+      for (const ch of text) {
+        await page.keyboard.press(ch);
+        await sleep(60);
+      }
+    })();
+    await sleep(200);
+    const a = await ask(agent, human, { resource: '/srv/rk/typing.txt', summary: 'while typing' });
+    await typing; // about 3.5 s of typing after the card came up
+    assert.equal(await page.locator(`[data-prompt-id="${a.prompt.id}"]`).getAttribute('data-armed'), 'false', 'the guard holds while the keys keep coming');
+    await stillPending(ui, a, 'continuous typing');
+    await freshKeyDecides(page, a, 'd', 'deny');
+  });
+
+  await t.test('mouse pressed on prompt 1, prompt 1 answered elsewhere, released on prompt 2: no decision', async () => {
+    const a1 = await ask(agent, human, { resource: '/srv/rk/m1.txt', summary: 'mouse one' });
+    const a2 = await ask(agent, human, { resource: '/srv/rk/m2.txt', summary: 'mouse two' });
+    await waitArmed(page, a1.prompt.id);
+    const p1 = await center(page, a1.prompt.id, 'choice-once');
+    await page.mouse.move(p1.x, p1.y);
+    await page.mouse.down();
+    // Prompt 1 is answered in another UI (watch, another tab) while the button is held;
+    // a third request keeps the queue as long, so card 2 takes card 1's place exactly.
+    await human.decide(a1.prompt.id, 'deny');
+    const a3 = await ask(agent, human, { resource: '/srv/rk/m3.txt', summary: 'mouse six' });
+    await page.locator(`[data-prompt-id="${a2.prompt.id}"]`).waitFor();
+    await waitArmed(page, a2.prompt.id);
+    await sleep(200);
+    const p2 = await center(page, a2.prompt.id, 'choice-once');
+    if (Math.abs(p2.x - p1.x) > 1 || Math.abs(p2.y - p1.y) > 1) await page.mouse.move(p2.x, p2.y);
+    await page.mouse.up();
+    await stillPending(ui, a2, 'a click whose press began on another card');
+    await page.locator(`[data-prompt-id="${a2.prompt.id}"]`).getByTestId('choice-once').click();
+    assert.equal((await a2.answer).decision, 'allow', 'a fresh click decides (the test can fail)');
+    await human.decide(a3.prompt.id, 'deny');
+  });
+
+  await t.test('Enter held on a focused "Allow once": the next card is not answered by its repeats', async () => {
+    const a1 = await ask(agent, human, { resource: '/srv/rk/e1.txt', summary: 'enter one' });
+    const a2 = await ask(agent, human, { resource: '/srv/rk/e2.txt', summary: 'enter two' });
+    await waitArmed(page, a1.prompt.id);
+    await page.locator(`[data-prompt-id="${a1.prompt.id}"]`).getByTestId('choice-once').focus();
+    await page.keyboard.down('Enter');
+    assert.equal((await a1.answer).decision, 'allow', 'the first press decides the card it was pressed on');
+    await page.locator(`[data-prompt-id="${a2.prompt.id}"]`).waitFor();
+    await waitArmed(page, a2.prompt.id);
+    await sleep(200);
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.down('Enter');
+      await sleep(30);
+    }
+    await page.keyboard.up('Enter');
+    await stillPending(ui, a2, 'repeats of an Enter pressed on the previous card');
+    await freshKeyDecides(page, a2, 'Escape', 'deny');
+  });
+
+  await t.test('"Always" opened on prompt 1 does not carry to prompt 2 when prompt 1 is answered elsewhere', async () => {
+    const a1 = await ask(agent, human, { resource: '/srv/rk/al1.txt', summary: 'always one' });
+    const a2 = await ask(agent, human, { resource: '/srv/rk/al2.txt', summary: 'always two' });
+    await waitArmed(page, a1.prompt.id);
+    await page.keyboard.press('a');
+    await page.locator(`[data-prompt-id="${a1.prompt.id}"]`).getByTestId('always-confirm').waitFor();
+    await human.decide(a1.prompt.id, 'deny');
+    const card2 = page.locator(`[data-prompt-id="${a2.prompt.id}"]`);
+    await card2.waitFor();
+    await waitArmed(page, a2.prompt.id);
+    assert.equal(await card2.getByTestId('always-confirm').count(), 0, 'no confirmation is open on the new card');
+    await page.keyboard.press('y');
+    await page.keyboard.press('Enter'); // on the focused Deny: a deny at most
+    assert.equal((await a2.answer).decision, 'deny', 'Enter answered the card with its default, never Always');
+    const { grants } = await ui.call<{ grants: { task: string | null; expiresAt: number | null }[] }>('grants.list', {});
+    assert.equal(grants.filter((g) => g.task === null && g.expiresAt === null).length, 0, 'no standing grant was made');
+  });
+
+  await t.test('a prompt that arrives while the tab is hidden is not decided by input until it was visible for the guard time', async () => {
+    // Headless Chromium shows every page; the page is told it is hidden the way a
+    // browser tells it (visibilityState + visibilitychange), and the UI must believe it.
+    const setVisible = (v: boolean) =>
+      page.evaluate(`(() => {
+        Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => ${JSON.stringify(v ? 'visible' : 'hidden')} });
+        Object.defineProperty(document, 'hidden', { configurable: true, get: () => ${!v} });
+        document.dispatchEvent(new Event('visibilitychange'));
+      })()`);
+    await setVisible(false);
+    try {
+      const a = await ask(agent, human, { resource: '/srv/rk/hidden.txt', summary: 'while hidden' });
+      await page.locator(`[data-prompt-id="${a.prompt.id}"]`).waitFor();
+      await sleep(800);
+      await page.keyboard.press('o');
+      const once = await center(page, a.prompt.id, 'choice-once');
+      await page.mouse.click(once.x, once.y);
+      await stillPending(ui, a, 'input while the page is hidden');
+      await setVisible(true);
+      await page.keyboard.press('o'); // the moment it shows: still guarded
+      await stillPending(ui, a, 'a key right after the page became visible');
+      await freshKeyDecides(page, a, 'o', 'allow');
+    } finally {
+      await setVisible(true);
+    }
+  });
+
+  assert.deepEqual(errors, []);
+});
