@@ -7,6 +7,8 @@ export const EXIT = {
   usage: 64,
   /** sysexits EX_DATAERR: the database file is damaged (SQLite-level corruption, not tampering). */
   damaged: 65,
+  /** sysexits EX_DATAERR too: a file Airlock must edit is not valid (`hook claude-code --install`'s settings.json). */
+  dataError: 65,
   /** sysexits EX_NOINPUT: the database cannot be opened (missing, a directory, no permission). */
   cannotOpen: 66,
   /** The daemon is not running / not reachable. */
@@ -23,8 +25,10 @@ export const EXIT_HELP = `Exit codes:
   0    success (for check/exec: allowed; exec returns the command's own code)
   1    check failed (audit verify found tampering)
   64   usage error (bad option or argument)
-  65   the database file is damaged (corruption, not tampering): one line says what to do
-  66   the database cannot be opened (missing, a directory, no permission)
+  65   the database file is damaged (corruption, not tampering), or a file to edit is not
+       valid (hook --install's settings.json, left untouched): one line says what to do
+  66   the database cannot be opened (missing, a directory, no permission; history and
+       audit verify with no database yet)
   69   the Airlock daemon is not running (start it: airlock serve)
   70   internal error
   75   the database is locked by another process: close it and try again

@@ -98,9 +98,17 @@ export class HistoryRecorder implements RejectionRecorder {
       { consumeGrants: d.consumeGrants, createGrant: d.createGrant },
     );
     if (d.decision === 'allow' && req.task) remember(this.memoryOf(req.task), req.action, req.resources);
-    this.bus.publish({ method: 'event.recorded', params: ev });
     const a: AgentAnswer = { decision: d.decision, reason: d.reason, event: ev.id, ...(d.grant ? { grant: d.grant } : {}), ...(req.task ? { task: req.task } : {}) };
-    this.commits.set(a, this.store.committed(ev));
+    const commit = this.store.committed(ev);
+    // Announced only once committed: a watcher must never be told of an event history does
+    // not hold (a batch that fails — the database locked past its budget — is never
+    // announced, and its ids are reused). Registered before the broker awaits the same
+    // promise, so the notification still precedes the answer.
+    commit.then(
+      () => this.bus.publish({ method: 'event.recorded', params: ev }),
+      () => undefined,
+    );
+    this.commits.set(a, commit);
     return a;
   }
 

@@ -1,5 +1,6 @@
 // The main window (Pending, History, Grants, Tasks, Keys, Settings) and one pop-up per
-// pending prompt: always on top and focused, closed as soon as the prompt is resolved.
+// pending prompt: always on top but not focused (it never takes the keyboard from another
+// app), closed as soon as the prompt is resolved.
 import { BrowserWindow, screen } from 'electron';
 import type { Prompt } from '../contract/approver';
 import { appUrl, popupUrl } from './app-protocol';
@@ -75,10 +76,14 @@ export class Windows {
     });
     win.setAlwaysOnTop(true, 'floating');
     win.setVisibleOnAllWorkspaces(true);
-    win.once('ready-to-show', () => {
-      win.show();
-      win.focus();
-    });
+    // Shown on top but never focused (red team of keystroke binding): show() + focus() took
+    // the keyboard from the app the human was typing in, so their next letters ("…for
+    // some…") reached the card once its half second had passed. Inactive, keys stay where
+    // the human is typing; answering starts with a click on the pop-up, whose focus event
+    // re-arms the card's input guard (app/src/views/pending/use-input-guard.ts), so that
+    // first click decides nothing either. A hidden window takes no input: nothing counts
+    // before the window is on screen.
+    win.once('ready-to-show', () => win.showInactive());
     win.on('closed', () => {
       // Still listed means the user closed it, not closePrompt() after an answer.
       if (this.popups.delete(p.id)) this.dismissed.add(p.id);

@@ -118,6 +118,50 @@ test('without a daemon: the commands that need one exit 69 naming the socket and
   assert.match(out.hookSpecificOutput.permissionDecisionReason, /not running/);
 });
 
+test('history and audit verify before any history exists: 66 (EX_NOINPUT) with or without --db, one line naming the file', () => {
+  const home = tempHome('alcn-');
+  const env = { ...d.env, AIRLOCK_HOME: home };
+  const db = path.join(home, 'airlock.db');
+  for (const args of [['history'], ['history', '--db', db], ['audit', 'verify'], ['audit', 'verify', '--db', db]]) {
+    const r = airlock(args, env);
+    const what = `airlock ${args.join(' ')} → ${r.code}\n${r.err}`;
+    assert.equal(r.code, 66, what);
+    assert.match(r.err, new RegExp(`^airlock: cannot open ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it does not exist; [^\n]+\n$`), what);
+  }
+  assert.ok(!fs.existsSync(db), 'reading history created no database');
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+test('airlock mcp --task with a task that does not exist (or has ended): 64 at start, the server never started', () => {
+  const started = path.join(d.home, 'mcp-server-started');
+  const server = ['--', process.execPath, '-e', `require('fs').writeFileSync(${JSON.stringify(started)}, 'x'); setTimeout(() => {}, 60000)`];
+  const t = airlock(['task', 'start', 'mcp-ended', '--json']);
+  assert.equal(t.code, 0, t.err);
+  const ended = (JSON.parse(t.out) as { task: string }).task;
+  assert.equal(airlock(['task', 'end', ended]).code, 0);
+  const l = airlock(['task', 'start', 'mcp-live', '--json']);
+  assert.equal(l.code, 0, l.err);
+  const live = JSON.parse(l.out) as { task: string; token: string };
+  for (const [task, says] of [
+    ['t_nope', /no task t_nope/],
+    [ended, new RegExp(`task ${ended} has ended`)],
+    // A live task named by id alone, without its token: refused the same way every call would be.
+    [live.task, new RegExp(`acting as task ${live.task} .*needs its token`)],
+    // A forged token: its secret is never echoed back.
+    [`${live.task}.${'A'.repeat(43)}`, new RegExp(`not the token of task ${live.task}`)],
+  ] as [string, RegExp][]) {
+    const r = airlock(['mcp', '--task', task, ...server]);
+    const what = `airlock mcp --task ${task} → ${r.code}\n${r.err}`;
+    assert.equal(r.code, 64, what);
+    assert.match(r.err, says, what);
+    assert.match(r.err, /the MCP server was not started/, what);
+    assert.ok(r.err.split('\n').filter(Boolean).length === 1, `one line: ${what}`);
+    assert.doesNotMatch(r.err, /AAAA/, 'no token in the message');
+  }
+  assert.equal(airlock(['task', 'end', live.task]).code, 0);
+  assert.ok(!fs.existsSync(started), 'the MCP server was never run');
+});
+
 test('the Claude Code hook with hostile stdin always answers "ask" as PreToolUse JSON, exit 0', () => {
   const inputs = ['', 'garbage', '[]', '{}', '"x"', JSON.stringify({ tool_name: 'Write', tool_input: 'not an object' }), JSON.stringify({ tool_name: 42, tool_input: {} }), '{"tool_name":"Write","tool_input":' + '['.repeat(100_000)];
   for (const input of inputs) {

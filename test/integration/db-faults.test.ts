@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CLI, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
+import { CLI, startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
 import { seedHistory } from '../helpers/seed-history';
 
 const homes: string[] = [];
@@ -100,6 +100,13 @@ test('a lock held by the sqlite3 shell: a request is denied within the bound, th
   const db = path.join(d.home, 'airlock.db');
   const agent = await d.agent();
   const ui = await d.ui();
+  // A watcher (airlock watch, the tray) is told of an event only once history holds it.
+  const watcher = await d.ui();
+  const recorded: { id: number; summary: string }[] = [];
+  watcher.onNotification = (method, params) => {
+    if (method === 'event.recorded') recorded.push(params as { id: number; summary: string });
+  };
+  await watcher.call('subscribe');
   const first = await agent.call<{ decision: string; event: number }>('request', { source: 'api', tool: 'fs.read', action: 'read', resource: '/tmp/before', summary: 'before the lock' });
   assert.equal(first.decision, 'allow');
 
@@ -141,6 +148,19 @@ test('a lock held by the sqlite3 shell: a request is denied within the bound, th
   const again = await agent.call<{ decision: string; event: number }>('request', { source: 'api', tool: 'fs.read', action: 'read', resource: '/tmp/after', summary: 'after the lock' });
   assert.equal(again.decision, 'allow');
   assert.equal(again.event, first.event + 1, 'the denied requests left no gap in the chain');
+  await waitFor(() => recorded.some((n) => n.id === again.event), 'event.recorded for the request after the lock');
+  // The events staged during the lock never committed: they were never announced (an
+  // announced id would now name another event, "after the lock" took its number).
+  assert.deepEqual(
+    recorded.map((n) => [n.id, n.summary]),
+    [
+      [first.event, 'before the lock'],
+      [again.event, 'after the lock'],
+    ],
+  );
+  const held = await ui.call<{ events: { id: number; summary: string }[] }>('history.query', { limit: 10 });
+  for (const n of recorded) assert.equal(held.events.find((e) => e.id === n.id)?.summary, n.summary, `event ${n.id} as announced is in history`);
+  watcher.close();
   agent.close();
   ui.close();
   const v = airlock(['audit', 'verify'], d.env);

@@ -201,6 +201,53 @@ describe('Claude Code hook (real daemon)', () => {
     assert.match(again.stdout, /already in/);
   });
 
+  test('PostToolUse (the tool already ran): exit 0, no output, no prompt, nothing asked of the daemon', async () => {
+    const before = (await ui.call<{ events: { id: number }[] }>('history.query', { limit: 1 })).events[0]?.id ?? 0;
+    const file = path.join(work, 'post.txt');
+    for (const event of ['PostToolUse', 'PostToolUseFailure']) {
+      // A Write would prompt as PreToolUse; after the fact it must neither prompt nor block.
+      const post = JSON.parse(claudeJson(sessionId(), 'Write', { file_path: file, content: 'x' })) as Record<string, unknown>;
+      post.hook_event_name = event;
+      post.tool_response = { filePath: file, success: event === 'PostToolUse' };
+      for (const viaCli of [false, true]) {
+        const r = await run(process.execPath, viaCli ? [CLI, 'hook', 'claude-code'] : [HOOK_BIN], { env: d.env, input: JSON.stringify(post), timeoutMs: 30_000 });
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(r.stdout, '', `${event}: no decision printed (Claude Code reads that as no opinion)`);
+      }
+    }
+    // Even one Airlock cannot read (no tool_name, odd tool_input) is after the fact: silent.
+    for (const odd of [{ hook_event_name: 'PostToolUse' }, { hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: 'not an object' }]) {
+      const r = await run(process.execPath, [HOOK_BIN], { env: d.env, input: JSON.stringify(odd), timeoutMs: 30_000 });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, '');
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(human.unanswered().length, 0, 'no prompt was raised');
+    const after = (await ui.call<{ events: { id: number }[] }>('history.query', { limit: 1 })).events[0]?.id ?? 0;
+    assert.equal(after, before, 'nothing was recorded: the PreToolUse call already was');
+    // Without hook_event_name the input is still a PreToolUse call (older Claude Code): it decides.
+    const bare = JSON.parse(claudeJson(sessionId(), 'Read', { file_path: '/etc/hostname' })) as Record<string, unknown>;
+    delete bare.hook_event_name;
+    assert.equal((await hook(JSON.stringify(bare))).permissionDecision, 'allow');
+  });
+
+  test('--install on a settings.json that is not JSON: exit 65, one line saying what to do, the file untouched', async () => {
+    const home = tempHome('al-home-');
+    const file = path.join(home, '.claude', 'settings.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const broken = '{ "hooks": { "PreToolUse": [ }\n';
+    fs.writeFileSync(file, broken);
+    for (const text of [broken, '["an", "array"]\n']) {
+      fs.writeFileSync(file, text);
+      const r = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install'], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
+      assert.equal(r.code, 65, r.stderr);
+      assert.match(r.stderr, /^airlock: [^\n]*settings\.json is not (valid JSON|a JSON object)[^\n]*fix it[^\n]*airlock hook claude-code --install[^\n]*nothing was changed\n$/);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace');
+      assert.equal(fs.readFileSync(file, 'utf8'), text, 'the user\'s file is left exactly as it was');
+      assert.deepEqual(fs.readdirSync(path.dirname(file)), ['settings.json'], 'no backup or temp file left behind');
+    }
+  });
+
   test('garbage on stdin → ask with a reason', async () => {
     const out = await hook('this is not json', d.env);
     assert.equal(out.permissionDecision, 'ask');

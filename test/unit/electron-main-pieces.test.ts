@@ -24,8 +24,40 @@ class NotificationStandIn {
     notices.push(this.o);
   }
 }
+/** What a pop-up window was asked to do (show, focus, showInactive …), in order. */
+const windowCalls: string[] = [];
+class BrowserWindowStandIn {
+  private readonly once_ = new Map<string, () => void>();
+  constructor(readonly opts: Record<string, unknown>) {}
+  once(ev: string, fn: () => void) {
+    this.once_.set(ev, fn);
+  }
+  on() {}
+  fire(ev: string) {
+    this.once_.get(ev)?.();
+  }
+  loadURL() {
+    return Promise.resolve();
+  }
+  isDestroyed() {
+    return false;
+  }
+  setAlwaysOnTop() {}
+  setVisibleOnAllWorkspaces() {}
+  show() {
+    windowCalls.push('show');
+  }
+  showInactive() {
+    windowCalls.push('showInactive');
+  }
+  focus() {
+    windowCalls.push('focus');
+  }
+}
 const stand_in = {
   Notification: NotificationStandIn,
+  BrowserWindow: BrowserWindowStandIn,
+  screen: { getPrimaryDisplay: () => ({ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }) },
   app: { setLoginItemSettings: (s: unknown) => loginItems.push(s) },
   ipcMain: {
     handle: (channel: string, fn: Handler) => ipcHandlers.set(channel, fn),
@@ -45,6 +77,7 @@ const { handleAppProtocol } = require('../../main/electron/app-protocol') as typ
 const { INVOKE_CHANNEL } = require('../../preload/ipc-protocol') as typeof import('../../preload/ipc-protocol');
 const { applyStartAtLogin } = require('../../main/electron/login-item') as typeof import('../../main/electron/login-item');
 const { notifyIfGrantAllowed } = require('../../main/electron/desktop-notify') as typeof import('../../main/electron/desktop-notify');
+const { Windows } = require('../../main/electron/windows') as typeof import('../../main/electron/windows');
 
 const calls: { method: string; params: unknown }[] = [];
 const handlers = Object.fromEntries(
@@ -167,4 +200,16 @@ test('desktop notification: the agent\'s escapes and bidi overrides are shown es
   assert.doesNotMatch(notices[0]!.body, /[\u001b\u0007\u202e\u200b]/);
   notifyIfGrantAllowed({ ...e, decidedBy: 'human' } as typeof e, true);
   assert.equal(notices.length, 1, 'only grant-allowed actions are announced');
+});
+
+test('pop-up: shown on top without taking the keyboard from the app the human is typing in', () => {
+  const w = new Windows('/preload.js');
+  const prompt = { id: 'p_focus', action: 'write', summary: 'write x' } as unknown as Parameters<typeof w.openPrompt>[0];
+  w.openPrompt(prompt);
+  const [win] = w.all() as unknown as BrowserWindowStandIn[];
+  assert.ok(win, 'a pop-up was made');
+  assert.equal(win.opts.show, false, 'created hidden: nothing is on screen (or takes input) before it is ready');
+  assert.deepEqual(windowCalls, [], 'not shown before ready-to-show');
+  win.fire('ready-to-show');
+  assert.deepEqual(windowCalls, ['showInactive'], 'shown inactive: no show(), no focus()');
 });

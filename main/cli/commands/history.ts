@@ -27,7 +27,9 @@ async function viaDaemonOrDb<T>(method: string, params: object, direct: (s: Stor
   } catch (e) {
     if (!(e instanceof CliError) || e.exitCode !== EXIT.unavailable) throw e;
     const db = airlockPaths().db;
-    if (!fs.existsSync(db)) throw new CliError(`no history yet: ${db} does not exist (start the daemon with \`airlock serve\`)`, EXIT.unavailable);
+    // sysexits EX_NOINPUT (66), as `--db` on a missing file: the input is missing, whether or
+    // not the daemon runs; 69 is kept for "the daemon is needed and not running".
+    if (!fs.existsSync(db)) throw new CliError(`cannot open ${db}: it does not exist; no history yet (start the daemon once with \`airlock serve\`, or name a copy with --db)`, EXIT.cannotOpen);
     return fromDb(db, direct);
   }
 }

@@ -12,12 +12,14 @@ export function registerHook(program: Command): void {
     .action(async (o: { install?: boolean }) => {
       if (o.install) {
         // Lazy: the hook path below must stay light.
-        const { installHook } = require('../../integrations/claude-code/install') as typeof import('../../integrations/claude-code/install');
+        const { installHook, SettingsFileError } = require('../../integrations/claude-code/install') as typeof import('../../integrations/claude-code/install');
         let r;
         try {
           r = installHook();
         } catch (e) {
-          throw new CliError((e as Error).message, EXIT.failed);
+          // A settings.json that is not settings is bad input data (65, EX_DATAERR); anything
+          // else (no permission to write) keeps 1.
+          throw new CliError((e as Error).message, e instanceof SettingsFileError ? EXIT.dataError : EXIT.failed);
         }
         const what = { added: 'added the Airlock PreToolUse hook to', updated: 'updated the Airlock PreToolUse hook in', unchanged: 'the Airlock PreToolUse hook is already in' }[r.action];
         process.stdout.write(`${what} ${r.file}\n  command: ${r.command}\n  matcher: * (every tool)\n`);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { EXIT } from '../exit-codes';
 import { CliError } from '../util';
 
 export function registerMcp(program: Command): void {
@@ -49,6 +50,22 @@ Exits with the server's exit code.`,
           }
         }
       };
+      const task = o.task || undefined;
+      if (task) {
+        // Joining a task that does not exist (or has ended, or whose token is not ours) would
+        // start the server and fail only at its first tools/call: check before starting it.
+        // task.network changes nothing; it answers only for a live task we may act as. A
+        // daemon that is not running is left to the proxy (every call then answers so).
+        const { AirlockRpcError } = require('../../client') as typeof import('../../client');
+        try {
+          await withClient((c) => c.taskNetwork(task));
+        } catch (e) {
+          if (e instanceof AirlockRpcError) {
+            (client as import('../../client').AirlockClient | null)?.close();
+            throw new CliError(`--task ${task.split('.')[0]}: ${e.message.replace(/^invalid params: (task: )?/, '')}; the MCP server was not started`, EXIT.usage);
+          }
+        }
+      }
       const ask: import('../../integrations/mcp/proxy').McpProxyOptions['ask'] = (req) => withClient((c) => c.ask(req));
       // Every session is a task (`mcp: NAME`), ended with the session; --task joins one instead.
       const session: import('../../integrations/mcp/proxy').McpSessionHooks = {
@@ -63,7 +80,7 @@ Exits with the server's exit code.`,
       const proxy = new McpProxy({
         serverArgv: server,
         name: o.name,
-        task: o.task || undefined,
+        task,
         cwd: process.cwd(),
         env: process.env,
         input: process.stdin,

@@ -6,6 +6,13 @@
 //   a second prompt the human has not seen.
 // - Only the choices the prompt allows (shared/prompt-choices: critical = deny or once,
 //   high = no always, no task = no [t]); "always" needs a second, deliberate key (y).
+// - Only a key typed on its own, after the guard, with the prompt visible, decides (red team
+//   of keystroke binding, test/integration/redteam-keys-watch.test.ts): a paste (bracketed
+//   paste is turned on) or a burst of bytes in one read is never a key; any input while the
+//   guard holds pushes its end back; a resize re-arms it (the screen moved); a terminal too
+//   small to show the header and the risk line answers nothing until it is enlarged; a
+//   terminal that reports focus (tmux `focus-events on`) answers nothing while unfocused
+//   and re-arms on focus, so keys typed ahead of a `tmux attach` do not decide.
 // - The alternate screen with a fixed header; a frame is written only when it changed,
 //   in place (no clearing, no scrollback flooding). Agent text is shown escaped.
 // - When the daemon goes away the prompts shown are gone (the daemon denied them); watch
@@ -34,8 +41,15 @@ const AGENT_LINES = 4;
 
 type Decide = { decision: 'allow' | 'deny'; scope: 'once' | 'task' | 'duration' | 'always'; durationSec?: number; pattern?: { tool: string; resource?: string }; confirmGrants?: number[]; serverReadOnly?: boolean };
 
-const ALT_ON = '\x1b[?1049h\x1b[?25l';
-const ALT_OFF = '\x1b[?25h\x1b[?1049l';
+// The alternate screen, no cursor, bracketed paste (a paste arrives marked, never as keys)
+// and focus reports (\x1b[I / \x1b[O).
+const ALT_ON = '\x1b[?1049h\x1b[?25l\x1b[?2004h\x1b[?1004h';
+const ALT_OFF = '\x1b[?1004l\x1b[?2004l\x1b[?25h\x1b[?1049l';
+const PASTE_START = '\x1b[200~';
+const PASTE_END = '\x1b[201~';
+/** Below this a frame cannot show the header, the risk line and the literal without scrolling them away. */
+const MIN_COLS = 40;
+const MIN_ROWS = 12;
 
 /** The task.start grant request: every grant, as structured data (Prompt.grants). */
 const grantSpecs = (p: Prompt): PromptGrant[] | null => (p.tool === 'task.start' && p.grants ? p.grants : null);
@@ -143,8 +157,23 @@ export function registerWatch(program: Command): void {
         confirmAlways = null;
       };
       const armed = () => Date.now() - onScreenSince >= GUARD_MS;
+      /** Input while the guard holds pushes its end back: a human pauses, then presses. */
+      const holdGuard = () => {
+        if (current() && !armed()) onScreenSince = Date.now();
+      };
+      /** False after the terminal reported losing focus (\x1b[O), until it reports focus again. */
+      let focused = true;
+      const fits = () => !tty || ((process.stdout.columns || 0) >= MIN_COLS && (process.stdout.rows || 0) >= MIN_ROWS);
 
       const frame = (): string[] => {
+        if (!fits()) {
+          // Too small: the prompt would scroll its header and risk line away. Say so in
+          // what fits, and answer nothing until the terminal is enlarged.
+          const cols = Math.max(1, process.stdout.columns || 1);
+          const n = prompts.size;
+          const lines = [`Airlock: ${n} pending`, `terminal too small to show a prompt: enlarge it to ${MIN_COLS}×${MIN_ROWS} to answer`, 'keys are ignored until then · q quits'];
+          return lines.slice(0, Math.max(1, process.stdout.rows || 1)).map((l) => fit(l, cols));
+        }
         const width = Math.max(40, process.stdout.columns || 100);
         const height = Math.max(12, process.stdout.rows || 40);
         const ps = list();
@@ -315,7 +344,11 @@ export function registerWatch(program: Command): void {
 
       if (tty) process.stdout.write(ALT_ON);
       process.on('SIGTERM', () => quit(0));
-      process.stdout.on('resize', () => render(true));
+      process.stdout.on('resize', () => {
+        // What is on screen moved (or came back into view): the guard starts again.
+        if (current()) onScreenSince = Date.now();
+        render(true);
+      });
       // The countdown; render() writes only when the frame changed.
       const ticker = setInterval(() => render(), 1000);
       await connect();
@@ -336,7 +369,18 @@ export function registerWatch(program: Command): void {
       const mayAct = (key: string): Prompt | null => {
         const p = current();
         if (!p || !connected) return null;
+        if (!fits()) {
+          status = `ignored "${key}": the terminal is too small to show the prompt`;
+          render();
+          return null;
+        }
+        if (!focused) {
+          status = `ignored "${key}": the terminal is not focused`;
+          render();
+          return null;
+        }
         if (!armed()) {
+          holdGuard();
           status = `ignored "${key}": the prompt on screen changed less than ${GUARD_MS} ms ago`;
           render();
           return null;
@@ -441,7 +485,7 @@ export function registerWatch(program: Command): void {
       // the half-second guard still applies to each. A terminal keeps one key per chunk.
       let pending = '';
       process.stdin.on('data', (chunk: string) => {
-        if (process.stdin.isTTY) return handle(chunk);
+        if (process.stdin.isTTY) return fromTerminal(chunk);
         pending += chunk;
         const lines = pending.split('\n');
         pending = lines.pop()!.slice(-64);
@@ -452,6 +496,46 @@ export function registerWatch(program: Command): void {
           else if (key !== '') handle(key);
         }
       });
+      let inPaste = false;
+      /** Pasted text: never a key. While editing a pattern it is text (no control characters: a pasted newline does not accept). */
+      const pasted = (text: string) => {
+        if (editing) editing.text += text.replace(/[\u0000-\u001f\u007f]/g, '');
+        else if (text) {
+          holdGuard();
+          status = 'ignored a paste: a prompt is answered by one key at a time';
+        }
+        render();
+      };
+      /** A chunk from the terminal: bracketed pastes and focus reports taken out, the rest typed. */
+      const fromTerminal = (chunk: string): void => {
+        let typed = '';
+        let rest = chunk;
+        while (rest) {
+          if (inPaste) {
+            const end = rest.indexOf(PASTE_END);
+            pasted(end < 0 ? rest : rest.slice(0, end));
+            if (end < 0) return;
+            inPaste = false;
+            rest = rest.slice(end + PASTE_END.length);
+            continue;
+          }
+          const start = rest.indexOf(PASTE_START);
+          typed += start < 0 ? rest : rest.slice(0, start);
+          if (start < 0) break;
+          inPaste = true;
+          rest = rest.slice(start + PASTE_START.length);
+        }
+        // Focus first, whatever the order in the chunk: a key that came with a focus-in
+        // (typed ahead of an attach) meets the re-armed guard.
+        typed = typed.replace(/\x1b\[([IO])/g, (_m, f: string) => {
+          focused = f === 'I';
+          if (focused && current()) onScreenSince = Date.now();
+          status = focused ? 'terminal focused: keys wake up in ½ s' : 'terminal not focused: keys are ignored';
+          render();
+          return '';
+        });
+        if (typed) handle(typed);
+      };
       const handle = (s: string): void => {
         if (s === '\u0003' || (!editing && s === 'q')) return quit(0);
         if (editing) {
@@ -489,6 +573,11 @@ export function registerWatch(program: Command): void {
         // One key per chunk: a burst ("dd", a paste) answers nothing — the guard is per key
         // and a human presses one at a time.
         if (s.length === 1 || s === '\u001b') void onKey(s);
+        else {
+          holdGuard();
+          status = `ignored ${s.length} keys at once: a prompt is answered by one key at a time`;
+          render();
+        }
       };
     });
 }

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isDaemonUnavailable, type AgentAnswer } from '../../client';
 import type { CommandClassifier } from '../../core/ports';
-import { hookOutput, mapToolCall, parseHookInput, taskNameFor, type HookDecision, type PreToolUseInput } from './map';
+import { hookOutput, isAfterToolEvent, mapToolCall, parseHookInput, taskNameFor, type HookDecision, type PreToolUseInput } from './map';
 
 const MAX_STDIN = 8 * 1024 * 1024;
 /** JSON-RPC code the broker uses when it refuses before asking (flood control, locked). */
@@ -116,9 +116,13 @@ export interface HookResult {
   reason: string;
 }
 
-/** The whole decision for one stdin text (exported for tests and the benchmark). */
-export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env): Promise<HookResult> {
+/**
+ * The whole decision for one stdin text (exported for tests and the benchmark); null for an
+ * event after the tool ran (PostToolUse): nothing to decide, nothing printed, exit 0.
+ */
+export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env): Promise<HookResult | null> {
   const input = parseHookInput(raw);
+  if (isAfterToolEvent(input)) return null;
   if ('error' in input) return { decision: 'ask', reason: `Airlock could not read the hook input (${input.error}); asking instead` };
   let req;
   try {
@@ -157,11 +161,11 @@ export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env):
 
 /** Entry point: stdin → decision JSON on stdout; exit 0 whatever happens. */
 export async function runClaudeCodeHook(): Promise<void> {
-  let result: HookResult;
+  let result: HookResult | null;
   try {
     result = await decide(await readStdin());
   } catch (e) {
     result = { decision: 'ask', reason: `Airlock hook failed (${(e as Error).message}); asking instead` };
   }
-  process.stdout.write(hookOutput(result.decision, result.reason) + '\n');
+  if (result) process.stdout.write(hookOutput(result.decision, result.reason) + '\n');
 }

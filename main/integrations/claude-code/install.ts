@@ -24,6 +24,13 @@ interface HookMatcher {
 /** POSIX single-quoting for a path inside the command line Claude Code runs with a shell. */
 export const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/**
+ * The user's settings.json cannot be read as settings: we never rewrite it (it is theirs,
+ * and a guess could drop their other hooks); the CLI exits 65 (sysexits EX_DATAERR).
+ */
+export class SettingsFileError extends Error {}
+const FIX = 'fix it (or move it aside) and run `airlock hook claude-code --install` again; nothing was changed';
+
 export function settingsPath(home: string = os.homedir()): string {
   return path.join(home, '.claude', 'settings.json');
 }
@@ -52,9 +59,9 @@ export function installHook(opts: { home?: string; command?: string } = {}): Ins
       try {
         parsed = JSON.parse(original);
       } catch (e) {
-        throw new Error(`${file} is not valid JSON (${(e as Error).message}); fix it first, nothing was changed`, { cause: e });
+        throw new SettingsFileError(`${file} is not valid JSON (${(e as Error).message.replace(/\s+/g, ' ').slice(0, 200)}); ${FIX}`, { cause: e });
       }
-      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${file} is not a JSON object; nothing was changed`);
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new SettingsFileError(`${file} is not a JSON object ({…} at the top); ${FIX}`);
       settings = parsed as Record<string, unknown>;
     }
   }

@@ -30,8 +30,27 @@ const COMMAND_MAX = 128 * 1024 + 1;
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
+/**
+ * Hook events that come after the tool has run (Claude Code's PostToolUse, and
+ * PostToolUseFailure): nothing is left to decide, so the hook never prompts, never blocks
+ * and never asks the daemon — it exits 0 with no output, which Claude Code reads as "no
+ * opinion". The request itself was recorded by the PreToolUse hook, with its decision.
+ */
+const AFTER_TOOL_EVENTS: ReadonlySet<string> = new Set(['PostToolUse', 'PostToolUseFailure']);
+
+/** True when stdin is the JSON of an after-the-tool event (see AFTER_TOOL_EVENTS). */
+export function isAfterToolEvent(input: PreToolUseInput | HookInputError): boolean {
+  return input.hook_event_name !== undefined && AFTER_TOOL_EVENTS.has(input.hook_event_name);
+}
+
+/** Stdin that is not a tool call we can read; the event's name when that much was readable. */
+export interface HookInputError {
+  error: string;
+  hook_event_name?: string;
+}
+
 /** Validates the hook's stdin. Returns an error text for anything that is not a PreToolUse call. */
-export function parseHookInput(raw: string): PreToolUseInput | { error: string } {
+export function parseHookInput(raw: string): PreToolUseInput | HookInputError {
   let v: unknown;
   try {
     v = JSON.parse(raw);
@@ -40,16 +59,18 @@ export function parseHookInput(raw: string): PreToolUseInput | { error: string }
   }
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'stdin is not a JSON object' };
   const o = v as Record<string, unknown>;
+  const event = str(o.hook_event_name)?.slice(0, 64);
+  const fail = (error: string): HookInputError => (event === undefined ? { error } : { error, hook_event_name: event });
   const tool = str(o.tool_name);
-  if (!tool || tool.length > 256) return { error: 'tool_name missing' };
+  if (!tool || tool.length > 256) return fail('tool_name missing');
   const input = o.tool_input;
-  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) return { error: 'tool_input is not an object' };
+  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) return fail('tool_input is not an object');
   return {
     session_id: clip(str(o.session_id) ?? '', 256),
     cwd: clip(str(o.cwd) ?? '', MAX_TEXT),
     tool_name: tool,
     tool_input: (input as Record<string, unknown> | undefined) ?? {},
-    hook_event_name: str(o.hook_event_name) ?? 'PreToolUse',
+    hook_event_name: event ?? 'PreToolUse',
   };
 }
 
