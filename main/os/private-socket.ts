@@ -12,7 +12,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import type { ProcessInfo } from '../contract/common';
 import { ensurePrivateDir } from './paths';
-import { peerOf, processInfo, type PeerCred } from './peer';
+import { deepFreeze, peerOf, processInfo, type PeerCred } from './peer';
 import { removeStaleSocket } from './stale-socket';
 
 export interface Peer {
@@ -103,12 +103,4 @@ export function closePrivate(server: net.Server, sockPath: string): Promise<void
 /** The history row of a refused foreign peer (same shape on every socket). */
 export function foreignPeerAttempt(where: string, cred: PeerCred): { source: string; tool: string; summary: string; raw: unknown; reason: string } {
   return { source: where, tool: '(connect)', summary: 'connection from another user refused', raw: cred, reason: `peer uid ${cred.uid} is not this user` };
-}
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object') {
-    for (const x of Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
 }

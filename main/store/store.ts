@@ -11,6 +11,7 @@ import { GENESIS, rowHash, type ChainedColumns } from './chain';
 import { damaged, faultOf, isLockError, LOCK_BUDGET_MS, LOCK_TRY_MS, StoreFault } from './faults';
 import { GroupCommit } from './group-commit';
 import { openForDaemon, openReadOnly, quickCheck } from './open';
+import { BackgroundIndexer } from './background-index';
 import { indexBatch } from './search-index';
 
 /** A history row before the store gives it an id and a hash (contract/approver.ts HistoryEvent, the one definition). */
@@ -150,7 +151,9 @@ export class Store {
   private readonly queue: GroupCommit<StagedEvent>;
   /** Each staged event's commit, by the object appendEvent returned. */
   private readonly commits = new WeakMap<HistoryEvent, Promise<void>>();
-  private maintenance: { worker: Worker; timer: NodeJS.Timeout } | null = null;
+  private maintenance: { worker: Worker; timer: NodeJS.Timeout; indexer: BackgroundIndexer } | null = null;
+  /** When (performance.now()) the last event was staged: the background indexer waits for a pause. */
+  private lastStagedAt = 0;
   private readonly stmts;
 
   constructor(
@@ -252,30 +255,35 @@ export class Store {
   }
 
   /**
-   * Background upkeep for the daemon: WAL checkpoints in a worker; search indexing here,
-   * a slice of at most 256 events every 50 ms (a few ms of work, never one long stall).
+   * Background upkeep for the daemon: WAL checkpoints in a worker; search indexing here, only
+   * while no events are being written (background-index.ts says why and when).
    */
   startMaintenance(intervalMs = 250): void {
     if (this.maintenance || this.sql.readonly) return;
     const worker = new Worker(path.join(__dirname, 'checkpoint-worker.js'), { workerData: { file: this.sql.name, intervalMs } });
     worker.unref();
     // While another process holds the lock, each slice would wait LOCK_TRY_MS on the only
-    // thread: skip slices, twice as many after each busy one (up to 5 s), so a locked database
+    // thread: skip ticks, twice as many after each busy one (up to 5 s), so a locked database
     // leaves the daemon free for the requests it must deny and for everything else.
     let skip = 0;
     let backoff = 0;
+    const indexer = new BackgroundIndexer({
+      db: this.sql,
+      headId: () => this.committedHead.id,
+      lastWriteAt: () => this.lastStagedAt,
+      now: () => performance.now(),
+      onBusy: (e) => {
+        if (isLockError(e)) skip = backoff = Math.min(100, backoff * 2 || 1);
+      },
+    });
     const timer = setInterval(() => {
       if (skip > 0) return void skip--;
-      try {
-        indexBatch(this.sql, 256);
-        backoff = 0;
-      } catch (e) {
-        // Busy (the checkpoint, or another process): a later slice catches up.
-        if (isLockError(e)) skip = backoff = Math.min(100, backoff * 2 || 1);
-      }
+      const before = skip;
+      indexer.tick();
+      if (skip === before) backoff = 0;
     }, 50);
     timer.unref();
-    this.maintenance = { worker, timer };
+    this.maintenance = { worker, timer, indexer };
   }
 
   /** Adds every event not yet in the search index (cheap when there are none). */
@@ -294,6 +302,7 @@ export class Store {
     }
     if (this.maintenance) {
       clearInterval(this.maintenance.timer);
+      this.maintenance.indexer.stop();
       this.maintenance.worker.postMessage('stop');
       this.maintenance = null;
     }
@@ -333,6 +342,7 @@ export class Store {
       remote: e.remote ? JSON.stringify(e.remote) : null,
     };
     wellFormed(cols);
+    this.lastStagedAt = performance.now();
     const row: EventRow = { ...cols, prev_hash: this.head.hash, hash: rowHash(this.head.hash, cols) };
     this.head = { id: row.id, hash: row.hash };
     // The event as getEvent would read it back, built from what was just written instead of

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { RpcClient } from '../../main/client/rpc-client';
 import { startDaemon, tempHome } from '../helpers/daemon';
 import { fmt, nowMs, summarize } from './stats';
-import { selfTimes } from './profile-sign';
+import { selfTimes } from './profile-windows';
 
 const params = (i: number) => ({ source: 'api', tool: 'bench.tool', action: 'write', resource: `/bench/${i % 100}`, summary: `bench write ${i}` });
 
