@@ -96,7 +96,7 @@ export class PromptQueue {
 
   /** Asks the human (or joins an identical open prompt); refused at once over a cap. */
   ask(req: CoreRequest, risk: Risk, ctx: RequestContext, nearMiss?: string): Promise<AgentAnswer> {
-    const key = coalesceKey(req);
+    const key = coalesceKey(req, risk);
     for (const p of this.pending.values()) {
       if (p.coalesceKey === key && !p.taskGrants) {
         return new Promise((resolve) => p.waiters.push({ resolve, connection: ctx.connection, req }));
@@ -283,8 +283,19 @@ export class PromptQueue {
   }
 }
 
-function coalesceKey(r: CoreRequest): string {
-  return JSON.stringify([r.task, r.source, r.tool, r.action, r.resources, r.summary, r.argsText, r.ssh?.fingerprint, r.ssh?.forwarded, r.ssh?.host, r.remote?.name]);
+/**
+ * Identical requests share one prompt, and one answer answers them all: so identical means
+ * identical to the human too (red team of keystroke binding). Besides what is asked, the
+ * key holds what the prompt shows about who asks (uid, the programs and command lines of
+ * the process chain — pids aside, so a retry from a new hook or exec process still joins),
+ * where (cwd) and how risky (a chain rule may have raised the later one: it must not ride
+ * on an earlier, milder prompt). An SSH signature also keys on its client process: another
+ * ssh client's login, for its own session, never rides on the prompt of this one.
+ */
+function coalesceKey(r: CoreRequest, risk: Risk): string {
+  const p = r.process;
+  const who = p ? [p.uid, p.exe, p.argv, p.tree.map((n) => [n.exe, n.argv]), r.source === 'ssh' ? p.pid : null] : null;
+  return JSON.stringify([r.task, r.source, r.tool, r.action, r.resources, r.summary, r.argsText, r.cwd, risk.level, risk.reasons, who, r.ssh?.fingerprint, r.ssh?.forwarded, r.ssh?.host, r.ssh?.user, r.remote?.name]);
 }
 
 /** Conditions the human can start from, built from this request's own arguments. */

@@ -93,6 +93,19 @@ export function processInfo(cred: PeerCred, maxDepth = 16): ProcessInfo {
   return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: first.exe, argv: first.argv, tree };
 }
 
+/**
+ * Freezes a process tree (and everything in it) before it is shared: every request of a
+ * connection carries the same object, and the history store serialises a frozen one only
+ * once (store.ts processJson), so nothing may change it after it was read.
+ */
+export function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
 /** `claude → bash → git → ssh`, oldest first, as a prompt shows it. */
 export function describeTree(info: ProcessInfo): string {
   return [...info.tree]

@@ -18,7 +18,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import type { ProcessInfo } from '../contract/common';
 import { ensurePrivateDir } from './paths';
-import { peerOf, processInfo, type PeerCred } from './peer';
+import { deepFreeze, peerOf, processInfo, type PeerCred } from './peer';
 import { removeStaleSocket } from './stale-socket';
 
 export interface Peer {
@@ -159,12 +159,4 @@ export function foreignPeerAttempt(where: string, cred: PeerCred): { source: str
 /** The history row of a connection refused by a cap (same shape on every socket; the recorder coalesces a flood). */
 export function overCapAttempt(where: string, cred: PeerCred, why: string): { source: string; tool: string; summary: string; raw: unknown; reason: string } {
   return { source: where, tool: '(connect)', summary: 'connection refused: too many open connections', raw: cred, reason: why };
-}
-
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object') {
-    for (const x of Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
 }
