@@ -178,6 +178,8 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
         await broker.drained(2000);
         await new Promise((r) => setImmediate(r));
         for (const c of closers.reverse()) await c();
+        // A flood's counted rejections are written, not lost with the process.
+        recorder.flushRejections();
         store.close();
         // How well group commit batched this run (issue 15); tests and benches read it.
         const g = store.commitStats();
