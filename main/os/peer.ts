@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as net from 'node:net';
 import type { ProcessInfo, ProcessNode } from '../contract/common';
+import { redactTokenText } from '../contract/task-ref';
 
 export interface PeerCred {
   pid: number;
@@ -71,7 +72,9 @@ function nodeOf(pid: number): ProcessNode & { ppid: number; sid: number } {
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ppid = Number(rest[1] ?? 0);
   const sid = Number(rest[3] ?? 0);
-  return { pid, exe, argv: argv.slice(0, 64).map((a) => a.slice(0, 1024)), ppid, sid };
+  // A task token on a command line (`airlock exec --task TOKEN`) never reaches a prompt or
+  // history; redacted before the cut, so a token across the cut is not left half shown.
+  return { pid, exe, argv: argv.slice(0, 64).map((a) => redactTokenText(a.slice(0, 1100)).slice(0, 1024)), ppid, sid };
 }
 
 /**
