@@ -1,6 +1,6 @@
-// The search index is filled in the background only while no events are being written
-// (main/store/background-index.ts, issue 15: the old fixed slice every 50 ms was inside the
-// slowest 1% of signatures). These drive the indexer with a hand-held clock over a real
+// The search index is filled, and the WAL checkpointed, in the background only while no
+// events are being written (main/store/background-index.ts, write-signal.ts, issue 15: the
+// old fixed index slice every 50 ms, and the checkpoints, were inside the slowest 1% of signatures). These drive the indexer with a hand-held clock over a real
 // store, and the daemon's own maintenance timer once with real time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import type Database from 'better-sqlite3';
 import { Store, type NewEvent } from '../../main/store';
 import { BackgroundIndexer, BUSY_SLICE, MAX_BACKLOG, QUIET_MS, QUIET_SLICE } from '../../main/store/background-index';
+import { CHECKPOINT_AFTER, checkpointDue, newWriteSignal, noteWrite, readWriteSignal, takeStagedCount } from '../../main/store/write-signal';
 
 function tmpDb(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'al-bgix-')), 'airlock.db');
@@ -89,9 +90,13 @@ test('background index: a flood that never pauses still gets indexed once the ba
   const { s, db, clock, indexer } = setUp(MAX_BACKLOG + 10);
   clock.lastWrite = clock.now; // never quiet
   assert.equal(indexer.tick(), 'busy-slice');
-  assert.equal(mark(db), BUSY_SLICE);
+  assert.equal(mark(db), 10 + QUIET_SLICE, 'the excess and a little more: a short slice');
   assert.equal(indexer.tick(), 'idle', 'under the cap again: back to waiting for a pause');
-  assert.equal(mark(db), BUSY_SLICE);
+  assert.equal(mark(db), 10 + QUIET_SLICE);
+  for (let i = 0; i < 2 * BUSY_SLICE; i++) s.appendEvent(ev(10_000 + i));
+  s.flush();
+  assert.equal(indexer.tick(), 'busy-slice');
+  assert.equal(mark(db), 10 + QUIET_SLICE + BUSY_SLICE, 'never more than BUSY_SLICE in one tick');
   indexer.stop();
   s.close();
 });
@@ -137,5 +142,31 @@ test('background index: the daemon maintenance timer indexes written events once
   const deadline = Date.now() + 5_000;
   while (Date.now() < deadline && mark(s.db) < 100) await new Promise((r) => setTimeout(r, 20));
   assert.equal(mark(s.db), 100);
+  s.close();
+});
+
+test('WAL checkpoints wait for a pause in writes, or for CHECKPOINT_AFTER events, and count only what came after', () => {
+  const s = newWriteSignal();
+  assert.equal(checkpointDue(s, 10_000, QUIET_MS), 0, 'nothing written: nothing to checkpoint');
+  for (let i = 0; i < 10; i++) noteWrite(s, 10_000);
+  assert.equal(checkpointDue(s, 10_000 + QUIET_MS - 1, QUIET_MS), 0, 'writes are flowing');
+  assert.equal(checkpointDue(s, 10_000 + QUIET_MS, QUIET_MS), 10, 'a pause: checkpoint the 10');
+  takeStagedCount(s, 10);
+  noteWrite(s, 20_000); // staged while the checkpoint ran: counted for the next one
+  assert.equal(readWriteSignal(s).staged, 1);
+  for (let i = 1; i < CHECKPOINT_AFTER; i++) noteWrite(s, 20_000 + i);
+  assert.equal(checkpointDue(s, 20_000 + CHECKPOINT_AFTER, QUIET_MS), CHECKPOINT_AFTER, 'never quiet, but the WAL holds enough: checkpoint anyway');
+});
+
+test('the checkpoint worker moves the WAL into the database once writes pause (the database file grows)', async () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  const before = fs.statSync(file).size;
+  for (let i = 0; i < 300; i++) s.appendEvent(ev(i, `a fairly long summary so that the pages fill up quickly: ${'x'.repeat(200)} ${i}`));
+  assert.equal(fs.statSync(file).size, before, 'written to the WAL only');
+  s.startMaintenance(20);
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline && fs.statSync(file).size === before) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(fs.statSync(file).size > before, 'checkpointed after the pause');
   s.close();
 });
