@@ -11,7 +11,7 @@ import { RPC, RpcError } from '../contract/rpc';
 import type { EgressCore, EgressEndpoint, EgressService } from '../core/ports';
 import { EgressProxy, NODE_PRELOAD_SOURCE, newPlaceholder, type Resolver, type SecretStore, type TaskSecret, type Trust } from '../integrations/egress';
 import { ensurePrivateDir } from '../os/paths';
-import { closePrivate, foreignPeerAttempt, listenPrivate } from '../os/private-socket';
+import { closePrivate, foreignPeerAttempt, listenPrivate, overCapAttempt } from '../os/private-socket';
 
 const MAX_SOCKET_PATH = 103;
 const TASK_ID = /^[A-Za-z0-9_:-][A-Za-z0-9_.:-]{0,63}$/;
@@ -72,6 +72,9 @@ export class EgressSockets implements EgressService {
         this.log(`egress: refused a connection to task ${task}'s proxy from uid ${cred.uid} (pid ${cred.pid})`);
         this.core.recordRejected({ ...foreignPeerAttempt(`tasks/${task}/egress.sock`, cred), task });
       },
+      // Over a connection cap: an HTTP proxy can say so (503), then the connection closes.
+      refusal: (why) => `HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(why) + 1}\r\n\r\n${why}\n`,
+      onRefused: (cred, why) => this.core.recordRejected({ ...overCapAttempt(`tasks/${task}/egress.sock`, cred, why), task }),
     });
     const endpoint: EgressEndpoint = { sock, caBundle, nodePreload, placeholders: Object.fromEntries(secrets.map((s) => [s.name, s.placeholder])) };
     // For `airlock exec --sandbox --task ID`: where the task's way out is (placeholders are no secret).

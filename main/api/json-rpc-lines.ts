@@ -3,6 +3,7 @@
 // sync at the next newline.
 import type * as net from 'node:net';
 import { LIMITS } from '../contract/common';
+import { FRAME_STALL_MS, guardFrameStall } from '../os/frame-stall';
 import { RPC } from '../contract/rpc';
 import { RAW_KEEP, handleRpcMessage, type RpcCallOptions, type RpcRejection } from './rpc-message';
 
@@ -75,6 +76,18 @@ export function serveJsonRpcLines(socket: net.Socket, opts: LineServerOptions): 
     void handleRpcMessage(text, counted, callOptions).then((reply) => reply && send(reply));
   };
 
+  // Half a line and then silence: one error line (recorded like every refused line), then
+  // the connection is closed (os/frame-stall.ts). A request waiting for its answer has sent
+  // its whole line, so this never cuts a prompt.
+  const stall = guardFrameStall(socket, () => {
+    const head = chunks.length ? Buffer.concat(chunks).subarray(0, RAW_KEEP).toString('utf8') : '';
+    chunks = [];
+    pendingBytes = 0;
+    reject(null, RPC.invalidRequest, `invalid request: half a line, then nothing for ${FRAME_STALL_MS / 1000} s; connection closed (send each request as one whole line ending in \\n)`, head);
+    socket.end();
+    setTimeout(() => socket.destroy(), 1000).unref();
+  });
+
   socket.on('data', (data: Buffer) => {
     let start = 0;
     for (;;) {
@@ -113,6 +126,7 @@ export function serveJsonRpcLines(socket: net.Socket, opts: LineServerOptions): 
         pendingBytes += rest.length;
       }
     }
+    stall.update(discarding || pendingBytes > 0);
   });
   socket.on('error', () => socket.destroy());
 

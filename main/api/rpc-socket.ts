@@ -4,7 +4,8 @@ import type * as net from 'node:net';
 import type { RejectionRecorder } from '../core/ports';
 import { serveJsonRpcLines } from './json-rpc-lines';
 import { rejectionRow } from './rpc-message';
-import { closePrivate, foreignPeerAttempt, listenPrivate, type Peer } from '../os/private-socket';
+import { RPC } from '../contract/rpc';
+import { closePrivate, foreignPeerAttempt, listenPrivate, overCapAttempt, type Peer } from '../os/private-socket';
 
 export interface RpcConnection {
   dispatch(method: string, params: unknown): Promise<unknown>;
@@ -34,6 +35,9 @@ export async function startRpcSocket(
       });
     },
     onForeign: (cred) => recorder.recordRejected(foreignPeerAttempt(name, cred)),
+    // Over a connection cap: one JSON-RPC error (refused before asking, -32001), then closed.
+    refusal: (why) => JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: RPC.refused, message: why } }) + '\n',
+    onRefused: (cred, why) => recorder.recordRejected(overCapAttempt(name, cred, why)),
   });
   return {
     // graceful: a reply being written right now (e.g. to the `task.end` that closes this

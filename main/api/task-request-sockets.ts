@@ -5,7 +5,8 @@
 //   risk reasons, never honoured);
 // - `task.start`: refused (a new task would escape this one's deny grants);
 // - `task.end` / `task.network`: only for this task (no `task`, or this task's id or token);
-//   a task may end itself — that only takes its own grants and sockets away.
+//   a task may end itself — that only takes its own grants and sockets away;
+// - `mcp.tools`: refused (what is learned there would apply to every task).
 // The sandbox (main/integrations/exec/sandbox.ts) mounts this directory and nothing else
 // of Airlock's.
 import * as fs from 'node:fs';
@@ -65,8 +66,16 @@ export class TaskRequestSockets implements TaskSocketService {
             return {};
           },
           'task.network': async (r) => tasks.taskNetwork(own(r, 'task.network')),
-          // What an MCP server lists is not a task's business; same as on the shared socket.
-          'mcp.tools': async (r) => tasks.learnMcpTools(r),
+          // What the daemon learns about an MCP server's tools is shared by every session (the
+          // Claude Code hook of any task reads it), so a sandboxed task could make another
+          // task's \`mcp__mail__send\` a silent read by reporting it first. A task's socket
+          // teaches nothing; a proxy here still sends its server's annotations with each call.
+          'mcp.tools': async () => {
+            throw new RpcError(
+              RPC.refused,
+              `mcp.tools is refused on the socket of task ${task}: what a task reports about an MCP server would apply to every other task; run airlock mcp outside the sandbox to teach the hook`,
+            );
+          },
         }),
         onClose: () => desk.dropConnection(peer.connection),
       };

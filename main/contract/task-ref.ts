@@ -18,3 +18,13 @@ export function taskIdOf(ref: string): string {
 export function isTaskToken(ref: string): boolean {
   return ref.includes(TOKEN_SEPARATOR);
 }
+
+/**
+ * A token's secret half, wherever it appears in text, replaced by `<token redacted>` (the
+ * task id stays readable). `airlock exec --task TOKEN` and `airlock check --task TOKEN`
+ * put a token on a command line, and the daemon records the command line of every
+ * requester and its ancestors: history and prompts must hold the id, never the secret.
+ */
+export function redactTokenText(text: string): string {
+  return text.replace(/(t_[A-Za-z0-9_-]{12})\.[A-Za-z0-9_-]{20,}/g, '$1.<token redacted>');
+}

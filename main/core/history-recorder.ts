@@ -10,6 +10,7 @@ import { LOCK_BUDGET_MS, type Store } from '../store';
 import type { NotificationBus } from './notification-bus';
 import type { PastEvent } from './past-matches';
 import type { EgressRecord, RejectedAttempt, RejectionRecorder } from './ports';
+import { RejectionCoalescer } from './rejection-coalescer';
 import type { CoreRequest } from './request';
 import { PLACEHOLDER_LEAK_TOOL, remember, type TaskMemory } from './risk';
 import { redactTokens } from './task-token';
@@ -56,11 +57,15 @@ export class HistoryRecorder implements RejectionRecorder {
   /** Each answer's commit, by the answer object answer() returned. */
   private readonly commits = new WeakMap<AgentAnswer, Promise<void>>();
 
+  private readonly rejections: RejectionCoalescer;
+
   constructor(
     private readonly store: HistoryStore,
     private readonly bus: NotificationBus,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.rejections = new RejectionCoalescer((p) => this.writeRejected(p), now);
+  }
 
   /** The task's last `limit` events, newest first (for a suggestion's past-match count). */
   recentTaskEvents(task: string, limit: number): PastEvent[] {
@@ -143,8 +148,21 @@ export class HistoryRecorder implements RejectionRecorder {
     this.memories.delete(task);
   }
 
-  /** Records an attempt that never reached policy (malformed line, bad params, wrong peer). */
+  /**
+   * Records an attempt that never reached policy (malformed line, bad params, wrong peer,
+   * a connection over a cap). A flood is coalesced (rejection-coalescer.ts): the event id, or
+   * 0 when the attempt was counted into its window's row.
+   */
   recordRejected(p: RejectedAttempt): number {
+    return this.rejections.record(p);
+  }
+
+  /** Writes the counted rows of the current window now (the daemon is stopping). */
+  flushRejections(): void {
+    this.rejections.flush();
+  }
+
+  private writeRejected(p: RejectedAttempt): number {
     const ev = this.store.appendEvent({
       ts: this.now(),
       task: p.task && this.store.getTask(p.task) ? p.task : null,

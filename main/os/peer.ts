@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type * as net from 'node:net';
 import type { ProcessInfo, ProcessNode } from '../contract/common';
+import { redactTokenText } from '../contract/task-ref';
 
 export interface PeerCred {
   pid: number;
@@ -71,7 +72,9 @@ function nodeOf(pid: number): ProcessNode & { ppid: number; sid: number } {
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ppid = Number(rest[1] ?? 0);
   const sid = Number(rest[3] ?? 0);
-  return { pid, exe, argv: argv.slice(0, 64).map((a) => a.slice(0, 1024)), ppid, sid };
+  // A task token on a command line (`airlock exec --task TOKEN`) never reaches a prompt or
+  // history; redacted before the cut, so a token across the cut is not left half shown.
+  return { pid, exe, argv: argv.slice(0, 64).map((a) => redactTokenText(a.slice(0, 1100)).slice(0, 1024)), ppid, sid };
 }
 
 /**
@@ -91,6 +94,19 @@ export function processInfo(cred: PeerCred, maxDepth = 16): ProcessInfo {
     cur = nodeOf(cur.ppid);
   }
   return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: first.exe, argv: first.argv, tree };
+}
+
+/**
+ * Freezes a process tree (and everything in it) before it is shared: every request of a
+ * connection carries the same object, and the history store serialises a frozen one only
+ * once (store.ts processJson), so nothing may change it after it was read.
+ */
+export function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const x of Object.values(v)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
 }
 
 /** `claude → bash → git → ssh`, oldest first, as a prompt shows it. */

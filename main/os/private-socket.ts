@@ -6,13 +6,19 @@
 // - a live socket of another daemon is never stolen; a stale one is replaced;
 // - every peer's uid is checked on every connection (SO_PEERCRED through the native
 //   addon); a peer of another user is disconnected and handed to `onForeign`, whose job is
-//   to record it in history (foreignPeerAttempt gives the row), not merely to log it.
+//   to record it in history (foreignPeerAttempt gives the row), not merely to log it;
+// - connections are capped (CONNECTION_LIMITS): at most 256 open at once on one socket and
+//   128 from one peer process, so a flood of connections from one agent cannot exhaust the
+//   daemon's descriptors or starve the other clients of that socket. One over a cap is
+//   closed at once, after the socket's own refusal text if its protocol has one (a JSON-RPC
+//   error line; the SSH agent protocol has none, so it is just closed), and handed to
+//   `onRefused` to be recorded (overCapAttempt; the recorder coalesces a flood of them).
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { ProcessInfo } from '../contract/common';
 import { ensurePrivateDir } from './paths';
-import { peerOf, processInfo, type PeerCred } from './peer';
+import { deepFreeze, peerOf, processInfo, type PeerCred } from './peer';
 import { removeStaleSocket } from './stale-socket';
 
 export interface Peer {
@@ -31,7 +37,21 @@ export interface PrivateSocketOptions {
   busyMessage?: string;
   /** Read the peer's process at connect time (default), or only if `peer.process` is read. */
   lazyProcess?: boolean;
+  /** A connection over a cap: already being closed; record it (overCapAttempt). */
+  onRefused?(cred: PeerCred, why: string): void;
+  /** What to send a connection over a cap before closing it (the protocol's own error), if anything. */
+  refusal?(why: string): string | undefined;
+  /** Caps on open connections (default CONNECTION_LIMITS). */
+  limits?: { perSocket: number; perPeer: number };
 }
+
+/**
+ * Open connections one socket accepts: 256 in all, 128 from one process (by the peer's pid
+ * from SO_PEERCRED). A hook or `airlock exec` uses one; ssh one per session; the busiest
+ * honest client we know (an ssh -R forward carrying a remote's agents, or a test harness)
+ * stays far below 128. Closed connections free their place at once.
+ */
+export const CONNECTION_LIMITS = { perSocket: 256, perPeer: 128 } as const;
 
 let connections = 0;
 
@@ -39,6 +59,26 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
   ensurePrivateDir(path.dirname(sockPath));
   await removeStaleSocket(sockPath, opts.busyMessage ?? `another Airlock is already serving ${sockPath}; stop it first (or set AIRLOCK_HOME to use another place)`);
   const myUid = process.getuid?.() ?? -1;
+  const limits = opts.limits ?? CONNECTION_LIMITS;
+  let open = 0;
+  const ofPeer = new Map<number, number>();
+  const refuse = (socket: net.Socket, cred: PeerCred, why: string) => {
+    socket.on('error', () => undefined);
+    try {
+      const text = opts.refusal?.(why);
+      if (text !== undefined) socket.end(text);
+      else socket.destroy();
+    } catch {
+      socket.destroy();
+    }
+    // A peer that never reads cannot keep its refused socket open either.
+    if (!socket.destroyed) setTimeout(() => socket.destroy(), 1000).unref();
+    try {
+      opts.onRefused?.(cred, why);
+    } catch {
+      // Recording must never take the listener down.
+    }
+  };
   const server = net.createServer((socket) => {
     let cred: PeerCred;
     try {
@@ -56,6 +96,17 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
       }
       return;
     }
+    const mine = ofPeer.get(cred.pid) ?? 0;
+    if (open >= limits.perSocket) return refuse(socket, cred, `too many connections to ${path.basename(sockPath)} (limit ${limits.perSocket} open at once); close idle ones and retry`);
+    if (mine >= limits.perPeer) return refuse(socket, cred, `too many connections from process ${cred.pid} (limit ${limits.perPeer} open at once); close idle ones and retry`);
+    open++;
+    ofPeer.set(cred.pid, mine + 1);
+    socket.once('close', () => {
+      open--;
+      const n = (ofPeer.get(cred.pid) ?? 1) - 1;
+      if (n > 0) ofPeer.set(cred.pid, n);
+      else ofPeer.delete(cred.pid);
+    });
     let info: ProcessInfo | undefined;
     const peer: Peer = {
       connection: `c${++connections}`,
@@ -105,10 +156,7 @@ export function foreignPeerAttempt(where: string, cred: PeerCred): { source: str
   return { source: where, tool: '(connect)', summary: 'connection from another user refused', raw: cred, reason: `peer uid ${cred.uid} is not this user` };
 }
 
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object') {
-    for (const x of Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
+/** The history row of a connection refused by a cap (same shape on every socket; the recorder coalesces a flood). */
+export function overCapAttempt(where: string, cred: PeerCred, why: string): { source: string; tool: string; summary: string; raw: unknown; reason: string } {
+  return { source: where, tool: '(connect)', summary: 'connection refused: too many open connections', raw: cred, reason: why };
 }

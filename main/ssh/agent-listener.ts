@@ -3,6 +3,7 @@
 // hands each connection's messages to the AgentCore strictly one at a time, in order.
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
+import { FRAME_STALL_MS, guardFrameStall } from '../os/frame-stall';
 import { closePrivate, listenPrivate } from '../os/private-socket';
 import type { PeerCred } from '../os/peer';
 import type { AgentCore, Conn } from './agent-server';
@@ -34,6 +35,9 @@ export class AgentListener {
         this.core.deps.log(`refused an agent connection from uid ${cred.uid}`);
         this.core.deps.onForeignPeer?.(this.socketPath, cred);
       },
+      // Over a connection cap: the agent protocol has no unsolicited error, so it is just
+      // closed (ssh then says "agent refused operation" / "communication with agent failed").
+      onRefused: (cred, why) => this.core.deps.onRejected?.({ summary: 'connection refused: too many open connections', reason: why, facts: { ...cred, socket: this.socketPath }, task: this.boundTask }),
       busyMessage: `another agent is already listening on ${this.socketPath}`,
       // The agent reads the process itself, through its cache (process-cache.ts), and only when signing.
       lazyProcess: true,
@@ -87,10 +91,22 @@ export class AgentListener {
         busy = false;
       }
     };
+    // Part of a message and then silence (os/frame-stall.ts): closed, and recorded. A
+    // signature waiting for the human has its whole message in, so it is never cut.
+    const stall = guardFrameStall(socket, () => {
+      this.core.deps.onRejected?.({
+        summary: 'connection closed: half a message, then silence',
+        reason: `part of an agent message, then nothing for ${FRAME_STALL_MS / 1000} s; connection closed`,
+        facts: { ...cred, socket: this.socketPath, heldBytes: decoder.pending },
+        task: this.boundTask,
+      });
+      socket.destroy();
+    });
     socket.on('data', (chunk: Buffer) => {
       for (const f of decoder.push(chunk)) {
         queue.push(f.kind === 'message' ? parseMessage(f.body) : { type: 'malformed', code: null, why: `message of ${f.length} bytes is over the cap` });
       }
+      stall.update(decoder.midFrame);
       if (queue.length >= MAX_QUEUED) socket.pause();
       void pump();
     });

@@ -6,7 +6,7 @@ import type * as net from 'node:net';
 import type { AgentRequest } from '../contract/agent';
 import type { ProcessInfo } from '../contract/common';
 import type { Asker, KeyScope } from '../core/ports';
-import type { PeerCred } from '../os/peer';
+import { deepFreeze, type PeerCred } from '../os/peer';
 import { ProcessInfoCache } from './process-cache';
 import { lockRequest, removeAllRequest, removeKeyRequest, unlockRequest } from './agent-admin';
 import type { AgentLock } from './agent-lock';
@@ -97,7 +97,7 @@ export class AgentCore {
     try {
       return this.processes.get(cred);
     } catch {
-      return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: null, argv: [], tree: [] };
+      return deepFreeze({ pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: null, argv: [], tree: [] });
     }
   }
 

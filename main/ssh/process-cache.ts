@@ -4,7 +4,7 @@
 // start time (a reused pid differs) and the same command line (an exec changes it).
 import * as fs from 'node:fs';
 import type { ProcessInfo } from '../contract/common';
-import { type PeerCred, processInfo } from '../os/peer';
+import { type PeerCred, deepFreeze, processInfo } from '../os/peer';
 
 export interface ProcessIdentity {
   /** /proc/<pid>/stat field 22: start time in clock ticks since boot. */
@@ -36,15 +36,20 @@ export class ProcessInfoCache {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * The peer's process tree, frozen: it is shared by every connection of that process, and
+   * history serialises a frozen tree once instead of once per signature (issue 15: the
+   * profile of granted signatures showed processJson's stringify + parse on every one).
+   */
   get(cred: PeerCred): ProcessInfo {
     const id = cred.pid > 0 ? this.identify(cred.pid) : null;
-    if (!id) return this.compute(cred);
+    if (!id) return deepFreeze(this.compute(cred));
     const hit = this.entries.get(cred.pid);
     const t = this.now();
     if (hit && t - hit.at < TTL_MS && hit.uid === cred.uid && hit.id.startTime === id.startTime && hit.id.cmdline.equals(id.cmdline)) {
       return hit.info;
     }
-    const info = this.compute(cred);
+    const info = deepFreeze(this.compute(cred));
     this.entries.delete(cred.pid);
     if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
     this.entries.set(cred.pid, { id, uid: cred.uid, info, at: t });

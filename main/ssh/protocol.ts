@@ -243,6 +243,11 @@ export class FrameDecoder {
     return this.buffered;
   }
 
+  /** True while a message has begun but not ended (held bytes, or an oversize one still being skipped). */
+  get midFrame(): boolean {
+    return this.buffered > 0 || this.skip > 0;
+  }
+
   private setRest(rest: Buffer): void {
     this.chunks = rest.length > 0 ? [rest] : [];
     this.buffered = rest.length;

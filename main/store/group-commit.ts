@@ -47,8 +47,12 @@ export class GroupCommit<T> {
   private scheduled = false;
   /** Since when the current batch has been waiting for a lock, and the next try's timer. */
   private waiting: { since: number; delay: number; timer: NodeJS.Timeout | null } | null = null;
-  /** How many batches were written, and how many items in all (tests and benches read these). */
-  readonly stats = { batches: 0, items: 0, largest: 0 };
+  /**
+   * How many batches were written, how many items in all, and how long the writes held the
+   * thread (better-sqlite3 commits synchronously: nothing else runs meanwhile). Tests and
+   * benches read these; the daemon logs them at shutdown.
+   */
+  readonly stats = { batches: 0, items: 0, largest: 0, writeMs: 0 };
 
   /**
    * `write` runs one transaction over the batch and throws if it did not commit;
@@ -92,6 +96,7 @@ export class GroupCommit<T> {
     if (this.waiting?.timer) clearTimeout(this.waiting.timer);
     const items = this.items;
     const batch = this.batch!;
+    const t0 = performance.now();
     try {
       this.write(items);
     } catch (e) {
@@ -115,6 +120,7 @@ export class GroupCommit<T> {
     this.waiting = null;
     this.items = [];
     this.batch = null;
+    this.stats.writeMs += performance.now() - t0;
     this.stats.batches++;
     this.stats.items += items.length;
     this.stats.largest = Math.max(this.stats.largest, items.length);

@@ -1,8 +1,7 @@
-// Filling the FTS index in small batches. Shared by the main thread (a full catch-up
-// before any search, so search always sees every event) and the maintenance worker
-// (small chunks in the background, so no decision waits long for the write lock).
-// Each batch reads and moves the high-water mark (search_index_mark) inside its own write
-// transaction, so the two never index the same event twice.
+// Filling the FTS index in small batches: a full catch-up before any search (so search
+// always sees every event), and slices in the background when the daemon is quiet
+// (background-index.ts). Each batch reads and moves the high-water mark (search_index_mark)
+// inside its own write transaction, so no event is indexed twice.
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 
 interface Prepared {
@@ -40,6 +39,11 @@ function prepare(db: Database): Prepared {
   p = { mark, upto, index, setMark, run };
   prepared.set(db, p);
   return p;
+}
+
+/** The id of the last event in the search index. */
+export function indexedUpTo(db: Database): number {
+  return (prepare(db).mark.get() as { upto: number } | undefined)?.upto ?? 0;
 }
 
 export function indexBatch(db: Database, limit: number): number {

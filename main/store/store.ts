@@ -11,6 +11,7 @@ import { GENESIS, rowHash, type ChainedColumns } from './chain';
 import { damaged, faultOf, isLockError, LOCK_BUDGET_MS, LOCK_TRY_MS, StoreFault } from './faults';
 import { GroupCommit } from './group-commit';
 import { openForDaemon, openReadOnly, quickCheck } from './open';
+import { BackgroundIndexer } from './background-index';
 import { indexBatch } from './search-index';
 
 /** A history row before the store gives it an id and a hash (contract/approver.ts HistoryEvent, the one definition). */
@@ -150,7 +151,9 @@ export class Store {
   private readonly queue: GroupCommit<StagedEvent>;
   /** Each staged event's commit, by the object appendEvent returned. */
   private readonly commits = new WeakMap<HistoryEvent, Promise<void>>();
-  private maintenance: { worker: Worker; timer: NodeJS.Timeout } | null = null;
+  private maintenance: { worker: Worker; timer: NodeJS.Timeout; indexer: BackgroundIndexer } | null = null;
+  /** When (performance.now()) the last event was staged: the background indexer waits for a pause. */
+  private lastStagedAt = 0;
   private readonly stmts;
 
   constructor(
@@ -161,13 +164,14 @@ export class Store {
     this.sql = opts.readonly ? openReadOnly(file) : openForDaemon(file);
     const db = this.sql;
     this.stmts = {
+      // Positional parameters (issue 15): binding 23 values by name from an object cost a
+      // measurable share of each row's insert; the order is insertEventValues' below.
       insertEvent: db.prepare(`INSERT INTO events (id, ts, task, source, tool, action, resource, resources, summary, args, cwd,
         process, ssh, risk_level, risk_reasons, decision, decided_by, grant_id, scope, reason, remote, prev_hash, hash)
-        VALUES (@id, @ts, @task, @source, @tool, @action, @resource, @resources, @summary, @args, @cwd, @process, @ssh,
-        @risk_level, @risk_reasons, @decision, @decided_by, @grant_id, @scope, @reason, @remote, @prev_hash, @hash)`),
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       setHead: db.prepare(`INSERT INTO chain_head (one, id, hash) VALUES (1, ?, ?)
         ON CONFLICT(one) DO UPDATE SET id = excluded.id, hash = excluded.hash`),
-      consumeGrant: db.prepare(`UPDATE grants SET uses_left = CASE WHEN uses_left IS NULL THEN NULL ELSE uses_left - 1 END,
+      consumeGrant: db.prepare(`UPDATE grants SET uses_left = CASE WHEN uses_left IS NULL THEN NULL ELSE uses_left - ? END,
         last_used_at = ? WHERE id = ?`),
       insertGrant: db.prepare(`INSERT INTO grants (id, task, source, tool, action, resource, key, effect, expires_at, uses_left,
         forwarded, note, created_at, created_by, revoked_at, last_used_at, when_expr, remote) VALUES (@id, @task, @source, @tool, @action, @resource,
@@ -179,11 +183,24 @@ export class Store {
     this.head = this.readHead();
     this.committedHead = this.head;
     const writeBatch = this.sql.transaction((batch: StagedEvent[]) => {
+      // The uses a batch spends are written once per grant, at the end of the same
+      // transaction (issue 15: thirty decisions through one grant were thirty UPDATEs of
+      // one row). The row ends the same as with one UPDATE per event: every use taken,
+      // last_used_at the batch's last event's time. A grant a decision creates is inserted
+      // in event order, so it exists before any use of it is written.
+      const spent = new Map<string, { uses: number; at: number }>();
       for (const { row, effects } of batch) {
         if (effects.createGrant) this.stmts.insertGrant.run(grantParams(effects.createGrant));
-        for (const g of effects.consumeGrants ?? []) this.stmts.consumeGrant.run(row.ts, g);
-        this.stmts.insertEvent.run(row);
+        for (const g of effects.consumeGrants ?? []) {
+          const u = spent.get(g);
+          if (u) {
+            u.uses++;
+            u.at = row.ts;
+          } else spent.set(g, { uses: 1, at: row.ts });
+        }
+        this.stmts.insertEvent.run(...insertEventValues(row));
       }
+      for (const [g, u] of spent) this.stmts.consumeGrant.run(u.uses, u.at, g);
       const last = batch[batch.length - 1]!;
       this.stmts.setHead.run(last.row.id, last.row.hash);
     });
@@ -228,7 +245,7 @@ export class Store {
   }
 
   /** Batches written so far (group commit); for tests and benches. */
-  commitStats(): { batches: number; items: number; largest: number } {
+  commitStats(): { batches: number; items: number; largest: number; writeMs: number } {
     return { ...this.queue.stats };
   }
 
@@ -238,30 +255,35 @@ export class Store {
   }
 
   /**
-   * Background upkeep for the daemon: WAL checkpoints in a worker; search indexing here,
-   * a slice of at most 256 events every 50 ms (a few ms of work, never one long stall).
+   * Background upkeep for the daemon: WAL checkpoints in a worker; search indexing here, only
+   * while no events are being written (background-index.ts says why and when).
    */
   startMaintenance(intervalMs = 250): void {
     if (this.maintenance || this.sql.readonly) return;
     const worker = new Worker(path.join(__dirname, 'checkpoint-worker.js'), { workerData: { file: this.sql.name, intervalMs } });
     worker.unref();
     // While another process holds the lock, each slice would wait LOCK_TRY_MS on the only
-    // thread: skip slices, twice as many after each busy one (up to 5 s), so a locked database
+    // thread: skip ticks, twice as many after each busy one (up to 5 s), so a locked database
     // leaves the daemon free for the requests it must deny and for everything else.
     let skip = 0;
     let backoff = 0;
+    const indexer = new BackgroundIndexer({
+      db: this.sql,
+      headId: () => this.committedHead.id,
+      lastWriteAt: () => this.lastStagedAt,
+      now: () => performance.now(),
+      onBusy: (e) => {
+        if (isLockError(e)) skip = backoff = Math.min(100, backoff * 2 || 1);
+      },
+    });
     const timer = setInterval(() => {
       if (skip > 0) return void skip--;
-      try {
-        indexBatch(this.sql, 256);
-        backoff = 0;
-      } catch (e) {
-        // Busy (the checkpoint, or another process): a later slice catches up.
-        if (isLockError(e)) skip = backoff = Math.min(100, backoff * 2 || 1);
-      }
+      const before = skip;
+      indexer.tick();
+      if (skip === before) backoff = 0;
     }, 50);
     timer.unref();
-    this.maintenance = { worker, timer };
+    this.maintenance = { worker, timer, indexer };
   }
 
   /** Adds every event not yet in the search index (cheap when there are none). */
@@ -280,6 +302,7 @@ export class Store {
     }
     if (this.maintenance) {
       clearInterval(this.maintenance.timer);
+      this.maintenance.indexer.stop();
       this.maintenance.worker.postMessage('stop');
       this.maintenance = null;
     }
@@ -319,6 +342,7 @@ export class Store {
       remote: e.remote ? JSON.stringify(e.remote) : null,
     };
     wellFormed(cols);
+    this.lastStagedAt = performance.now();
     const row: EventRow = { ...cols, prev_hash: this.head.hash, hash: rowHash(this.head.hash, cols) };
     this.head = { id: row.id, hash: row.hash };
     // The event as getEvent would read it back, built from what was just written instead of
@@ -732,8 +756,26 @@ function wellFormed(cols: ChainedColumns): void {
   const c = cols as unknown as Record<string, unknown>;
   for (const k of Object.keys(c)) {
     const v = c[k];
-    if (typeof v === 'string') c[k] = v.replace(LONE_SURROGATE, '\ufffd');
+    if (typeof v === 'string') c[k] = toWellFormed(v);
   }
+}
+
+/**
+ * String.prototype.toWellFormed does exactly the replacement above, natively (issue 15: the
+ * regular expression over every column showed in the decision profile); the expression
+ * remains for a runtime without it.
+ */
+const toWellFormed: (v: string) => string =
+  typeof (String.prototype as { toWellFormed?: unknown }).toWellFormed === 'function'
+    ? (v) => (v as string & { toWellFormed(): string }).toWellFormed()
+    : (v) => v.replace(LONE_SURROGATE, '\ufffd');
+
+/** A row's values in the column order of the insertEvent statement. */
+function insertEventValues(r: EventRow): unknown[] {
+  return [
+    r.id, r.ts, r.task, r.source, r.tool, r.action, r.resource, r.resources, r.summary, r.args, r.cwd, r.process, r.ssh,
+    r.risk_level, r.risk_reasons, r.decision, r.decided_by, r.grant_id, r.scope, r.reason, r.remote, r.prev_hash, r.hash,
+  ];
 }
 
 function grantParams(g: Grant): GrantRow {

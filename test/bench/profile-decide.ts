@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { RpcClient } from '../../main/client/rpc-client';
 import { startDaemon, tempHome } from '../helpers/daemon';
 import { fmt, nowMs, summarize } from './stats';
-import { selfTimes } from './profile-sign';
+import { selfTimes } from './profile-windows';
 
 const params = (i: number) => ({ source: 'api', tool: 'bench.tool', action: 'write', resource: `/bench/${i % 100}`, summary: `bench write ${i}` });
 
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 5000);
   const mode = process.argv[3] ?? 'both';
   const profDir = tempHome('al-prof-');
-  const d = await startDaemon({ nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=100'] });
+  const d = await startDaemon({ nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-interval=${process.env.PROF_INTERVAL ?? 100}`] });
   try {
     const ui = await d.ui();
     await ui.call('grants.create', { action: 'write', tool: 'bench.tool', effect: 'allow', note: 'profile' });

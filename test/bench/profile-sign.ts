@@ -8,46 +8,15 @@ import { RawAgentClient, makeKey } from '../helpers/ssh';
 import { startDaemon, tempHome } from '../helpers/daemon';
 import { MSG } from '../../main/ssh/protocol';
 import { Writer } from '../../main/ssh/wire';
-import { fmt, nowMs, summarize } from './stats';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-  startTime: number;
-  endTime: number;
-}
+import { fmt, summarize } from './stats';
+import { type Profile, type Window, selfTimes, slowTimelines, stageHitRates, tailReport } from './profile-windows';
 
 const DATA = Buffer.concat([Buffer.from('SSHSIG'), new Writer().string('bench').string('').string('sha512').string(Buffer.alloc(64, 7)).toBuffer()]);
-
-/** Self time per function (ms), heaviest first. */
-export function selfTimes(p: Profile, top = 25): { name: string; ms: number; share: number }[] {
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const self = new Map<string, number>();
-  let total = 0;
-  for (let i = 0; i < p.samples.length; i++) {
-    const n = byId.get(p.samples[i]!)!;
-    const dt = (p.timeDeltas[i + 1] ?? 0) / 1000;
-    total += dt;
-    const f = n.callFrame;
-    const where = f.url ? `${path.basename(f.url)}:${f.lineNumber + 1}` : '';
-    const key = `${f.functionName || '(anonymous)'} ${where}`.trim();
-    self.set(key, (self.get(key) ?? 0) + dt);
-  }
-  return [...self.entries()]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([name, ms]) => ({ name, ms, share: ms / total }));
-}
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 5000);
   const profDir = tempHome('al-prof-');
+  const windows: Record<string, Window[]> = {};
   const d = await startDaemon({ nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=100'] });
   const dir = tempHome('al-profk-');
   try {
@@ -60,20 +29,24 @@ async function main(): Promise<void> {
     const body = new Writer().byte(MSG.SIGN_REQUEST).string(blob).string(DATA).uint32(0).toBuffer();
     for (const mode of ['persistent', 'fresh'] as const) {
       const times: number[] = [];
+      const spans: Window[] = [];
       let c = await RawAgentClient.connect(d.agentSock);
       for (let i = 0; i < n; i++) {
-        const t0 = nowMs();
+        const t0 = Number(process.hrtime.bigint() / 1000n);
         if (mode === 'fresh') {
           c.close();
           c = await RawAgentClient.connect(d.agentSock);
         }
         const r = await c.request(body, 10_000);
         if (r[0] !== MSG.SIGN_RESPONSE) throw new Error('refused');
-        times.push(nowMs() - t0);
+        const t1 = Number(process.hrtime.bigint() / 1000n);
+        times.push((t1 - t0) / 1000);
+        spans.push({ startUs: t0, endUs: t1 });
       }
       c.close();
       const s = summarize(times);
       process.stdout.write(`${mode}: p50 ${fmt(s.p50)} p99 ${fmt(s.p99)} (n=${n})\n`);
+      windows[mode] = spans;
     }
   } finally {
     await d.stop();
@@ -83,6 +56,14 @@ async function main(): Promise<void> {
   const p = JSON.parse(fs.readFileSync(path.join(profDir, f), 'utf8')) as Profile;
   process.stdout.write(`profile: ${path.join(profDir, f)}\n`);
   for (const r of selfTimes(p)) process.stdout.write(`${r.ms.toFixed(1).padStart(8)} ms ${(r.share * 100).toFixed(1).padStart(5)}%  ${r.name}\n`);
+  // The tail: what the daemon was doing while its slowest requests waited (profile-windows.ts).
+  for (const [mode, spans] of Object.entries(windows)) {
+    process.stdout.write(`\n${mode}, where the slowest 1% went:\n`);
+    for (const line of tailReport(p, spans)) process.stdout.write(`${line}\n`);
+    for (const line of stageHitRates(p, spans)) process.stdout.write(`${line}\n`);
+    process.stdout.write(`${mode}, the slowest one by one (daemon stages in ms, in order):\n`);
+    for (const line of slowTimelines(p, spans)) process.stdout.write(`${line}\n`);
+  }
 }
 
 if (require.main === module) {

@@ -41,3 +41,15 @@ test('against the real /proc: this process is cached and equals a fresh read', (
   assert.equal(cache.get(cred), first);
   assert.deepEqual(first, processInfo(cred));
 });
+
+test('the cached tree is frozen all the way down: shared by connections, serialised once by history, changed by nobody', () => {
+  const cache = new ProcessInfoCache();
+  const info = cache.get({ pid: process.pid, uid: process.getuid?.() ?? 0, gid: 0 });
+  assert.ok(Object.isFrozen(info) && Object.isFrozen(info.tree) && Object.isFrozen(info.argv));
+  assert.ok(info.tree.length > 0 && info.tree.every((n) => Object.isFrozen(n) && Object.isFrozen(n.argv)));
+  assert.throws(() => (info.tree as unknown as unknown[]).push({ pid: 1, exe: '/evil', argv: [] }), TypeError);
+  assert.throws(() => ((info.tree[0] as { exe: string | null }).exe = '/evil'), TypeError);
+  // A peer whose /proc entry cannot be read (gone already) gets a fresh, frozen answer too.
+  const gone = new ProcessInfoCache((c) => ({ pid: c.pid, uid: c.uid, gid: c.gid, exe: null, argv: [], tree: [] }), () => null).get({ pid: 2 ** 22 + 7, uid: 0, gid: 0 });
+  assert.ok(Object.isFrozen(gone) && Object.isFrozen(gone.tree));
+});

@@ -25,6 +25,13 @@ function ev(i: number, p: Partial<NewEvent> = {}): NewEvent {
   };
 }
 
+/** commitStats without the time spent writing (checked on its own: it is a duration, > 0 once anything was written). */
+function counts(s: Store): { batches: number; items: number; largest: number } {
+  const { writeMs, ...rest } = s.commitStats();
+  assert.ok(writeMs > 0 && Number.isFinite(writeMs), `writeMs ${writeMs}`);
+  return rest;
+}
+
 function grant(id: string, p: Partial<Grant> = {}): Grant {
   return {
     id, task: null, source: 'api', tool: 'fs.write', action: 'write', resource: '**', key: null, effect: 'allow', expiresAt: null,
@@ -61,7 +68,7 @@ test('events appended in one turn are committed in ONE transaction, in chain ord
     assert.equal(settled, 0, 'a commit promise settled before the batch was written');
     await Promise.all(evs.map((e) => s.committed(e)));
     assert.equal(settled, 50);
-    assert.deepEqual(s.commitStats(), { batches: 1, items: 50, largest: 50 });
+    assert.deepEqual(counts(s), { batches: 1, items: 50, largest: 50 });
     const disk = onDisk(file);
     assert.deepEqual(disk.ids, evs.map((e) => e.id));
     assert.deepEqual(disk.head, { id: 50, hash: evs[49]!.hash });
@@ -94,7 +101,7 @@ test('a lone event does not wait for company: it is committed by the end of the 
       assert.equal(onDisk(file).ids.length, i + 1);
     }
     // One batch per turn: five lone events, five transactions of one.
-    assert.deepEqual(s.commitStats(), { batches: 5, items: 5, largest: 1 });
+    assert.deepEqual(counts(s), { batches: 5, items: 5, largest: 1 });
   } finally {
     s.close();
   }
@@ -113,7 +120,7 @@ test('batches across turns keep one chain; reads (history, verify, getEvent) see
       await turn();
     }
     assert.deepEqual(s.verifyChain(), { ok: true, count: 10 + 11 + 12 + 13 });
-    assert.deepEqual(s.commitStats(), { batches: 4, items: 46, largest: 13 });
+    assert.deepEqual(counts(s), { batches: 4, items: 46, largest: 13 });
   } finally {
     s.close();
   }
@@ -131,6 +138,55 @@ test('grant effects ride in the batch: a created grant and spent uses are seen b
     assert.deepEqual(s.verifyChain(), { ok: true, count: 2 });
   } finally {
     s.close();
+  }
+});
+
+test('uses spent in one batch are written once per grant, and the grant ends as if each event had written its own', async () => {
+  // The same decisions through two stores: one batch (uses coalesced per grant) and one
+  // transaction per event (appendEvent). The grants must read back identically.
+  const decisions = (s: Store, one: (e: NewEvent, fx: Parameters<Store['stageEvent']>[1]) => void) => {
+    s.insertGrant(grant('g_lim', { usesLeft: 5 }));
+    s.insertGrant(grant('g_open'));
+    s.insertGrant(grant('g_other', { usesLeft: 3 }));
+    one(ev(1, { ts: 1000 }), { consumeGrants: ['g_lim', 'g_open'] });
+    one(ev(2, { ts: 1005 }), { consumeGrants: ['g_open'] });
+    // A grant made by a decision and spent by a later one in the same batch.
+    one(ev(3, { ts: 1010, decidedBy: 'human', scope: 'always' }), { createGrant: grant('g_made', { usesLeft: 4, createdAt: 1010 }) });
+    one(ev(4, { ts: 1020 }), { consumeGrants: ['g_made', 'g_lim'] });
+    // The clock stepped back: last_used_at is the last event's time, as one UPDATE per event left it.
+    one(ev(5, { ts: 990 }), { consumeGrants: ['g_lim'] });
+    one(ev(6, { ts: 1030 }), { consumeGrants: ['g_made'] });
+  };
+  const batched = new Store(tmpDb());
+  const single = new Store(tmpDb());
+  try {
+    const staged: ReturnType<Store['stageEvent']>[] = [];
+    decisions(batched, (e, fx) => staged.push(batched.stageEvent(e, fx)));
+    await Promise.all(staged.map((e) => batched.committed(e)));
+    assert.equal(counts(batched).largest, 6, 'the six events were not one batch');
+    decisions(single, (e, fx) => single.appendEvent(e, fx));
+    const read = (s: Store) => ['g_lim', 'g_open', 'g_other', 'g_made'].map((id) => {
+      const g = s.getGrant(id)!;
+      return { id, usesLeft: g.usesLeft, lastUsedAt: g.lastUsedAt };
+    });
+    assert.deepEqual(read(batched), [
+      { id: 'g_lim', usesLeft: 2, lastUsedAt: 990 },
+      { id: 'g_open', usesLeft: null, lastUsedAt: 1005 },
+      { id: 'g_other', usesLeft: 3, lastUsedAt: null },
+      { id: 'g_made', usesLeft: 2, lastUsedAt: 1030 },
+    ]);
+    assert.deepEqual(read(batched), read(single));
+    // A grant spent to zero in the batch is no longer active.
+    assert.equal(batched.activeGrants(2000).some((g) => g.id === 'g_lim'), true);
+    const more: ReturnType<Store['stageEvent']>[] = [];
+    for (let i = 0; i < 2; i++) more.push(batched.stageEvent(ev(10 + i, { ts: 2000 + i }), { consumeGrants: ['g_lim'] }));
+    await Promise.all(more.map((e) => batched.committed(e)));
+    assert.equal(batched.getGrant('g_lim')!.usesLeft, 0);
+    assert.equal(batched.activeGrants(3000).some((g) => g.id === 'g_lim'), false);
+    assert.deepEqual(batched.verifyChain(), { ok: true, count: 8 });
+  } finally {
+    batched.close();
+    single.close();
   }
 });
 

@@ -35,6 +35,19 @@ describe('task.start grants: marks', () => {
     for (const p of [undefined, '*', '**', '/**', '~/**', '**/*', './**']) assert.ok(isAnyPattern(p), String(p));
     for (const p of ['/repo/**', 'npm *', 'host:*', 'x']) assert.ok(!isAnyPattern(p), p);
   });
+  test('red team: glob spellings of "anything" without a lone * are any-patterns too (braces, extglobs, groups, classes, negation)', () => {
+    for (const p of ['{**,x}', '@(**)', '+(**)', '*(**)', '(**)', '!x', '!(x)', '[[:print:]]**', '?(/)**', '**/**', '{/etc/**,/home/**}']) {
+      assert.ok(isAnyPattern(p), p);
+    }
+    // Narrow patterns, including ones with glob syntax, stay narrow.
+    for (const p of ['/repo/{src,test}/**', '/repo/@(a|b).ts', 'git@github.com', 'sshsig:git', 'example.com:443', '/repo/**|**', '/x|/**']) {
+      assert.ok(!isAnyPattern(p), p);
+    }
+  });
+  test('red team: any glob syntax marks a grant as a wildcard, a leading ! (negation) too', () => {
+    for (const resource of ['!x', '(a)', '{a,b}', '[ab]', '@(a)']) assert.equal(flags({ action: 'read', resource, tool: 'T', effect: 'allow' })[0], 'W', resource);
+    assert.equal(flags({ action: 'read', resource: 'git@github.com', tool: 'T', effect: 'allow' })[0], '-');
+  });
 });
 
 describe('task claims and tokens', () => {

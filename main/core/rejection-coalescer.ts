@@ -1,0 +1,114 @@
+// Rejected attempts (garbage lines, refused params, connections over a cap, foreign peers)
+// come from agents, and an agent can send them as fast as it can write. Each one used to be
+// its own history row, so a spamming client wrote rows without bound. Now, per fixed window
+// of WINDOW_MS:
+//   - each peer (the socket's name + the peer process's pid) gets its first PER_PEER
+//     attempts recorded one by one, as before (a handful of honest mistakes stay exact);
+//   - all peers together get at most TOTAL such rows;
+//   - everything past that is counted, and when the window ends each peer that went over
+//     gets ONE row saying how many more it sent and the last of them; attempts that had no
+//     peer budget left at all (many processes at once) share one more row.
+// So history grows by at most TOTAL + (peers recorded) + 1 ≤ 2·TOTAL + 1 rows per window
+// whatever the flood, and nothing is silently dropped: the counts are in history.
+// Written down: a coalesced attempt is answered at once (its error line) and counted in the
+// window's row, written when the window ends; a kill -9 inside the window loses that count
+// (the rows already written stay, chained).
+import type { RejectedAttempt } from './ports';
+
+export const REJECTION_WINDOW_MS = 10_000;
+export const REJECTIONS_PER_PEER = 20;
+export const REJECTIONS_TOTAL = 100;
+
+interface Bucket {
+  recorded: number;
+  more: number;
+  last: RejectedAttempt;
+}
+
+/** Who sent an attempt: the socket's name and the peer's pid (from the process, or the raw credentials of a refused peer). */
+function peerKey(p: RejectedAttempt): string {
+  const raw = p.raw as { pid?: unknown } | null;
+  const pid = p.process?.pid ?? (raw && typeof raw === 'object' && typeof raw.pid === 'number' ? raw.pid : 'unknown');
+  return `${p.source}\0${pid}`;
+}
+
+export class RejectionCoalescer {
+  private windowStart = -Infinity;
+  private recorded = 0;
+  private readonly peers = new Map<string, Bucket>();
+  private overflow: { more: number; last: RejectedAttempt } | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    /** Writes one row; returns its event id. */
+    private readonly write: (p: RejectedAttempt) => number,
+    private readonly now: () => number = Date.now,
+    private readonly limits = { windowMs: REJECTION_WINDOW_MS, perPeer: REJECTIONS_PER_PEER, total: REJECTIONS_TOTAL },
+  ) {}
+
+  /** The event id of the row written, or 0 when the attempt was counted into the window's row. */
+  record(p: RejectedAttempt): number {
+    const t = this.now();
+    if (t - this.windowStart >= this.limits.windowMs) {
+      this.flush();
+      this.windowStart = t;
+    }
+    const key = peerKey(p);
+    let b = this.peers.get(key);
+    const room = this.recorded < this.limits.total;
+    if (!b && room) this.peers.set(key, (b = { recorded: 0, more: 0, last: p }));
+    if (b && room && b.recorded < this.limits.perPeer) {
+      b.recorded++;
+      this.recorded++;
+      return this.write(p);
+    }
+    if (b) {
+      b.more++;
+      b.last = p;
+    } else if (this.overflow) {
+      this.overflow.more++;
+      this.overflow.last = p;
+    } else this.overflow = { more: 1, last: p };
+    this.timer ??= setTimeout(() => this.flush(), Math.max(0, this.windowStart + this.limits.windowMs - t)).unref();
+    return 0;
+  }
+
+  /** Writes the window's counted rows now (the window ends, or the daemon stops). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const secs = Math.round(this.limits.windowMs / 1000);
+    const rows: RejectedAttempt[] = [];
+    for (const b of this.peers.values()) {
+      if (b.more === 0) continue;
+      const pid = peerKey(b.last).split('\0')[1];
+      rows.push({
+        ...b.last,
+        summary: `${b.more} more rejected attempts from process ${pid} on ${b.last.source} within ${secs} s (after the first ${b.recorded}), counted in one row; the last: ${b.last.summary}`,
+        raw: { coalesced: b.more, last: b.last.raw },
+        reason: `${b.last.reason} (and ${b.more - 1} more like it, coalesced)`,
+      });
+    }
+    if (this.overflow) {
+      const o = this.overflow;
+      rows.push({
+        ...o.last,
+        summary: `${o.more} more rejected attempts from many processes within ${secs} s (past ${this.limits.total} rows), counted in one row; the last: ${o.last.summary}`,
+        raw: { coalesced: o.more, last: o.last.raw },
+        reason: `${o.last.reason} (and ${o.more - 1} more, coalesced)`,
+      });
+    }
+    this.peers.clear();
+    this.overflow = null;
+    this.recorded = 0;
+    // The next attempt starts a new window.
+    this.windowStart = -Infinity;
+    for (const r of rows) {
+      try {
+        this.write(r);
+      } catch {
+        // A closed or locked store: the count is lost, never the daemon.
+      }
+    }
+  }
+}
