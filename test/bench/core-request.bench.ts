@@ -4,6 +4,7 @@
 // committed before it is answered, so that second one is the honest floor (issue 15).
 // Also committed decisions per second from 32 clients against the same two.
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { RpcClient } from '../../main/client/rpc-client';
@@ -70,6 +71,8 @@ async function throughput(sock: string, clients: number, total: number): Promise
 }
 
 export async function run(): Promise<BenchResult> {
+  // Other work on the machine moves every figure here: it is printed beside them.
+  const loadAtStart = os.loadavg();
   const dir = tempHome('al-bench-');
   const echoSock = path.join(dir, 'echo.sock');
   const echo = await echoServer(echoSock);
@@ -114,7 +117,19 @@ export async function run(): Promise<BenchResult> {
     const B = summarize(base);
     const F = summarize(floor);
     const total = Math.min(N * 2, 20_000);
-    const tputAirlock = await throughput(d.requestSock, 32, total);
+    // Against another build, the 32-client rate too: two rounds each, alternating, so both
+    // see the same machine (this box's load moves the rate more than most changes do).
+    let tputAirlock: number;
+    let tputOld: number | null = null;
+    if (old) {
+      const rates = { a: [] as number[], o: [] as number[] };
+      for (let r = 0; r < 2; r++) {
+        rates.a.push(await throughput(d.requestSock, 32, total / 2));
+        rates.o.push(await throughput(old.requestSock, 32, total / 2));
+      }
+      tputAirlock = 2 / (1 / rates.a[0]! + 1 / rates.a[1]!);
+      tputOld = 2 / (1 / rates.o[0]! + 1 / rates.o[1]!);
+    } else tputAirlock = await throughput(d.requestSock, 32, total);
     const tputEcho = await throughput(echoSock, 32, total);
     const tputInsert = await throughput(insertSock, 32, total);
     return {
@@ -122,6 +137,8 @@ export async function run(): Promise<BenchResult> {
       figures: {
         p50: A.p50, p99: A.p99, echoP50: B.p50, echoP99: B.p99, insertP50: F.p50, insertP99: F.p99,
         ...(O ? { baselineDistP50: O.p50, baselineDistP99: O.p99, p50RatioBaselineDist: A.p50 / O.p50 } : {}),
+        ...(tputOld ? { baselineDistPerSec32: tputOld, perSec32RatioBaselineDist: tputAirlock / tputOld } : {}),
+        loadAverage1m: loadAtStart[0]!,
         p50Ratio: A.p50 / B.p50, p50RatioInsert: A.p50 / F.p50, perSec32: tputAirlock, echoPerSec32: tputEcho, insertPerSec32: tputInsert,
       },
       markdown: [
@@ -147,6 +164,7 @@ export async function run(): Promise<BenchResult> {
         'group commit writes the decisions of one turn of the event loop in one transaction, so the baseline\'s one commit per request is not a ceiling).',
         'On small VMs the cross-process wake-up is bimodal (about 15 µs or 85 µs a round trip, depending on how the vCPUs are scheduled), so',
         'the echo p50 — and with it the ratio — can move several-fold between runs; the absolute Airlock figure moves far less.',
+        `Load average (1, 5, 15 min) at the start of this bench: ${loadAtStart.map((x) => x.toFixed(2)).join(', ')}; at its end: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}.`,
         ...(O
           ? [
               '',
@@ -157,6 +175,7 @@ export async function run(): Promise<BenchResult> {
                 [
                   ['p50 round trip', fmt(A.p50), fmt(O.p50), ratio(A.p50, O.p50)],
                   ['p99 round trip', fmt(A.p99), fmt(O.p99), ratio(A.p99, O.p99)],
+                  ...(tputOld ? [['decisions per second, 32 clients', tputAirlock.toFixed(0), tputOld.toFixed(0), ratio(tputAirlock, tputOld)]] : []),
                 ],
               ),
             ]

@@ -120,7 +120,7 @@ export interface HookResult {
  * The whole decision for one stdin text (exported for tests and the benchmark); null for an
  * event after the tool ran (PostToolUse): nothing to decide, nothing printed, exit 0.
  */
-export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env): Promise<HookResult | null> {
+export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env, early?: Promise<AirlockClient>): Promise<HookResult | null> {
   const input = parseHookInput(raw);
   if (isAfterToolEvent(input)) return null;
   if ('error' in input) return { decision: 'ask', reason: `Airlock could not read the hook input (${input.error}); asking instead` };
@@ -132,7 +132,7 @@ export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env):
   }
   let client: AirlockClient;
   try {
-    client = await AirlockClient.connect(defaultRequestSocket(env));
+    client = await (early ?? AirlockClient.connect(defaultRequestSocket(env)));
   } catch (e) {
     const why = isDaemonUnavailable(e) ? 'the Airlock daemon is not running' : `Airlock is unreachable: ${(e as Error).message}`;
     return { decision: 'ask', reason: `${why}; falling back to Claude Code's own prompt` };
@@ -159,13 +159,45 @@ export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env):
   }
 }
 
-/** Entry point: stdin → decision JSON on stdout; exit 0 whatever happens. */
-export async function runClaudeCodeHook(): Promise<void> {
-  let result: HookResult | null;
+/**
+ * Connects before stdin is read (issue 15, hook start-up): the daemon reads this process's
+ * tree from /proc when it accepts the connection (who is asking), and does that while we
+ * are still reading and mapping the tool call instead of after. An event that needs no
+ * decision closes it unused. A failed connect is handled where decide() awaits it.
+ */
+function connectEarly(env: NodeJS.ProcessEnv): Promise<AirlockClient> {
+  const early = AirlockClient.connect(defaultRequestSocket(env));
+  early.catch(() => undefined);
+  return early;
+}
+
+/**
+ * stdout is written with one write(2) (the answer is far below PIPE_BUF, so a pipe takes it
+ * whole) instead of through process.stdout, whose stream Node would build for this one line.
+ * A non-blocking or short write falls back to the stream.
+ */
+function writeOut(text: string): void {
+  const b = Buffer.from(text);
+  let done: number;
   try {
-    result = await decide(await readStdin());
+    done = fs.writeSync(1, b);
+  } catch {
+    done = 0;
+  }
+  if (done < b.length) process.stdout.write(b.subarray(done));
+}
+
+/** Entry point: stdin → decision JSON on stdout; exit 0 whatever happens. */
+export async function runClaudeCodeHook(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  let result: HookResult | null;
+  const early = connectEarly(env);
+  try {
+    result = await decide(await readStdin(), env, early);
   } catch (e) {
     result = { decision: 'ask', reason: `Airlock hook failed (${(e as Error).message}); asking instead` };
+  } finally {
+    // Used and closed by decide(), or never used (an event after the tool ran, unreadable input).
+    early.then((c) => c.close(), () => undefined);
   }
-  if (result) process.stdout.write(hookOutput(result.decision, result.reason) + '\n');
+  if (result) writeOut(hookOutput(result.decision, result.reason) + '\n');
 }
