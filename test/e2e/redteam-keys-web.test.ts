@@ -155,6 +155,35 @@ test('red team: keystrokes and clicks bind only to the prompt seen, by a fresh g
     assert.equal(grants.filter((g) => g.task === null && g.expiresAt === null).length, 0, 'no standing grant was made');
   });
 
+  await t.test('a card whose first frame is held back (main thread busy for 1 s): a key pressed meanwhile does not decide it', async () => {
+    // In the page: when the next card is put in the DOM, keep the main thread busy for a
+    // second before anything is painted (a slow machine, a huge history render), and note
+    // when each key was pressed (timeStamp) and delivered.
+    await page.evaluate(`(() => {
+      window.__block = { ms: 1000, mountedAt: 0, unblockedAt: 0, keys: [] };
+      window.addEventListener('keydown', (e) => window.__block.keys.push({ pressed: e.timeStamp, delivered: performance.now() }), true);
+      const mo = new MutationObserver(() => {
+        const b = window.__block;
+        if (b.mountedAt || !document.querySelector('[data-prompt-id]')) return;
+        b.mountedAt = performance.now();
+        while (performance.now() - b.mountedAt < b.ms) {}
+        b.unblockedAt = performance.now();
+        mo.disconnect();
+      });
+      mo.observe(document.body, { childList: true, subtree: true });
+    })()`);
+    await page.getByTestId('pending-empty').waitFor();
+    const a = await ask(agent, human, { resource: '/srv/rk/busy.txt', summary: 'busy paint' });
+    await sleep(350);
+    await page.keyboard.press('o'); // delivered once the thread is free: 1 s after the card was mounted
+    const b = (await page.evaluate('window.__block')) as { mountedAt: number; unblockedAt: number; keys: { pressed: number; delivered: number }[] };
+    assert.ok(b.mountedAt > 0 && b.keys.length === 1, `the key reached the page with the card mounted: ${JSON.stringify(b)}`);
+    assert.ok(b.keys[0]!.delivered - b.mountedAt >= 600, `precondition: delivered past half a second after mount (${JSON.stringify(b)})`);
+    assert.ok(b.keys[0]!.pressed < b.unblockedAt, `precondition: pressed before the card could be painted (${JSON.stringify(b)})`);
+    await stillPending(ui, a, 'a key pressed before the card was painted');
+    await freshKeyDecides(page, a, 'd', 'deny');
+  });
+
   await t.test('a prompt that arrives while the tab is hidden is not decided by input until it was visible for the guard time', async () => {
     // Headless Chromium shows every page; the page is told it is hidden the way a
     // browser tells it (visibilityState + visibilitychange), and the UI must believe it.

@@ -15,7 +15,12 @@
 // - after a pause: any key or pointer press while the guard holds pushes its end back by
 //   the guard time, so someone typing into what they believe is another window never
 //   reaches a live card however long they type;
-// - only while the page is visible: a hidden page is not seen, so nothing decides it.
+// - only while the page is visible: a hidden page is not seen, so nothing decides it;
+// - counted from the first frame that shows the card, not from when React mounted it: a
+//   busy main thread can hold the paint back while time passes (the guard starts in
+//   requestAnimationFrame, which runs only for a frame about to be painted);
+// - a key counts from when it was pressed (its event's timeStamp), so one pressed before
+//   the card was painted and delivered later is not fresh.
 import { useCallback, useEffect, useRef, useState } from 'react';
 
 export const GUARD_MS = 500;
@@ -27,13 +32,18 @@ const MODIFIERS = new Set(['Shift', 'Control', 'Alt', 'AltGraph', 'Meta', 'CapsL
 const keyPressedAt = new Map<string, number>();
 let pointerPressedAt = -Infinity;
 let lastKeyUp: { code: string; pressedAt: number; at: number } | null = null;
+/** When an input event happened: its timeStamp (same clock as performance.now()), never later than now. */
+function pressedAt(e: Event): number {
+  const now = performance.now();
+  return Number.isFinite(e.timeStamp) && e.timeStamp > 0 ? Math.min(e.timeStamp, now) : now;
+}
 /** When the press behind the key or click being handled began. */
 let gestureAt = -Infinity;
 
 if (typeof window !== 'undefined') {
   // Capture on window, registered once before any card: runs before every card's handler.
   window.addEventListener('keydown', (e) => {
-    const now = performance.now();
+    const now = pressedAt(e);
     if (!e.repeat) keyPressedAt.set(e.code, now);
     else if (!keyPressedAt.has(e.code)) keyPressedAt.set(e.code, -Infinity);
     // Auto-repeat is the tail of an older press, never a fresh one.
@@ -43,8 +53,8 @@ if (typeof window !== 'undefined') {
     lastKeyUp = { code: e.code, pressedAt: keyPressedAt.get(e.code) ?? -Infinity, at: performance.now() };
     keyPressedAt.delete(e.code);
   }, true);
-  window.addEventListener('pointerdown', () => {
-    pointerPressedAt = performance.now();
+  window.addEventListener('pointerdown', (e) => {
+    pointerPressedAt = pressedAt(e);
   }, true);
   window.addEventListener('click', (e) => {
     const now = performance.now();
@@ -60,7 +70,8 @@ if (typeof window !== 'undefined') {
 }
 
 export function useInputGuard(): { armed: boolean; ready: () => boolean; swallowed: number; rearm: () => void } {
-  const armAt = useRef(performance.now() + GUARD_MS);
+  // Not live before the card's first frame: the effect below starts the guard then.
+  const armAt = useRef(Infinity);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const [armed, setArmed] = useState(false);
   const [swallowed, setSwallowed] = useState(0);
@@ -70,7 +81,8 @@ export function useInputGuard(): { armed: boolean; ready: () => boolean; swallow
     armAt.current = Math.max(armAt.current, until);
     setArmed(false);
     clearTimeout(timer.current);
-    timer.current = setTimeout(() => setArmed(true), Math.max(0, armAt.current - performance.now()));
+    // Before the first frame (Infinity) the frame callback starts the timer.
+    if (Number.isFinite(armAt.current)) timer.current = setTimeout(() => setArmed(true), Math.max(0, armAt.current - performance.now()));
   }, []);
 
   const rearm = useCallback(() => {
@@ -81,7 +93,11 @@ export function useInputGuard(): { armed: boolean; ready: () => boolean; swallow
   }, []);
 
   useEffect(() => {
-    timer.current = setTimeout(() => setArmed(true), Math.max(0, armAt.current - performance.now()));
+    const frame = requestAnimationFrame(() => {
+      armAt.current = performance.now() + GUARD_MS;
+      clearTimeout(timer.current);
+      timer.current = setTimeout(() => setArmed(true), GUARD_MS);
+    });
     const onShow = () => {
       if (document.visibilityState === 'visible') rearm();
     };
@@ -96,6 +112,7 @@ export function useInputGuard(): { armed: boolean; ready: () => boolean; swallow
     window.addEventListener('keydown', onInput, true);
     window.addEventListener('pointerdown', onInput, true);
     return () => {
+      cancelAnimationFrame(frame);
       clearTimeout(timer.current);
       document.removeEventListener('visibilitychange', onShow);
       window.removeEventListener('focus', onShow);
