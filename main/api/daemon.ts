@@ -81,7 +81,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     const recorder = new HistoryRecorder(store, bus);
     const tasks = new TasksAndGrants(store, bus);
     const policy = new RequestPolicy(
-      { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
+      { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), namesakes: (id) => tasks.namesakes(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
       { classifier, realPaths: resolveRealPaths },
     );
     // Airlock's own entry points (bin/airlock, dist/…): "who" on a prompt walks past them to the agent.
@@ -100,7 +100,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       onDisconnect: (connection) => broker.dropConnection(connection),
       onForeignPeer: (sock, cred) => recorder.recordRejected(foreignPeerAttempt(sock === paths.agentSock ? 'agent.sock' : path.relative(paths.sockets, sock), cred)),
       // What only a hostile or broken client sends on an agent socket (main/ssh/agent-server.ts AgentRejection).
-      onRejected: (r) => recorder.recordRejected({ source: 'ssh', tool: 'ssh-agent', summary: r.summary, raw: r.facts, reason: r.reason, process: r.process, task: r.task ?? null }),
+      onRejected: (r) => recorder.recordRejected({ source: 'ssh', tool: 'ssh-agent', summary: r.summary, raw: r.facts, reason: r.reason, process: r.process, task: r.task ?? null, connection: r.connection }),
       onKeysChanged: () => bus.publish({ method: 'keys.changed', params: {} }),
       keyUsage: { load: () => store.keyUsage(), touch: (fp, at) => store.touchKey(fp, at), forget: (fp) => store.forgetKey(fp) },
       log: (m) => log(`ssh: ${m}`),

@@ -26,7 +26,7 @@ export async function startRpcSocket(
       const conn = connect(peer, (m, p) => notify(m, p));
       const rpc = serveJsonRpcLines(socket, {
         dispatch: (m, p) => conn.dispatch(m, p),
-        onReject: (r) => recorder.recordRejected(rejectionRow(name, name, 'line', r, peer.process)),
+        onReject: (r) => recorder.recordRejected({ ...rejectionRow(name, name, 'line', r, peer.process), connection: peer.connection }),
       });
       notify = rpc.notify;
       socket.on('close', () => {

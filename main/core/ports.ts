@@ -60,6 +60,8 @@ export interface RejectedAttempt {
   reason: string;
   process?: ProcessInfo;
   task?: string | null;
+  /** The daemon's id of the connection it came on, if any: a flood is coalesced per connection. */
+  connection?: string;
 }
 
 /** Every socket records what it rejects (implemented by core/history-recorder.ts). */

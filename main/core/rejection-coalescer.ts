@@ -2,12 +2,14 @@
 // come from agents, and an agent can send them as fast as it can write. Each one used to be
 // its own history row, so a spamming client wrote rows without bound. Now, per fixed window
 // of WINDOW_MS:
-//   - each peer (the socket's name + the peer process's pid) gets its first PER_PEER
-//     attempts recorded one by one, as before (a handful of honest mistakes stay exact);
+//   - each peer — a connection (the socket's name + the daemon's connection id), or for an
+//     attempt without one (a refused connection) the peer process — gets its first
+//     PER_PEER attempts recorded one by one, as before (honest mistakes, even a busy client's
+//     share of them, stay exact; the soak sends ~50 per connection in 10 s);
 //   - all peers together get at most TOTAL such rows;
 //   - everything past that is counted, and when the window ends each peer that went over
 //     gets ONE row saying how many more it sent and the last of them; attempts that had no
-//     peer budget left at all (many processes at once) share one more row.
+//     peer budget left at all (many connections at once) share one more row.
 // So history grows by at most TOTAL + (peers recorded) + 1 ≤ 2·TOTAL + 1 rows per window
 // whatever the flood, and nothing is silently dropped: the counts are in history.
 // Written down: a coalesced attempt is answered at once (its error line) and counted in the
@@ -16,8 +18,8 @@
 import type { RejectedAttempt } from './ports';
 
 export const REJECTION_WINDOW_MS = 10_000;
-export const REJECTIONS_PER_PEER = 20;
-export const REJECTIONS_TOTAL = 100;
+export const REJECTIONS_PER_PEER = 100;
+export const REJECTIONS_TOTAL = 2000;
 
 interface Bucket {
   recorded: number;
@@ -25,11 +27,15 @@ interface Bucket {
   last: RejectedAttempt;
 }
 
-/** Who sent an attempt: the socket's name and the peer's pid (from the process, or the raw credentials of a refused peer). */
-function peerKey(p: RejectedAttempt): string {
+/** The peer's pid (from the process, or the raw credentials of a refused peer). */
+function pidOf(p: RejectedAttempt): number | 'unknown' {
   const raw = p.raw as { pid?: unknown } | null;
-  const pid = p.process?.pid ?? (raw && typeof raw === 'object' && typeof raw.pid === 'number' ? raw.pid : 'unknown');
-  return `${p.source}\0${pid}`;
+  return p.process?.pid ?? (raw && typeof raw === 'object' && typeof raw.pid === 'number' ? raw.pid : 'unknown');
+}
+
+/** Who sent an attempt: the socket's name and the connection, else the peer process. */
+function peerKey(p: RejectedAttempt): string {
+  return `${p.source}\0${p.connection ?? `pid ${pidOf(p)}`}`;
 }
 
 export class RejectionCoalescer {
@@ -81,10 +87,10 @@ export class RejectionCoalescer {
     const rows: RejectedAttempt[] = [];
     for (const b of this.peers.values()) {
       if (b.more === 0) continue;
-      const pid = peerKey(b.last).split('\0')[1];
+      const pid = pidOf(b.last);
       rows.push({
         ...b.last,
-        summary: `${b.more} more rejected attempts from process ${pid} on ${b.last.source} within ${secs} s (after the first ${b.recorded}), counted in one row; the last: ${b.last.summary}`,
+        summary: `${b.more} more rejected attempts from ${b.last.connection ? `one connection of process ${pid}` : `process ${pid}`} on ${b.last.source} within ${secs} s (after the first ${b.recorded}), counted in one row; the last: ${b.last.summary}`,
         raw: { coalesced: b.more, last: b.last.raw },
         reason: `${b.last.reason} (and ${b.more - 1} more like it, coalesced)`,
       });
@@ -93,7 +99,7 @@ export class RejectionCoalescer {
       const o = this.overflow;
       rows.push({
         ...o.last,
-        summary: `${o.more} more rejected attempts from many processes within ${secs} s (past ${this.limits.total} rows), counted in one row; the last: ${o.last.summary}`,
+        summary: `${o.more} more rejected attempts from many connections within ${secs} s (past ${this.limits.total} rows), counted in one row; the last: ${o.last.summary}`,
         raw: { coalesced: o.more, last: o.last.raw },
         reason: `${o.last.reason} (and ${o.more - 1} more, coalesced)`,
       });

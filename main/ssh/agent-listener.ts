@@ -99,6 +99,7 @@ export class AgentListener {
         reason: `part of an agent message, then nothing for ${FRAME_STALL_MS / 1000} s; connection closed`,
         facts: { ...cred, socket: this.socketPath, heldBytes: decoder.pending },
         task: this.boundTask,
+        connection: conn.id,
       });
       socket.destroy();
     });

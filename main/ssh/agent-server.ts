@@ -61,6 +61,8 @@ export interface AgentRejection {
   facts: Record<string, unknown>;
   process?: ProcessInfo;
   task?: string;
+  /** The connection it came on (a flood is coalesced per connection). */
+  connection?: string;
 }
 
 /** Per-connection state. */
@@ -196,7 +198,7 @@ export class AgentCore {
   reject(c: Conn, summary: string, reason: string, facts: Record<string, unknown>): Buffer {
     c.process ??= this.processOf(c.cred);
     try {
-      this.deps.onRejected?.({ summary, reason, facts, process: c.process, task: c.boundTask });
+      this.deps.onRejected?.({ summary, reason, facts, process: c.process, task: c.boundTask, connection: c.id });
     } catch (e) {
       this.deps.log(`recording a refused agent message failed: ${(e as Error).message}`);
     }

@@ -1,9 +1,10 @@
-// The coalescing of rejected attempts (main/core/rejection-coalescer.ts) on a fake clock:
-// rows stay bounded per window whatever the flood (one process, or hundreds), and nothing is
-// lost — every attempt is a row of its own or counted in exactly one coalesced row.
+// The coalescing of rejected attempts (main/core/rejection-coalescer.ts) on a fake clock,
+// with the daemon's own limits: rows stay bounded per window whatever the flood (one
+// connection, or thousands), and nothing is lost — every attempt is a row of its own or
+// counted in exactly one coalesced row.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RejectionCoalescer } from '../../main/core/rejection-coalescer';
+import { REJECTIONS_PER_PEER, REJECTIONS_TOTAL, REJECTION_WINDOW_MS, RejectionCoalescer } from '../../main/core/rejection-coalescer';
 import type { RejectedAttempt } from '../../main/core/ports';
 
 function harness() {
@@ -12,63 +13,69 @@ function harness() {
   const c = new RejectionCoalescer((p) => rows.push(p), () => t);
   return { c, rows, advance: (ms: number) => (t += ms) };
 }
-const attempt = (pid: number, i = 0, source = 'request.sock'): RejectedAttempt => ({
+const attempt = (connection: string | undefined, i = 0, source = 'request.sock', pid = 7): RejectedAttempt => ({
   source,
   tool: '(unparsed)',
   summary: `rejected line on ${source}`,
   raw: `garbage ${i}`,
   reason: 'parse error: not valid JSON',
   process: { pid, uid: 1000, exe: null, argv: [], tree: [] } as unknown as RejectedAttempt['process'],
+  ...(connection ? { connection } : {}),
 });
 const countOf = (r: RejectedAttempt) => Number(/^(\d+) more rejected attempts/.exec(r.summary)?.[1] ?? 0);
 const accounted = (rows: RejectedAttempt[]) => rows.reduce((n, r) => n + (countOf(r) || 1), 0);
 
-test('a few honest mistakes are each their own row, at once', () => {
-  const { c, rows } = harness();
-  for (let i = 0; i < 20; i++) assert.ok(c.record(attempt(7, i)) > 0);
-  assert.equal(rows.length, 20);
-  c.flush();
-  assert.equal(rows.length, 20, 'nothing was held back, so nothing more is written');
+test('the limits: 100 rows per connection and 2,000 in all per 10 s window', () => {
+  assert.deepEqual([REJECTIONS_PER_PEER, REJECTIONS_TOTAL, REJECTION_WINDOW_MS], [100, 2000, 10_000]);
 });
 
-test('one process spamming 100,000 lines in one window: 20 rows and one with the count', () => {
+test('honest mistakes are each their own row, at once', () => {
   const { c, rows } = harness();
-  for (let i = 0; i < 100_000; i++) c.record(attempt(7, i));
-  assert.equal(rows.length, 20);
+  for (let i = 0; i < REJECTIONS_PER_PEER; i++) assert.ok(c.record(attempt('c1', i)) > 0);
+  assert.equal(rows.length, REJECTIONS_PER_PEER);
   c.flush();
-  assert.equal(rows.length, 21);
-  assert.match(rows[20]!.summary, /^99980 more rejected attempts from process 7 on request\.sock within 10 s \(after the first 20\), counted in one row; the last: rejected line on request\.sock$/);
-  assert.deepEqual(rows[20]!.raw, { coalesced: 99980, last: 'garbage 99999' });
+  assert.equal(rows.length, REJECTIONS_PER_PEER, 'nothing was held back, so nothing more is written');
+});
+
+test('one connection spamming 100,000 lines in one window: 100 rows and one with the count', () => {
+  const { c, rows } = harness();
+  for (let i = 0; i < 100_000; i++) c.record(attempt('c1', i));
+  assert.equal(rows.length, 100);
+  c.flush();
+  assert.equal(rows.length, 101);
+  assert.match(rows[100]!.summary, /^99900 more rejected attempts from one connection of process 7 on request\.sock within 10 s \(after the first 100\), counted in one row; the last: rejected line on request\.sock$/);
+  assert.deepEqual(rows[100]!.raw, { coalesced: 99900, last: 'garbage 99999' });
   assert.equal(accounted(rows), 100_000);
 });
 
 test('a window ends on the clock: the count is written and the next attempt starts afresh', () => {
   const { c, rows, advance } = harness();
-  for (let i = 0; i < 50; i++) c.record(attempt(7, i));
-  advance(10_000);
-  c.record(attempt(7, 50));
-  assert.equal(rows.length, 22, '20 + the count of the first window + the first of the second');
-  assert.equal(countOf(rows[20]!), 30);
-  assert.equal(accounted(rows), 51);
+  for (let i = 0; i < 150; i++) c.record(attempt('c1', i));
+  advance(REJECTION_WINDOW_MS);
+  c.record(attempt('c1', 150));
+  assert.equal(rows.length, 102, '100 + the count of the first window + the first of the second');
+  assert.equal(countOf(rows[100]!), 50);
+  assert.equal(accounted(rows), 151);
 });
 
-test('500 processes at once: at most 100 rows one by one, then one row each for those that went over and one shared row', () => {
+test('5,000 connections at once: at most 2,000 rows one by one, then one row each for those that went over and one shared row', () => {
   const { c, rows } = harness();
-  for (let pid = 1; pid <= 500; pid++) for (let i = 0; i < 30; i++) c.record(attempt(pid, i));
-  assert.equal(rows.length, 100, 'the window budget');
+  for (let k = 1; k <= 5000; k++) for (let i = 0; i < 30; i++) c.record(attempt(`c${k}`, i));
+  assert.equal(rows.length, REJECTIONS_TOTAL, 'the window budget');
   c.flush();
-  assert.ok(rows.length <= 2 * 100 + 1, `${rows.length} rows`);
-  assert.equal(accounted(rows), 500 * 30, 'every attempt is accounted for');
-  assert.equal(rows.filter((r) => /from many processes/.test(r.summary)).length, 1);
+  assert.ok(rows.length <= 2 * REJECTIONS_TOTAL + 1, `${rows.length} rows`);
+  assert.equal(accounted(rows), 5000 * 30, 'every attempt is accounted for');
+  assert.equal(rows.filter((r) => /from many connections/.test(r.summary)).length, 1);
 });
 
-test('peers are told apart by socket and pid; a refused peer without process info by its credentials', () => {
+test('peers are told apart by socket and connection; an attempt without a connection (a refused peer) by its pid', () => {
   const { c, rows } = harness();
-  for (let i = 0; i < 25; i++) c.record(attempt(7, i, 'request.sock'));
-  for (let i = 0; i < 25; i++) c.record(attempt(7, i, 'ui.sock'));
-  for (let i = 0; i < 25; i++) c.record({ source: 'agent.sock', tool: '(connect)', summary: 'connection refused: too many open connections', raw: { pid: 9, uid: 1000, gid: 1000 }, reason: 'too many' });
-  assert.equal(rows.length, 60);
+  for (let i = 0; i < 105; i++) c.record(attempt('c1', i, 'request.sock'));
+  for (let i = 0; i < 105; i++) c.record(attempt('c1', i, 'ui.sock'));
+  for (let i = 0; i < 105; i++) c.record(attempt('c2', i, 'request.sock'));
+  for (let i = 0; i < 105; i++) c.record({ source: 'agent.sock', tool: '(connect)', summary: 'connection refused: too many open connections', raw: { pid: 9, uid: 1000, gid: 1000 }, reason: 'too many' });
+  assert.equal(rows.length, 400);
   c.flush();
-  assert.equal(rows.length, 63);
-  assert.match(rows[62]!.summary, /^5 more rejected attempts from process 9 on agent\.sock/);
+  assert.equal(rows.length, 404);
+  assert.match(rows[403]!.summary, /^5 more rejected attempts from process 9 on agent\.sock/);
 });
