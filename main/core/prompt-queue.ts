@@ -146,13 +146,13 @@ export class PromptQueue {
    * Grants a task asks for at start are one prompt; nothing is granted silently. The prompt
    * carries every grant in full (Prompt.grants); the summary only counts them.
    */
-  askTaskGrants(task: Task, asked: Omit<GrantSpec, 'task'>[], ctx: RequestContext): Promise<{ ids: string[]; declined: number[] }> {
+  askTaskGrants(task: Task, asked: Omit<GrantSpec, 'task'>[], ctx: RequestContext, nameReasons: string[] = []): Promise<{ ids: string[]; declined: number[] }> {
     // The remote a grant is for is the socket's, never the agent's claim.
     const specs = asked.map((s) => ({ ...s, remote: ctx.remote?.name ?? null }));
     const action = specs.reduce<Action>((a, s) => (s.action === '*' ? 'execute' : Array.isArray(s.action) ? s.action.reduce(riskier, a) : riskier(a, s.action)), 'read');
     const grants = describeTaskGrants(specs);
     const blank = grants.filter((g) => g.needsConfirmation);
-    const reasons = ['a task asks for standing grants'];
+    const reasons = ['a task asks for standing grants', ...nameReasons];
     if (blank.length) reasons.push(`${blank.length} of them allow${blank.length === 1 ? 's' : ''} a high-impact action on anything (${blank.slice(0, 3).map(grantLine).join('; ')}): created only if you confirm each one`);
     const summary = `task "${task.name}" asks for ${specs.length} grant(s): ${grants.map(grantLine).join('; ')}`;
     const req: CoreRequest = {

@@ -15,12 +15,15 @@ import type { CommandClassifier, PathResolver, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
 import type { CoreRequest } from './request';
 import { assessRisk, rank, type TaskMemory } from './risk';
+import { taskNameReasons } from './task-names';
 
 /** What the policy reads about the world; every read is synchronous and has no effect. */
 export interface PolicyFacts {
   settings(): Settings;
   /** A running task (throws the error to answer for an unknown or ended one). */
   liveTask(id: string): { name: string; cwd: string | null };
+  /** Other running tasks whose name reads the same as this task's (task-names.ts); none when not given. */
+  namesakes?(task: string): string[];
   /** The task a caller on a shared socket may act as, by its token (throws otherwise). */
   authorizeTask(p: { task?: string; token?: string }): string;
   /** What an MCP server declared for a tool in an earlier tools/list. */
@@ -97,6 +100,8 @@ export class RequestPolicy {
     if (task) {
       const t = this.facts.liveTask(task);
       taskInfo = { name: t.name, cwd: t.cwd };
+      // The prompt shows the name an agent may have chosen to look like another task's or Airlock's.
+      for (const reason of taskNameReasons({ id: task, name: t.name }, this.facts.namesakes?.(task) ?? [])) classifierRisk.push({ level: 'medium', reason });
     }
     let action = req.action;
     const resources = [...new Set([...(req.resource ? [req.resource] : []), ...(req.resources ?? [])])];

@@ -12,6 +12,7 @@ import type { NotificationBus } from './notification-bus';
 import type { EgressService, RequestContext, TaskSocketService, TaskStarter } from './ports';
 import type { PromptQueue } from './prompt-queue';
 import type { CoreRequest } from './request';
+import { taskNameReasons } from './task-names';
 import { newTaskToken } from './task-token';
 import { checkCondition, type TasksAndGrants } from './tasks-and-grants';
 
@@ -74,7 +75,10 @@ export class TaskLifecycle implements TaskStarter {
     this.bus.publish({ method: 'tasks.changed', params: {} });
     let grants: string[] = [];
     let declined: number[] | undefined;
-    if (p.grants && p.grants.length > 0) ({ ids: grants, declined } = await this.queue.askTaskGrants(task, p.grants, ctx));
+    if (p.grants && p.grants.length > 0) {
+      // A new task named like a running one (or like Airlock) asking for grants: the prompt says so.
+      ({ ids: grants, declined } = await this.queue.askTaskGrants(task, p.grants, ctx, taskNameReasons(task, this.tasks.namesakes(task.id))));
+    }
     return { task: task.id, sshAuthSock: task.sshAuthSock, grants, token, requestSock, ...(declined?.length ? { declined } : {}), egress: endpoint };
   }
 

@@ -14,6 +14,7 @@ import { compileCondition, ConditionError, conditionWords } from './condition';
 import { actionCovers, GrantIndex } from './grants';
 import type { NotificationBus } from './notification-bus';
 import type { KeyScope } from './ports';
+import { nameKey } from './task-names';
 import { taskClaim, tokenMatches } from './task-token';
 
 export type TasksAndGrantsStore = Pick<
@@ -51,6 +52,8 @@ export function checkCondition(when: string | undefined, field = 'when'): void {
 
 export class TasksAndGrants implements KeyScope {
   private grantCache: GrantIndex | null = null;
+  /** Running tasks by the form of their name (task-names.ts), rebuilt after a task starts or ends. */
+  private nameCache: { keyOf: Map<string, string>; byKey: Map<string, string[]> } | null = null;
 
   constructor(
     private readonly store: TasksAndGrantsStore,
@@ -173,6 +176,23 @@ export class TasksAndGrants implements KeyScope {
 
   insertTask(task: Task, tokenHash: string): void {
     this.store.insertTask(task, tokenHash);
+    this.nameCache = null;
+  }
+
+  /** Other running tasks whose name reads the same as this one's (task-names.ts). */
+  namesakes(id: string): string[] {
+    if (!this.nameCache) {
+      const keyOf = new Map<string, string>();
+      const byKey = new Map<string, string[]>();
+      for (const t of this.store.listTasks(false)) {
+        const k = nameKey(t.name);
+        keyOf.set(t.id, k);
+        byKey.set(k, [...(byKey.get(k) ?? []), t.id]);
+      }
+      this.nameCache = { keyOf, byKey };
+    }
+    const k = this.nameCache.keyOf.get(id);
+    return k === undefined ? [] : (this.nameCache.byKey.get(k) ?? []).filter((x) => x !== id);
   }
 
   setTaskSocket(id: string, sock: string | null): void {
@@ -182,6 +202,7 @@ export class TasksAndGrants implements KeyScope {
   /** Marks the task ended (its grants die with it); false when it had already ended. */
   endTask(id: string): boolean {
     if (!this.store.getTask(id)) throw new RpcError(RPC.notFound, `no task ${id}`);
+    this.nameCache = null;
     return this.store.endTask(id, this.now());
   }
 

@@ -14,7 +14,7 @@ import type { AgentAnswer } from '../../main/contract/agent';
 import type { Prompt } from '../../main/contract/approver';
 import type { RpcClient } from '../../main/client/rpc-client';
 import { Human } from '../helpers/human';
-import { browserMissing, waitArmed } from '../helpers/web-ui';
+import { browserMissing, openUi, waitArmed } from '../helpers/web-ui';
 import { openWebSession } from '../helpers/web-session';
 
 const skip = browserMissing();
@@ -46,7 +46,7 @@ async function center(page: Page, id: string, testId: string): Promise<{ x: numb
 }
 
 test('red team: keystrokes and clicks bind only to the prompt seen, by a fresh gesture', { skip: skip ?? false, timeout: 240_000 }, async (t) => {
-  const { page, errors, agent, ui, human } = await openWebSession(t);
+  const { d, browser, page, errors, agent, ui, human } = await openWebSession(t);
 
   await t.test('a held key: its auto-repeat after the guard never decides (keydown with repeat=true)', async () => {
     const a = await ask(agent, human, { resource: '/srv/rk/held.txt', summary: 'held key' });
@@ -208,6 +208,44 @@ test('red team: keystrokes and clicks bind only to the prompt seen, by a fresh g
       await freshKeyDecides(page, a, 'o', 'allow');
     } finally {
       await setVisible(true);
+    }
+  });
+
+  await t.test('a prompt that arrives while the window is blurred (another window in front): the key or click that brings it back decides nothing', async () => {
+    // A UI of its own, blurred for real: Chromium's focus emulation off, another page
+    // brought to the front. Playwright's input focuses the page first, as a click on (or a
+    // switch to) a background window does.
+    const blurredUi = async () => {
+      const own = await openUi(browser, d);
+      for (const p of [own.page, await own.context.newPage()]) await (await own.context.newCDPSession(p)).send('Emulation.setFocusEmulationEnabled', { enabled: false });
+      const front = own.context.pages()[1]!;
+      await front.bringToFront();
+      await sleep(200);
+      assert.equal(await own.page.evaluate('document.hasFocus()'), false, 'precondition: the window is blurred');
+      return own;
+    };
+    const a = await ask(agent, human, { resource: '/srv/rk/blurred.txt', summary: 'while blurred' });
+    const byKey = await blurredUi();
+    try {
+      await byKey.page.locator(`[data-prompt-id="${a.prompt.id}"][data-armed="true"]`).waitFor();
+      await sleep(300);
+      await byKey.page.keyboard.press('o'); // the window comes back with this key
+      await stillPending(ui, a, 'the key that focused the window');
+    } finally {
+      await byKey.context.close();
+    }
+    const byClick = await blurredUi();
+    try {
+      await byClick.page.locator(`[data-prompt-id="${a.prompt.id}"][data-armed="true"]`).waitFor();
+      await sleep(300);
+      const once = await center(byClick.page, a.prompt.id, 'choice-once');
+      await byClick.page.mouse.click(once.x, once.y); // the click that focuses the window
+      await stillPending(ui, a, 'the click that focused the window');
+      await waitArmed(byClick.page, a.prompt.id);
+      await byClick.page.locator(`[data-prompt-id="${a.prompt.id}"]`).getByTestId('choice-once').click();
+      assert.equal((await a.answer).decision, 'allow', 'a fresh click on the focused window decides (the test can fail)');
+    } finally {
+      await byClick.context.close();
     }
   });
 

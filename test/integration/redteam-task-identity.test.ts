@@ -253,6 +253,30 @@ describe('red team: what the human is shown', () => {
     assert.equal((await asking).decision, 'deny');
   });
 
+  test('a task named like a running task (case, fullwidth, zero-width aside) or like Airlock: its prompts, and the other task\'s, say so', async () => {
+    const a = await start('fix CI');
+    // The impostor asks for grants under a name that reads the same.
+    const starting = agent.call<Started>('task.start', { name: 'Ｆｉｘ\u200b  ci', cwd: '/repo', grants: [{ action: 'write', resource: '/repo/**', effect: 'allow' }] });
+    const g = await human.next();
+    assert.ok(g.risk.reasons.some((r) => r.includes('another running task has the same name') && r.includes(`(${a.task})`) && r.includes(`this is task ${g.task}`)), JSON.stringify(g.risk.reasons));
+    await human.decide(g.id, 'deny');
+    const b = await starting;
+    const reasonsOf = async (task: Started) => {
+      const asking = agent.call<AgentAnswer>('request', write({ task: task.token }));
+      const p = await human.next();
+      assert.equal(p.task, task.task);
+      await human.decide(p.id, 'deny');
+      assert.equal((await asking).decision, 'deny');
+      return p.risk.reasons;
+    };
+    assert.ok((await reasonsOf(b)).some((r) => r.includes(`same name`) && r.includes(`(${a.task})`)), 'the impostor\'s prompts say so');
+    assert.ok((await reasonsOf(a)).some((r) => r.includes(`same name`) && r.includes(`(${b.task})`)), 'and so do the original\'s');
+    await agent.call('task.end', { task: b.token });
+    assert.ok(!(await reasonsOf(a)).some((r) => r.includes('same name')), 'once alone again, nothing is said');
+    const c = await start('ＡＩＲＬＯＣＫ: confirm update');
+    assert.ok((await reasonsOf(c)).some((r) => r.includes('named like Airlock itself')));
+  });
+
   test('a task token on a command line (airlock check --task TOKEN) never reaches history or a prompt', async () => {
     const t = await start('token on argv');
     const secret = t.token.split('.')[1]!;

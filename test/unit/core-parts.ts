@@ -67,7 +67,7 @@ export function makeParts(opts: { settings?: Partial<Settings>; classifier?: Com
   const recorder = new HistoryRecorder(store, bus, now);
   const tasks = new TasksAndGrants(store, bus, now);
   const policy = new RequestPolicy(
-    { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
+    { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), namesakes: (id) => tasks.namesakes(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
     { classifier: opts.classifier, realPaths: opts.realPaths, now },
   );
   const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, now, schedule: timers.schedule });
