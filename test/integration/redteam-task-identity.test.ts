@@ -220,6 +220,38 @@ describe('red team: one task reaching another', () => {
   });
 });
 
+describe('red team: SSH through a task\'s own agent socket (real ssh-keygen)', () => {
+  test(`task A's agent.sock cannot sign with the key only B's grant names: not listed, refused without a prompt; a task scoped to no key asks as itself, and B's grant does not answer (held)`, async () => {
+    const { key: ka } = await ui.call<{ key: { fingerprint: string; publicKey: string } }>('keys.generate', { type: 'ed25519', name: 'key of A' });
+    const { key: kb } = await ui.call<{ key: { fingerprint: string; publicKey: string } }>('keys.generate', { type: 'ed25519', name: 'key of B' });
+    const a = await start('ssh A');
+    const b = await start('ssh B');
+    const c = await start('ssh C, no key grant');
+    await ui.call('grants.create', { task: a.task, action: 'sign', key: ka.fingerprint, effect: 'allow' });
+    await ui.call('grants.create', { task: b.task, action: 'sign', key: kb.fingerprint, effect: 'allow', note: "B's key" });
+    const dir = fs.mkdtempSync(path.join(d.home, 'sig-'));
+    const pubB = path.join(dir, 'b.pub');
+    fs.writeFileSync(pubB, `${kb.publicKey}\n`);
+    fs.writeFileSync(path.join(dir, 'm'), 'message');
+    const sshEnv = (sock: string) => ({ PATH: process.env.PATH, HOME: d.home, SSH_AUTH_SOCK: sock });
+    const listed = await run('ssh-add', ['-l'], { env: sshEnv(a.sshAuthSock!) });
+    assert.ok(listed.stdout.includes(ka.fingerprint) && !listed.stdout.includes(kb.fingerprint), listed.stdout);
+    const signA = await run('ssh-keygen', ['-Y', 'sign', '-f', pubB, '-n', 'file', path.join(dir, 'm')], { env: sshEnv(a.sshAuthSock!), timeoutMs: 30_000 });
+    assert.notEqual(signA.code, 0, "A's socket signed with B's key");
+    assert.equal(fs.existsSync(path.join(dir, 'm.sig')), false);
+    assert.equal(human.unanswered().length, 0, 'nobody was asked');
+    // C's grants name no key, so its socket lists every key (as ssh-agent does): B's key asks, as C's.
+    const signing = run('ssh-keygen', ['-Y', 'sign', '-f', pubB, '-n', 'file', path.join(dir, 'm')], { env: sshEnv(c.sshAuthSock!), timeoutMs: 30_000 });
+    const p = await human.next(20_000);
+    assert.equal(p.task, c.task, 'asked as C, never as B');
+    assert.equal(p.ssh?.fingerprint, kb.fingerprint);
+    await human.decide(p.id, 'deny');
+    assert.notEqual((await signing).code, 0);
+    assert.equal(fs.existsSync(path.join(dir, 'm.sig')), false);
+    assert.equal((await eventsOf(b.task)).length, 0, "nothing was counted as B's");
+  });
+});
+
 describe('red team: what the human is shown', () => {
   test('grants asked at task.start that match anything, however they are spelled ({**,x}, @(**), (**), !x, [[:print:]]**), each need their own confirmation', async () => {
     const grants = [
