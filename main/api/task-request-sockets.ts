@@ -112,6 +112,17 @@ export class TaskRequestSockets implements TaskSocketService {
  * leftover under tasks/ goes. Call only once this daemon owns the sockets directory.
  */
 export function removeLeftoverTaskDirs(tasksDir: string): void {
+  // tasks/ is ours alone: a symbolic link (or anything but a directory) planted in its place
+  // is removed itself, never followed — following it deleted everything in the directory it
+  // named. The first task makes a real 0700 directory.
+  try {
+    if (!fs.lstatSync(tasksDir).isDirectory()) {
+      fs.rmSync(tasksDir, { force: true });
+      return;
+    }
+  } catch {
+    return;
+  }
   let names: string[];
   try {
     names = fs.readdirSync(tasksDir);

@@ -113,7 +113,7 @@ describe('red team: forging a task identity on the shared request.sock (held)', 
 });
 
 describe('red team: a dead task', () => {
-  test('after task.end its token and id are refused everywhere, its sockets are gone, and a restart changes nothing (held)', async () => {
+  test('after task.end its token and id are refused everywhere, its sockets are gone, and a restart changes nothing, links planted meanwhile included', async () => {
     const t = await start('dead');
     const dir = path.dirname(t.requestSock);
     assert.deepEqual(await agent.call('task.end', { task: t.token }), {});
@@ -127,6 +127,11 @@ describe('red team: a dead task', () => {
     // A grant the human makes for it now is refused: nothing can bring it back to life.
     assert.match(await refused(ui.call('grants.create', { task: t.task, action: 'delete', effect: 'allow' }), -32602, 'grant for a dead task'), /has ended/);
     await d.stop();
+    // Planted while the daemon is down: a link at the dead task's directory, and tasks/ itself a link.
+    const precious = fs.mkdtempSync(path.join(d.home, 'precious-'));
+    fs.writeFileSync(path.join(precious, 'keep'), 'keep');
+    fs.mkdirSync(path.join(precious, 'sub'));
+    fs.symlinkSync(precious, dir);
     d = await d.restart();
     agent.close();
     ui.close();
@@ -134,7 +139,24 @@ describe('red team: a dead task', () => {
     ui = await d.ui();
     human = await Human.on(ui);
     assert.match(await refused(agent.call('request', del({ task: t.token })), -32602, 'after restart'), /has ended/);
-    assert.equal(fs.existsSync(dir), false, 'its directory is not recreated');
+    assert.equal(fs.existsSync(dir), false, 'the link at its directory is removed, and nothing recreates it');
+    assert.ok(fs.existsSync(path.join(precious, 'keep')) && fs.existsSync(path.join(precious, 'sub')), 'what the link named is untouched');
+    await d.stop();
+    const tasksDir = path.join(d.home, 'tasks');
+    fs.rmSync(tasksDir, { recursive: true, force: true });
+    fs.symlinkSync(precious, tasksDir);
+    d = await d.restart();
+    agent.close();
+    ui.close();
+    agent = await d.agent();
+    ui = await d.ui();
+    human = await Human.on(ui);
+    assert.ok(fs.existsSync(path.join(precious, 'keep')) && fs.existsSync(path.join(precious, 'sub')), 'a link planted as tasks/ is not followed: nothing in its target is deleted');
+    const fresh = await start('after the plant');
+    assert.ok(!fs.lstatSync(tasksDir).isSymbolicLink() && fs.statSync(tasksDir).isDirectory(), 'tasks/ is a real directory again');
+    assert.equal(fs.statSync(tasksDir).mode & 0o777, 0o700);
+    assert.equal(path.dirname(path.dirname(fresh.requestSock)), tasksDir);
+    assert.ok(!fs.readdirSync(precious).includes(fresh.task), 'no socket lands in the planted target');
   });
 
   for (const how of ['its token on the shared socket', 'its own socket', 'the human (tasks.end)'] as const) {
