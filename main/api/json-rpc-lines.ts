@@ -63,7 +63,10 @@ export function serveJsonRpcLines(socket: net.Socket, opts: LineServerOptions): 
   // caps what one connection may have in flight.
   const counted = (method: string, params: unknown) => {
     inFlight++;
-    return opts.dispatch(method, params).finally(() => inFlight--);
+    return opts.dispatch(method, params).finally(() => {
+      // The last answer is out: a half line left behind starts its clock now.
+      if (--inFlight === 0) stall.update(discarding || pendingBytes > 0);
+    });
   };
   const callOptions: RpcCallOptions = {
     onReject: opts.onReject,
@@ -77,8 +80,8 @@ export function serveJsonRpcLines(socket: net.Socket, opts: LineServerOptions): 
   };
 
   // Half a line and then silence: one error line (recorded like every refused line), then
-  // the connection is closed (os/frame-stall.ts). A request waiting for its answer has sent
-  // its whole line, so this never cuts a prompt.
+  // the connection is closed (os/frame-stall.ts). Never while a request of the connection
+  // is in flight (a prompt open): the clock starts when its last answer is out.
   const stall = guardFrameStall(socket, () => {
     const head = chunks.length ? Buffer.concat(chunks).subarray(0, RAW_KEEP).toString('utf8') : '';
     chunks = [];
@@ -126,7 +129,8 @@ export function serveJsonRpcLines(socket: net.Socket, opts: LineServerOptions): 
         pendingBytes += rest.length;
       }
     }
-    stall.update(discarding || pendingBytes > 0);
+    // A connection with a request in flight (a prompt open) is waiting, not stalled.
+    stall.update(inFlight === 0 && (discarding || pendingBytes > 0));
   });
   socket.on('error', () => socket.destroy());
 

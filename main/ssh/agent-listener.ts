@@ -89,10 +89,12 @@ export class AgentListener {
         }
       } finally {
         busy = false;
+        // Every answer is out: part of a next message left behind starts its clock now.
+        stall.update(decoder.midFrame && queue.length === 0);
       }
     };
-    // Part of a message and then silence (os/frame-stall.ts): closed, and recorded. A
-    // signature waiting for the human has its whole message in, so it is never cut.
+    // Part of a message and then silence (os/frame-stall.ts): closed, and recorded. Never
+    // while a message of the connection is being answered (a signature waiting for the human).
     const stall = guardFrameStall(socket, () => {
       this.core.deps.onRejected?.({
         summary: 'connection closed: half a message, then silence',
@@ -107,7 +109,8 @@ export class AgentListener {
       for (const f of decoder.push(chunk)) {
         queue.push(f.kind === 'message' ? parseMessage(f.body) : { type: 'malformed', code: null, why: `message of ${f.length} bytes is over the cap` });
       }
-      stall.update(decoder.midFrame);
+      // A connection whose message is being answered (a signature waiting for the human) is waiting, not stalled.
+      stall.update(decoder.midFrame && !busy && queue.length === 0);
       if (queue.length >= MAX_QUEUED) socket.pause();
       void pump();
     });

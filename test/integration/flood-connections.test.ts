@@ -174,6 +174,8 @@ test('half a frame then silence is closed after 10 s (recorded); a request waiti
   const waiter = await d.agent();
   const asked = waiter.call<{ decision: string }>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/srv/keep-waiting', summary: 'waits for the human' });
   const prompt = await human.next(10_000);
+  // While its prompt is open it even sends half of a next line: still waiting, not stalled.
+  waiter.writeRaw('{"jsonrpc":"2.0","id":99,"method":"requ');
 
   await waitFor(async () => (await halfLine.send('', 200)).closed === 1, 'the half line closed', 20_000, 500);
   const closedAfter = Date.now() - t0;
@@ -188,6 +190,8 @@ test('half a frame then silence is closed after 10 s (recorded); a request waiti
   // Not cut: the idle connection and the waiting request, well past 10 s.
   assert.equal((await idle.send('', 0)).open, 1, 'a connection that sent nothing stays open');
   assert.equal(human.unanswered().length, 0);
+  // Well past 10 s after the waiter's half line too, then the human answers.
+  await new Promise((r) => setTimeout(r, Math.max(0, 12_000 - (Date.now() - t0))));
   await ui.call('pending.decide', { id: prompt.id, decision: 'allow', scope: 'once' });
   assert.equal((await asked).decision, 'allow', 'the request that waited for the human got its answer');
   waiter.close();
