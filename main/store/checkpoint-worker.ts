@@ -8,8 +8,9 @@
 // signatures): it was busy during ~10% of the slowest signatures and ~1% of all of them; on
 // a 2-core machine the client, the daemon and a checkpoint cannot all run at once. So, like
 // search indexing (background-index.ts), it waits for a pause in writes: a tick checkpoints
-// only when no event was staged for QUIET_MS, or when CHECKPOINT_AFTER events have piled up
-// in the WAL since the last one (a flood that never pauses still gets checkpoints).
+// only when no event was staged for QUIET_MS, or when about CHECKPOINT_AFTER frames have piled
+// up in the WAL since the last one (a flood that never pauses still gets checkpoints, well
+// before the main thread's own wal_autocheckpoint would stall a commit).
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { QUIET_MS } from './background-index';

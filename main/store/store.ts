@@ -13,7 +13,7 @@ import { GroupCommit } from './group-commit';
 import { openForDaemon, openReadOnly, quickCheck } from './open';
 import { BackgroundIndexer } from './background-index';
 import { indexBatch } from './search-index';
-import { newWriteSignal, noteBackgroundWrite, noteWrite } from './write-signal';
+import { framesOf, newWriteSignal, noteBackgroundWrite, noteWrite } from './write-signal';
 
 /** A history row before the store gives it an id and a hash (contract/approver.ts HistoryEvent, the one definition). */
 export type NewEvent = Omit<HistoryEvent, 'id' | 'hash' | 'args'> & {
@@ -276,7 +276,8 @@ export class Store {
       onBusy: (e) => {
         if (isLockError(e)) skip = backoff = Math.min(100, backoff * 2 || 1);
       },
-      onIndexed: (n) => noteBackgroundWrite(this.writes, n),
+      // A slice's FTS pages: a few per event (a generous guess; it only brings a checkpoint sooner).
+      onIndexed: (n) => noteBackgroundWrite(this.writes, 2 * n + 4),
     });
     const timer = setInterval(() => {
       if (skip > 0) return void skip--;
@@ -344,7 +345,7 @@ export class Store {
       remote: e.remote ? JSON.stringify(e.remote) : null,
     };
     wellFormed(cols);
-    noteWrite(this.writes, Date.now());
+    noteWrite(this.writes, Date.now(), framesOf(cols.summary.length + (cols.args?.length ?? 0) + (cols.process?.length ?? 0) + (cols.ssh?.length ?? 0) + cols.resources.length));
     const row: EventRow = { ...cols, prev_hash: this.head.hash, hash: rowHash(this.head.hash, cols) };
     this.head = { id: row.id, hash: row.hash };
     // The event as getEvent would read it back, built from what was just written instead of

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type Database from 'better-sqlite3';
 import { Store, type NewEvent } from '../../main/store';
 import { BackgroundIndexer, BUSY_SLICE, MAX_BACKLOG, QUIET_MS, QUIET_SLICE } from '../../main/store/background-index';
-import { CHECKPOINT_AFTER, checkpointDue, newWriteSignal, noteWrite, readWriteSignal, takeStagedCount } from '../../main/store/write-signal';
+import { CHECKPOINT_AFTER, checkpointDue, framesOf, newWriteSignal, noteWrite, readWriteSignal, takeStagedCount } from '../../main/store/write-signal';
 
 function tmpDb(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'al-bgix-')), 'airlock.db');
@@ -145,17 +145,37 @@ test('background index: the daemon maintenance timer indexes written events once
   s.close();
 });
 
-test('WAL checkpoints wait for a pause in writes, or for CHECKPOINT_AFTER events, and count only what came after', () => {
+test('WAL checkpoints wait for a pause in writes, or for CHECKPOINT_AFTER frames, and count only what came after', () => {
   const s = newWriteSignal();
   assert.equal(checkpointDue(s, 10_000, QUIET_MS), 0, 'nothing written: nothing to checkpoint');
-  for (let i = 0; i < 10; i++) noteWrite(s, 10_000);
+  for (let i = 0; i < 10; i++) noteWrite(s, 10_000, framesOf(300));
   assert.equal(checkpointDue(s, 10_000 + QUIET_MS - 1, QUIET_MS), 0, 'writes are flowing');
-  assert.equal(checkpointDue(s, 10_000 + QUIET_MS, QUIET_MS), 10, 'a pause: checkpoint the 10');
-  takeStagedCount(s, 10);
-  noteWrite(s, 20_000); // staged while the checkpoint ran: counted for the next one
-  assert.equal(readWriteSignal(s).staged, 1);
-  for (let i = 1; i < CHECKPOINT_AFTER; i++) noteWrite(s, 20_000 + i);
-  assert.equal(checkpointDue(s, 20_000 + CHECKPOINT_AFTER, QUIET_MS), CHECKPOINT_AFTER, 'never quiet, but the WAL holds enough: checkpoint anyway');
+  assert.equal(checkpointDue(s, 10_000 + QUIET_MS, QUIET_MS), 10 * framesOf(300), 'a pause: checkpoint what the 10 wrote');
+  takeStagedCount(s, 10 * framesOf(300));
+  noteWrite(s, 20_000, 9); // staged while the checkpoint ran: counted for the next one
+  assert.equal(readWriteSignal(s).staged, 9);
+  let t = 20_000;
+  while (readWriteSignal(s).staged < CHECKPOINT_AFTER) noteWrite(s, ++t, framesOf(100));
+  assert.ok(checkpointDue(s, t, QUIET_MS) >= CHECKPOINT_AFTER, 'never quiet, but the WAL holds enough: checkpoint anyway');
+  assert.ok(framesOf(64 * 1024) > framesOf(100) + 15, 'a large row counts its overflow pages');
+});
+
+test('the cap keeps the WAL under the main thread\'s own autocheckpoint (a commit would stall on it)', () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  const auto = (s.db.pragma('wal_autocheckpoint', { simple: true }) as number);
+  s.db.pragma('wal_checkpoint(TRUNCATE)');
+  const sig = newWriteSignal();
+  const n = 200;
+  for (let i = 0; i < n; i++) {
+    const e = ev(i, `sign a file with key prof (ed25519) for namespace "bench" ${i}`);
+    s.appendEvent({ ...e, process: { pid: 1, uid: 1, gid: 1, exe: '/usr/bin/node', argv: ['node', 'x'.repeat(600)], tree: [] } });
+    noteWrite(sig, 0, framesOf(700));
+  }
+  const frames = (s.db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
+  assert.ok(readWriteSignal(sig).staged >= frames, `the estimate (${readWriteSignal(sig).staged}) is not below the frames written (${frames})`);
+  assert.ok(CHECKPOINT_AFTER * 2 <= auto, 'the cap is well under wal_autocheckpoint');
+  s.close();
 });
 
 test('the checkpoint worker moves the WAL into the database once writes pause (the database file grows)', async () => {
