@@ -49,3 +49,34 @@ export function indexedUpTo(db: Database): number {
 export function indexBatch(db: Database, limit: number): number {
   return prepare(db).run.immediate(limit);
 }
+
+/**
+ * A read-only connection (`airlock history --text` without the daemon, or with --db while it
+ * runs) cannot fill the index, and the daemon indexes only in pauses (background-index.ts):
+ * up to MAX_BACKLOG events can be committed and not indexed yet, or stay so after a kill -9.
+ * Searching the index alone missed exactly the newest events. So such a connection indexes
+ * the tail (events past the mark) itself, in a TEMP table of its own, in memory: nothing is
+ * written to the database. Returns the name of that table, or null when there is no tail.
+ * Rebuilt only when the tail changed; a tail is at most what the daemon left unindexed.
+ */
+const tails = new WeakMap<Database, { from: number; to: number }>();
+export const TAIL_TABLE = 'temp.events_fts_tail';
+
+export function indexTail(db: Database): string | null {
+  const from = indexedUpTo(db);
+  const to = (db.prepare('SELECT coalesce(max(id), 0) AS m FROM events').get() as { m: number }).m;
+  if (to <= from) return null;
+  const had = tails.get(db);
+  if (had && had.from === from && had.to === to) return TAIL_TABLE;
+  if (!had) {
+    db.pragma('temp_store = MEMORY');
+    db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${TAIL_TABLE} USING fts5(summary, resource, tool, reason, tokenize = 'unicode61')`);
+  }
+  db.exec(`DELETE FROM ${TAIL_TABLE}`);
+  db.prepare(
+    `INSERT INTO ${TAIL_TABLE}(rowid, summary, resource, tool, reason)
+     SELECT id, summary, coalesce(resource, ''), tool, reason FROM events WHERE id > ? AND id <= ?`,
+  ).run(from, to);
+  tails.set(db, { from, to });
+  return TAIL_TABLE;
+}

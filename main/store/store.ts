@@ -12,7 +12,7 @@ import { damaged, faultOf, isLockError, LOCK_BUDGET_MS, LOCK_TRY_MS, StoreFault 
 import { GroupCommit } from './group-commit';
 import { openForDaemon, openReadOnly, quickCheck } from './open';
 import { BackgroundIndexer } from './background-index';
-import { indexBatch } from './search-index';
+import { indexBatch, indexTail } from './search-index';
 import { framesOf, newWriteSignal, noteBackgroundWrite, noteWrite } from './write-signal';
 
 /** A history row before the store gives it an id and a hash (contract/approver.ts HistoryEvent, the one definition). */
@@ -426,8 +426,14 @@ export class Store {
     }
     const fts = q.text ? ftsQuery(q.text) : null;
     if (fts) this.indexPending();
+    // Read-only: the events past the index are searched in a temporary index (search-index.ts indexTail).
+    const tail = fts && this.sql.readonly ? indexTail(this.sql) : null;
     let sql: string;
-    if (fts) {
+    if (fts && tail) {
+      sql = `SELECT e.* FROM (SELECT rowid FROM events_fts WHERE events_fts MATCH ? UNION SELECT rowid FROM ${tail} WHERE events_fts_tail MATCH ?) f
+        JOIN events e ON e.id = f.rowid ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY f.rowid DESC LIMIT ?`;
+      params.unshift(fts, fts);
+    } else if (fts) {
       sql = `SELECT e.* FROM events_fts f JOIN events e ON e.id = f.rowid WHERE events_fts MATCH ?
         ${where.length ? 'AND ' + where.join(' AND ') : ''} ORDER BY f.rowid DESC LIMIT ?`;
       params.unshift(fts);
