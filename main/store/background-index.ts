@@ -13,8 +13,9 @@
 //  - once the daemon has been quiet for QUIET_MS, small slices (QUIET_SLICE events, a few
 //    hundred µs) run back to back, each on setImmediate so a request that arrives is read and
 //    answered before the next slice, until the index has caught up or a request comes;
-//  - a backlog over MAX_BACKLOG (a flood that never pauses) is indexed BUSY_SLICE events a
-//    tick regardless, so what a search has to catch up on stays bounded.
+//  - a backlog over MAX_BACKLOG (a flood that never pauses) is indexed regardless, the excess
+//    plus QUIET_SLICE events a tick (at most BUSY_SLICE), so what a search has to catch up
+//    on stays bounded and each slice stays short.
 import type { Database } from 'better-sqlite3';
 import { indexBatch, indexedUpTo } from './search-index';
 
@@ -27,11 +28,13 @@ export interface IndexerDeps {
   db: Database;
   /** The id of the last committed event. */
   headId(): number;
-  /** When (performance.now()) the last event was staged. */
+  /** When the last event was staged (same clock as now()). */
   lastWriteAt(): number;
   now(): number;
   /** A slice failed because the database was busy (another process's lock). */
   onBusy(e: unknown): void;
+  /** A slice indexed n events (the WAL grew: the checkpoint worker is told). */
+  onIndexed?(n: number): void;
 }
 
 export class BackgroundIndexer {
@@ -59,7 +62,9 @@ export class BackgroundIndexer {
       return 'drain';
     }
     if (backlog > MAX_BACKLOG) {
-      this.slice(BUSY_SLICE);
+      // What came in since the last tick plus a little: the backlog shrinks back under the
+      // cap in short slices instead of one long one (at most BUSY_SLICE).
+      this.slice(Math.min(BUSY_SLICE, backlog - MAX_BACKLOG + QUIET_SLICE));
       return 'busy-slice';
     }
     return 'idle';
@@ -76,7 +81,9 @@ export class BackgroundIndexer {
 
   private slice(limit: number): number {
     try {
-      return indexBatch(this.deps.db, limit);
+      const n = indexBatch(this.deps.db, limit);
+      if (n > 0) this.deps.onIndexed?.(n);
+      return n;
     } catch (e) {
       this.deps.onBusy(e);
       return 0;

@@ -13,6 +13,7 @@ import { GroupCommit } from './group-commit';
 import { openForDaemon, openReadOnly, quickCheck } from './open';
 import { BackgroundIndexer } from './background-index';
 import { indexBatch } from './search-index';
+import { framesOf, newWriteSignal, noteBackgroundWrite, noteWrite } from './write-signal';
 
 /** A history row before the store gives it an id and a hash (contract/approver.ts HistoryEvent, the one definition). */
 export type NewEvent = Omit<HistoryEvent, 'id' | 'hash' | 'args'> & {
@@ -152,8 +153,8 @@ export class Store {
   /** Each staged event's commit, by the object appendEvent returned. */
   private readonly commits = new WeakMap<HistoryEvent, Promise<void>>();
   private maintenance: { worker: Worker; timer: NodeJS.Timeout; indexer: BackgroundIndexer } | null = null;
-  /** When (performance.now()) the last event was staged: the background indexer waits for a pause. */
-  private lastStagedAt = 0;
+  /** When the last event was staged, and how many since the last checkpoint: background work waits for a pause (write-signal.ts). */
+  private readonly writes = newWriteSignal();
   private readonly stmts;
 
   constructor(
@@ -260,7 +261,7 @@ export class Store {
    */
   startMaintenance(intervalMs = 250): void {
     if (this.maintenance || this.sql.readonly) return;
-    const worker = new Worker(path.join(__dirname, 'checkpoint-worker.js'), { workerData: { file: this.sql.name, intervalMs } });
+    const worker = new Worker(path.join(__dirname, 'checkpoint-worker.js'), { workerData: { file: this.sql.name, intervalMs, signal: this.writes } });
     worker.unref();
     // While another process holds the lock, each slice would wait LOCK_TRY_MS on the only
     // thread: skip ticks, twice as many after each busy one (up to 5 s), so a locked database
@@ -270,11 +271,13 @@ export class Store {
     const indexer = new BackgroundIndexer({
       db: this.sql,
       headId: () => this.committedHead.id,
-      lastWriteAt: () => this.lastStagedAt,
-      now: () => performance.now(),
+      lastWriteAt: () => this.writes.at[0]!,
+      now: Date.now,
       onBusy: (e) => {
         if (isLockError(e)) skip = backoff = Math.min(100, backoff * 2 || 1);
       },
+      // A slice's FTS pages: a few per event (a generous guess; it only brings a checkpoint sooner).
+      onIndexed: (n) => noteBackgroundWrite(this.writes, 2 * n + 4),
     });
     const timer = setInterval(() => {
       if (skip > 0) return void skip--;
@@ -342,7 +345,7 @@ export class Store {
       remote: e.remote ? JSON.stringify(e.remote) : null,
     };
     wellFormed(cols);
-    this.lastStagedAt = performance.now();
+    noteWrite(this.writes, Date.now(), framesOf(cols.summary.length + (cols.args?.length ?? 0) + (cols.process?.length ?? 0) + (cols.ssh?.length ?? 0) + cols.resources.length));
     const row: EventRow = { ...cols, prev_hash: this.head.hash, hash: rowHash(this.head.hash, cols) };
     this.head = { id: row.id, hash: row.hash };
     // The event as getEvent would read it back, built from what was just written instead of

@@ -51,7 +51,9 @@ async function main(): Promise<void> {
   } finally {
     await d.stop();
   }
-  const f = fs.readdirSync(profDir).find((x) => x.endsWith('.cpuprofile'));
+  // One profile per thread: CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile; thread 0 is the main one.
+  const files = fs.readdirSync(profDir).filter((x) => x.endsWith('.cpuprofile')).sort((a, b) => a.split('.')[4]!.localeCompare(b.split('.')[4]!, undefined, { numeric: true }));
+  const f = files[0];
   if (!f) throw new Error(`no profile written in ${profDir}`);
   const p = JSON.parse(fs.readFileSync(path.join(profDir, f), 'utf8')) as Profile;
   process.stdout.write(`profile: ${path.join(profDir, f)}\n`);
@@ -63,6 +65,12 @@ async function main(): Promise<void> {
     for (const line of stageHitRates(p, spans)) process.stdout.write(`${line}\n`);
     process.stdout.write(`${mode}, the slowest one by one (daemon stages in ms, in order):\n`);
     for (const line of slowTimelines(p, spans)) process.stdout.write(`${line}\n`);
+    // The other threads (the WAL checkpoint worker): busy during the slow requests more often than during all?
+    for (const w of files.slice(1)) {
+      const wp = JSON.parse(fs.readFileSync(path.join(profDir, w), 'utf8')) as Profile;
+      process.stdout.write(`${mode}, worker thread ${w.split('.')[4]} (checkpoints):\n`);
+      for (const line of stageHitRates(wp, spans).filter((l) => /requests with|other|program|gc/.test(l))) process.stdout.write(`${line}\n`);
+    }
   }
 }
 

@@ -1,6 +1,6 @@
-// The search index is filled in the background only while no events are being written
-// (main/store/background-index.ts, issue 15: the old fixed slice every 50 ms was inside the
-// slowest 1% of signatures). These drive the indexer with a hand-held clock over a real
+// The search index is filled, and the WAL checkpointed, in the background only while no
+// events are being written (main/store/background-index.ts, write-signal.ts, issue 15: the
+// old fixed index slice every 50 ms, and the checkpoints, were inside the slowest 1% of signatures). These drive the indexer with a hand-held clock over a real
 // store, and the daemon's own maintenance timer once with real time.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import type Database from 'better-sqlite3';
 import { Store, type NewEvent } from '../../main/store';
 import { BackgroundIndexer, BUSY_SLICE, MAX_BACKLOG, QUIET_MS, QUIET_SLICE } from '../../main/store/background-index';
+import { CHECKPOINT_AFTER, checkpointDue, framesOf, newWriteSignal, noteWrite, readWriteSignal, takeStagedCount } from '../../main/store/write-signal';
 
 function tmpDb(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'al-bgix-')), 'airlock.db');
@@ -89,9 +90,13 @@ test('background index: a flood that never pauses still gets indexed once the ba
   const { s, db, clock, indexer } = setUp(MAX_BACKLOG + 10);
   clock.lastWrite = clock.now; // never quiet
   assert.equal(indexer.tick(), 'busy-slice');
-  assert.equal(mark(db), BUSY_SLICE);
+  assert.equal(mark(db), 10 + QUIET_SLICE, 'the excess and a little more: a short slice');
   assert.equal(indexer.tick(), 'idle', 'under the cap again: back to waiting for a pause');
-  assert.equal(mark(db), BUSY_SLICE);
+  assert.equal(mark(db), 10 + QUIET_SLICE);
+  for (let i = 0; i < 2 * BUSY_SLICE; i++) s.appendEvent(ev(10_000 + i));
+  s.flush();
+  assert.equal(indexer.tick(), 'busy-slice');
+  assert.equal(mark(db), 10 + QUIET_SLICE + BUSY_SLICE, 'never more than BUSY_SLICE in one tick');
   indexer.stop();
   s.close();
 });
@@ -137,5 +142,51 @@ test('background index: the daemon maintenance timer indexes written events once
   const deadline = Date.now() + 5_000;
   while (Date.now() < deadline && mark(s.db) < 100) await new Promise((r) => setTimeout(r, 20));
   assert.equal(mark(s.db), 100);
+  s.close();
+});
+
+test('WAL checkpoints wait for a pause in writes, or for CHECKPOINT_AFTER frames, and count only what came after', () => {
+  const s = newWriteSignal();
+  assert.equal(checkpointDue(s, 10_000, QUIET_MS), 0, 'nothing written: nothing to checkpoint');
+  for (let i = 0; i < 10; i++) noteWrite(s, 10_000, framesOf(300));
+  assert.equal(checkpointDue(s, 10_000 + QUIET_MS - 1, QUIET_MS), 0, 'writes are flowing');
+  assert.equal(checkpointDue(s, 10_000 + QUIET_MS, QUIET_MS), 10 * framesOf(300), 'a pause: checkpoint what the 10 wrote');
+  takeStagedCount(s, 10 * framesOf(300));
+  noteWrite(s, 20_000, 9); // staged while the checkpoint ran: counted for the next one
+  assert.equal(readWriteSignal(s).staged, 9);
+  let t = 20_000;
+  while (readWriteSignal(s).staged < CHECKPOINT_AFTER) noteWrite(s, ++t, framesOf(100));
+  assert.ok(checkpointDue(s, t, QUIET_MS) >= CHECKPOINT_AFTER, 'never quiet, but the WAL holds enough: checkpoint anyway');
+  assert.ok(framesOf(64 * 1024) > framesOf(100) + 15, 'a large row counts its overflow pages');
+});
+
+test('the cap keeps the WAL under the main thread\'s own autocheckpoint (a commit would stall on it)', () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  const auto = (s.db.pragma('wal_autocheckpoint', { simple: true }) as number);
+  s.db.pragma('wal_checkpoint(TRUNCATE)');
+  const sig = newWriteSignal();
+  const n = 200;
+  for (let i = 0; i < n; i++) {
+    const e = ev(i, `sign a file with key prof (ed25519) for namespace "bench" ${i}`);
+    s.appendEvent({ ...e, process: { pid: 1, uid: 1, gid: 1, exe: '/usr/bin/node', argv: ['node', 'x'.repeat(600)], tree: [] } });
+    noteWrite(sig, 0, framesOf(700));
+  }
+  const frames = (s.db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0]!.log;
+  assert.ok(readWriteSignal(sig).staged >= frames, `the estimate (${readWriteSignal(sig).staged}) is not below the frames written (${frames})`);
+  assert.ok(CHECKPOINT_AFTER * 2 <= auto, 'the cap is well under wal_autocheckpoint');
+  s.close();
+});
+
+test('the checkpoint worker moves the WAL into the database once writes pause (the database file grows)', async () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  const before = fs.statSync(file).size;
+  for (let i = 0; i < 300; i++) s.appendEvent(ev(i, `a fairly long summary so that the pages fill up quickly: ${'x'.repeat(200)} ${i}`));
+  assert.equal(fs.statSync(file).size, before, 'written to the WAL only');
+  s.startMaintenance(20);
+  const deadline = Date.now() + 5_000;
+  while (Date.now() < deadline && fs.statSync(file).size === before) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(fs.statSync(file).size > before, 'checkpointed after the pause');
   s.close();
 });

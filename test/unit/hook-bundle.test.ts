@@ -46,3 +46,27 @@ test('a Bash call adds the shell classifier, still no zod', () => {
   assert.ok(files.some((f) => f.endsWith(path.join('core', 'classify', 'shell.js'))), 'the shell classifier was loaded for Bash');
   assert.equal(files.filter((f) => /node_modules[/\\]zod[/\\]/.test(f)).length, 0, 'zod was loaded');
 });
+
+/**
+ * Runs the hook with a stand-in for Node's `module.enableCompileCache` (Node ≥ 22.1; this
+ * machine's Node 20 has none) that records the folder it was given.
+ */
+function compileCacheDir(env: Record<string, string | undefined>): string {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'al-hookc-'));
+  const spy = path.join(tmp, 'spy.js');
+  const seen = path.join(tmp, 'seen.txt');
+  fs.writeFileSync(spy, `require('node:module').enableCompileCache = (dir) => require('fs').writeFileSync(${JSON.stringify(seen)}, String(dir));`);
+  const input = JSON.stringify({ session_id: 's1', transcript_path: '/tmp/t.jsonl', cwd: tmp, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: '/tmp/x.txt', content: 'x' } });
+  const r = spawnSync(process.execPath, ['-r', spy, BIN], { input, encoding: 'utf8', timeout: 30_000, env: { ...process.env, AIRLOCK_HOME: path.join(tmp, 'home'), HOME: path.join(tmp, 'user'), ...env } });
+  assert.match(r.stdout, /permissionDecision/, 'the hook answered');
+  return fs.readFileSync(seen, 'utf8').replace(path.join(tmp, 'user'), '$HOME');
+}
+
+test("Node's compile cache goes to the user's own cache folder, never Node's default shared folder under the temp dir", () => {
+  // The default (no folder given) is os.tmpdir()/node-compile-cache, which any local user can
+  // fill with entries the hook would then load as compiled code.
+  assert.equal(compileCacheDir({ XDG_CACHE_HOME: undefined }), path.join('$HOME', '.cache', 'airlock', 'node-compile-cache'));
+  assert.equal(compileCacheDir({ XDG_CACHE_HOME: '/srv/cache' }), path.join('/srv/cache', 'airlock', 'node-compile-cache'));
+  // A relative XDG_CACHE_HOME is invalid by the XDG spec (it would land in the agent's cwd): ignored.
+  assert.equal(compileCacheDir({ XDG_CACHE_HOME: 'cache' }), path.join('$HOME', '.cache', 'airlock', 'node-compile-cache'));
+});

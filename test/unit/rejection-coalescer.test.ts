@@ -4,7 +4,7 @@
 // counted in exactly one coalesced row.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { REJECTIONS_PER_PEER, REJECTIONS_TOTAL, REJECTION_WINDOW_MS, RejectionCoalescer } from '../../main/core/rejection-coalescer';
+import { REJECTIONS_PER_PEER, REJECTIONS_PER_TASK, REJECTIONS_TOTAL, REJECTION_WINDOW_MS, RejectionCoalescer } from '../../main/core/rejection-coalescer';
 import type { RejectedAttempt } from '../../main/core/ports';
 
 function harness() {
@@ -78,4 +78,33 @@ test('peers are told apart by socket and connection; an attempt without a connec
   c.flush();
   assert.equal(rows.length, 404);
   assert.match(rows[403]!.summary, /^5 more rejected attempts from process 9 on agent\.sock/);
+});
+
+// Red team: a sandboxed agent reaches only its own task's sockets. Before, its garbage on 20
+// connections spent the whole window's 2,000 rows, and another task's attempt (or one on the
+// main request.sock) a moment later was in no row of its own — only counted in the shared row.
+test('one task cannot spend the window: another task and the main sockets still get their own rows', () => {
+  const { c, rows } = harness();
+  let n = 0;
+  for (let k = 0; k < 50; k++) for (let i = 0; i < REJECTIONS_PER_PEER; i++, n++) c.record(attempt(`a${k}`, n, 'tasks/evil/request.sock'));
+  // Its agent socket counts for it too (the task is carried, the source is 'ssh').
+  for (let i = 0; i < 200; i++, n++) c.record({ ...attempt(`s${i}`, n, 'ssh'), task: 'evil' });
+  assert.equal(rows.length, REJECTIONS_PER_TASK, 'the task got its share, no more');
+  const other = c.record({ ...attempt('b1', 0, 'tasks/other/request.sock'), raw: 'task other: wrong token' });
+  assert.ok(other > 0, "another task's attempt is its own row");
+  assert.equal(rows.at(-1)!.raw, 'task other: wrong token');
+  assert.ok(c.record({ ...attempt('m1', 0, 'request.sock'), raw: 'main socket attempt' }) > 0, 'so is one on the main request.sock');
+  assert.equal(rows.at(-1)!.raw, 'main socket attempt');
+  c.flush();
+  assert.equal(accounted(rows), n + 2, 'and every attempt of the flood is still counted');
+});
+
+test("past its share a task's attempts are counted, not written: only the last keeps its details (SECURITY.md says so)", () => {
+  const { c, rows } = harness();
+  for (let k = 0; k < 5; k++) for (let i = 0; i < REJECTIONS_PER_PEER; i++) c.record(attempt(`a${k}`, i, 'tasks/evil/request.sock'));
+  assert.equal(c.record({ ...attempt('a9', 0, 'tasks/evil/request.sock'), raw: 'the one to hide' }), 0);
+  c.record({ ...attempt('a10', 1, 'tasks/evil/request.sock'), raw: 'cover' });
+  c.flush();
+  assert.ok(!rows.some((r) => JSON.stringify(r.raw).includes('the one to hide')), 'its details are in no row');
+  assert.equal(accounted(rows), 502, 'but it is counted');
 });
