@@ -2,7 +2,7 @@
 // a name any local user can take first. Driven as a user would meet it: another user (uid
 // 65534) plants that name — as a symbolic link, or as a real directory of theirs holding a
 // fake request.sock that answers "allow" — and then `airlock serve` refuses to start with a
-// message saying what to do, and the Claude Code hook and `airlock check` refuse to use it:
+// message saying what to do, and the Claude Code hook, `airlock check` and `airlock exec` refuse to use it:
 // the fake daemon never gets a connection and nothing answers "allow". Needs root (to make
 // files of another user); as root "our" uid is 0.
 import { after, test } from 'node:test';
@@ -84,6 +84,13 @@ function assertRefusedEverywhere(env: NodeJS.ProcessEnv, cwd: string, why: RegEx
   assert.doesNotMatch(check.out, /allowed/);
   assert.match(check.err, /Airlock will not connect to .*request\.sock/);
   assert.match(check.err, why);
+
+  // `airlock exec` runs nothing (a command that would leave a mark if it ran).
+  const marker = path.join(cwd, `ran-${Date.now()}`);
+  const exec = cli([CLI, 'exec', '--', 'touch', marker], env);
+  assert.equal(exec.code, 69, `airlock exec: ${exec.out}${exec.err}`);
+  assert.match(exec.err, /Airlock will not connect to .*nothing was run/);
+  assert.equal(fs.existsSync(marker), false, 'airlock exec ran the command');
 
   const h = hook(env, cwd).hookSpecificOutput;
   assert.equal(h.permissionDecision, 'ask', h.permissionDecisionReason);
