@@ -17,6 +17,7 @@ import { TasksAndGrants } from '../core/tasks-and-grants';
 import { classifyShell } from '../core/classify/shell';
 import type { AgentSide, CommandClassifier, KeyService, NotificationSource, RejectionRecorder } from '../core/ports';
 import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
+import { socketDistrust } from '../os/socket-trust';
 import { assertPeerCredAvailable } from '../os/peer';
 import { foreignPeerAttempt } from '../os/private-socket';
 import { resolveRealPaths } from '../os/real-path';
@@ -65,6 +66,10 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
   assertPeerCredAvailable();
   ensurePrivateDir(paths.home);
   ensurePrivateDir(paths.sockets);
+  // The clients refuse sockets under a directory others could change (os/socket-trust.ts):
+  // refuse to listen there too, rather than serve where no client will connect.
+  const distrust = socketDistrust(paths.requestSock);
+  if (distrust) throw new Error(`will not listen in ${paths.sockets}: ${distrust}; set XDG_RUNTIME_DIR to your private runtime directory or AIRLOCK_HOME to a directory only you can write`);
   // A damaged, unopenable or locked file throws a StoreFault (one line; `airlock serve`
   // exits 65, 66 or 75). SQLite's quick_check has passed once this returns.
   const store = new Store(paths.db);

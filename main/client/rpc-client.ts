@@ -1,6 +1,7 @@
 // A line-delimited JSON-RPC 2.0 client over a Unix socket. Dependency-free on purpose:
 // the Claude Code hook loads it on every tool call, so start-up cost matters.
 import * as net from 'node:net';
+import { socketDistrust, UntrustedSocketError } from '../os/socket-trust';
 
 export class AirlockRpcError extends Error {
   constructor(
@@ -31,6 +32,10 @@ export class RpcClient {
   }
 
   static connect(socketPath: string, timeoutMs = 5000): Promise<RpcClient> {
+    // Before any byte goes out: a socket another user could have planted is never used
+    // (main/os/socket-trust.ts); callers treat it like an unreachable daemon, never as "allow".
+    const why = socketDistrust(socketPath);
+    if (why) return Promise.reject(new UntrustedSocketError(socketPath, why));
     return new Promise((resolve, reject) => {
       const s = net.createConnection(socketPath);
       const timer = setTimeout(() => {

@@ -50,12 +50,33 @@ export function airlockPaths(env: NodeJS.ProcessEnv = process.env): AirlockPaths
   };
 }
 
-/** Creates a directory 0700 and refuses one that others can enter or that is not ours. */
+/**
+ * Creates a directory 0700 and refuses one that others can enter or that is not ours. The
+ * name is looked at first without following it (lstat): in the shared temp dir another user
+ * can plant `airlock-<uid>` as a symbolic link to a directory of ours, keep the link (sticky
+ * /tmp: only its owner may replace it) and later point it at a directory of their own. A link
+ * of ours is followed (dotfile setups); its target must then be ours too.
+ */
 export function ensurePrivateDir(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  let link: fs.Stats | null = null;
+  try {
+    link = fs.lstatSync(dir);
+  } catch {
+    /* missing: made below */
+  }
+  if (link?.isSymbolicLink() && uid !== undefined && link.uid !== uid) {
+    throw new Error(
+      `${dir} is a symbolic link of uid ${link.uid}, not yours: another user may have planted it. Remove it (ask root if you cannot), or set XDG_RUNTIME_DIR to your private runtime directory or AIRLOCK_HOME to a directory only you can write`,
+    );
+  }
+  if (!link) fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = fs.statSync(dir);
-  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) {
-    throw new Error(`${dir} belongs to uid ${st.uid}, not to you: choose another AIRLOCK_HOME`);
+  if (!st.isDirectory()) throw new Error(`${dir} is not a directory: remove it, or choose another AIRLOCK_HOME`);
+  if (uid !== undefined && st.uid !== uid) {
+    throw new Error(
+      `${dir} belongs to uid ${st.uid}, not to you: another user may have planted it. Remove it (ask root if you cannot), or set XDG_RUNTIME_DIR to your private runtime directory or AIRLOCK_HOME to a directory only you can write`,
+    );
   }
   if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
 }

@@ -325,9 +325,11 @@ export function registerWatch(program: Command): void {
             if (attempt > 0 || status.startsWith("can't reach")) status = 'connected to Airlock again';
             render();
             return;
-          } catch {
+          } catch (e) {
             connected = false;
-            status = "can't reach Airlock (is `airlock serve` running?); retrying every second…";
+            // A socket another user could have planted is named as such (os/socket-trust.ts).
+            const untrusted = e instanceof Error && /^Airlock will not connect/.test(e.message);
+            status = untrusted ? `${(e as Error).message} Retrying every second…` : "can't reach Airlock (is `airlock serve` running?); retrying every second…";
             render();
             await new Promise((r) => setTimeout(r, RECONNECT_MS));
           }
