@@ -302,12 +302,15 @@ export class PromptQueue {
  * the process chain — pids aside, so a retry from a new hook or exec process still joins),
  * where (cwd) and how risky (a chain rule may have raised the later one: it must not ride
  * on an earlier, milder prompt). An SSH signature also keys on its client process: another
- * ssh client's login, for its own session, never rides on the prompt of this one.
+ * ssh client's login, for its own session, never rides on the prompt of this one; nor does a
+ * remote's request that came over another ssh connection (the prompt names the connection).
  */
 function coalesceKey(r: CoreRequest, risk: Risk): string {
   const p = r.process;
   const who = p ? [p.uid, p.exe, p.argv, p.tree.map((n) => [n.exe, n.argv]), r.source === 'ssh' ? p.pid : null] : null;
-  return JSON.stringify([r.task, r.source, r.tool, r.action, r.resources, r.summary, r.argsText, r.cwd, risk.level, risk.reasons, who, r.ssh?.fingerprint, r.ssh?.forwarded, r.ssh?.host, r.ssh?.user, r.remote?.name]);
+  // Also shown on the prompt: where an MCP action came from (the server's annotation, the
+  // human's pin, the tool's name) and which ssh connection carried a remote's request.
+  return JSON.stringify([r.task, r.source, r.tool, r.action, r.resources, r.summary, r.argsText, r.cwd, risk.level, risk.reasons, who, r.ssh?.fingerprint, r.ssh?.forwarded, r.ssh?.host, r.ssh?.user, r.remote?.name, r.remote?.via, r.actionOrigin]);
 }
 
 /** Conditions the human can start from, built from this request's own arguments. */

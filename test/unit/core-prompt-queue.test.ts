@@ -219,3 +219,27 @@ test('queue: nothing waits forever: denyAll answers every waiter and clears ever
     assert.equal(p.timers.live(), 0);
     await tick();
   }));
+
+// Red team (shared prompts, 269597c): everything a prompt shows is part of what makes two
+// requests "identical". These two facts were shown but not compared, so the second request
+// rode on a prompt that said something else about it.
+test('queue: requests that differ only in what the prompt says about them get prompts of their own (action origin, remote connection)', () =>
+  withParts(async (p) => {
+    const mcp = (actionOrigin: CoreRequest['actionOrigin']) => req({ source: 'mcp', tool: 'files.read_file', action: 'read', resource: '/repo/a', summary: 'files.read_file /repo/a', actionOrigin });
+    const a1 = p.queue.ask(mcp('annotation'), RISK, { connection: 'c1' });
+    const a2 = p.queue.ask(mcp('pin'), RISK, { connection: 'c2' });
+    assert.equal(p.queue.list().length, 2, '"read, as the server says" and "read, as you pinned" are two prompts');
+    assert.deepEqual(p.queue.list().map((x) => x.actionOrigin).sort(), ['annotation', 'pin']);
+    const viaA = { name: 'devbox', via: 'ssh devbox (pid 100)' };
+    const viaB = { name: 'devbox', via: 'ssh devbox (pid 200)' };
+    const r1 = p.queue.ask(req({ remote: viaA }), RISK, { connection: 'c3' });
+    const r1again = p.queue.ask(req({ remote: viaA }), RISK, { connection: 'c4' });
+    const r2 = p.queue.ask(req({ remote: viaB }), RISK, { connection: 'c5' });
+    assert.equal(p.queue.list().length, 4, 'a retry over the same ssh connection joins; another connection gets its own prompt');
+    const first = p.queue.list().find((x) => x.remote?.via === viaA.via)!;
+    p.queue.decide({ id: first.id, decision: 'allow', scope: 'once' });
+    assert.deepEqual([(await r1).decision, (await r1again).decision], ['allow', 'allow']);
+    assert.equal(p.queue.list().filter((x) => x.remote?.via === viaB.via).length, 1, 'the one over the other connection still waits for its own answer');
+    for (const x of p.queue.list()) p.queue.decide({ id: x.id, decision: 'deny', scope: 'once' });
+    assert.deepEqual([(await a1).decision, (await a2).decision, (await r2).decision], ['deny', 'deny', 'deny']);
+  }));
