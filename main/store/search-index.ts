@@ -63,7 +63,13 @@ const tails = new WeakMap<Database, { from: number; to: number }>();
 export const TAIL_TABLE = 'temp.events_fts_tail';
 
 export function indexTail(db: Database): string | null {
-  const from = indexedUpTo(db);
+  let from: number;
+  try {
+    from = indexedUpTo(db);
+  } catch {
+    // A file from before the mark (migration 005): its index was filled by a trigger, no tail.
+    return null;
+  }
   const to = (db.prepare('SELECT coalesce(max(id), 0) AS m FROM events').get() as { m: number }).m;
   if (to <= from) return null;
   const had = tails.get(db);

@@ -43,6 +43,15 @@ test('a read-only search finds events the index has not reached yet, and the ind
     assert.equal(stamp(), before, 'the reader wrote nothing to the database or its WAL');
   } finally {
     r.close();
+  }
+  // The same with the WAL emptied into the file: the reader then searches an in-memory copy.
+  w.db.pragma('wal_checkpoint(TRUNCATE)');
+  assert.equal(fs.statSync(`${file}-wal`).size, 0);
+  const copy = new Store(file, { readonly: true });
+  try {
+    assert.deepEqual(copy.queryHistory({ text: 'exfiltrate' }).events.map((e) => e.id), [26]);
+  } finally {
+    copy.close();
     w.close();
   }
 });
