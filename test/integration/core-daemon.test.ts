@@ -2,8 +2,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import { startDaemon, type Daemon } from '../helpers/daemon';
-import { Human } from '../helpers/human';
+import type { Daemon } from '../helpers/daemon';
+import type { Human } from '../helpers/human';
+import { closeDaemonSession, openDaemonSession } from '../helpers/daemon-session';
 import type { RpcClient } from '../../main/client/rpc-client';
 import type { AgentAnswer } from '../../main/contract/agent';
 import type { Grant, HistoryEvent } from '../../main/contract/approver';
@@ -14,16 +15,9 @@ let ui: RpcClient;
 let human: Human;
 
 before(async () => {
-  d = await startDaemon();
-  agent = await d.agent();
-  ui = await d.ui();
-  human = await Human.on(ui);
+  ({ d, ui, agent, human } = await openDaemonSession());
 });
-after(async () => {
-  agent?.close();
-  ui?.close();
-  await d?.stop();
-});
+after(() => closeDaemonSession({ d, ui, agent }));
 
 /** Each task's capability token: on the shared request.sock the id alone does not act as the task. */
 const tokens = new Map<string, string>();

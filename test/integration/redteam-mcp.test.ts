@@ -2,8 +2,9 @@
 // named like an Object.prototype member must be decided and recorded like any other.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDaemon, type Daemon } from '../helpers/daemon';
-import { Human } from '../helpers/human';
+import type { Daemon } from '../helpers/daemon';
+import type { Human } from '../helpers/human';
+import { closeDaemonSession, openDaemonSession } from '../helpers/daemon-session';
 import type { RpcClient } from '../../main/client/rpc-client';
 import type { AgentAnswer } from '../../main/contract/agent';
 
@@ -13,16 +14,9 @@ let agent: RpcClient;
 let human: Human;
 
 before(async () => {
-  d = await startDaemon();
-  ui = await d.ui();
-  agent = await d.agent();
-  human = await Human.on(ui);
+  ({ d, ui, agent, human } = await openDaemonSession());
 });
-after(async () => {
-  agent?.close();
-  ui?.close();
-  await d?.stop();
-});
+after(() => closeDaemonSession({ d, ui, agent }));
 
 describe('red team: MCP tool names', () => {
   test('a tool named constructor, toString, __proto__ … is prompted, answered and recorded (no Object.prototype "pin")', async () => {

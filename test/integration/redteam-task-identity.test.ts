@@ -8,9 +8,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, startDaemon, waitFor, type Daemon } from '../helpers/daemon';
+import { CLI, waitFor, type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
 import { run } from '../helpers/run';
+import { closeDaemonSession, openDaemonSession } from '../helpers/daemon-session';
 import { RpcClient } from '../../main/client/rpc-client';
 import type { AgentAnswer } from '../../main/contract/agent';
 import type { Grant, HistoryEvent, Prompt } from '../../main/contract/approver';
@@ -30,16 +31,9 @@ let agent: RpcClient;
 let human: Human;
 
 before(async () => {
-  d = await startDaemon();
-  ui = await d.ui();
-  agent = await d.agent();
-  human = await Human.on(ui);
+  ({ d, ui, agent, human } = await openDaemonSession());
 });
-after(async () => {
-  agent?.close();
-  ui?.close();
-  await d?.stop();
-});
+after(() => closeDaemonSession({ d, ui, agent }));
 
 const start = (name: string) => agent.call<Started>('task.start', { name, cwd: '/repo' });
 const del = (extra: Record<string, unknown>) => ({ source: 'api', tool: 'mail', action: 'delete', resource: '/mail/inbox/1', summary: 'delete a mail', ...extra });

@@ -8,9 +8,10 @@ import * as path from 'node:path';
 import type { RpcClient } from '../../main/client/rpc-client';
 import type { AgentAnswer } from '../../main/contract/agent';
 import type { Prompt } from '../../main/contract/approver';
-import { CLI, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
-import { Human } from '../helpers/human';
+import { CLI, tempHome, type Daemon } from '../helpers/daemon';
+import type { Human } from '../helpers/human';
 import { run } from '../helpers/run';
+import { closeDaemonSession, openDaemonSession } from '../helpers/daemon-session';
 
 let d: Daemon;
 let ui: RpcClient;
@@ -23,10 +24,7 @@ let task: string;
 let token: string;
 
 before(async () => {
-  d = await startDaemon();
-  ui = await d.ui();
-  agent = await d.agent();
-  human = await Human.on(ui);
+  ({ d, ui, agent, human } = await openDaemonSession());
   W = fs.realpathSync(tempHome('al-sl-'));
   repo = path.join(W, 'repo');
   fs.mkdirSync(path.join(repo, '.git/hooks'), { recursive: true });
@@ -40,11 +38,7 @@ before(async () => {
   ({ task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'links', cwd: repo }));
   await ui.call('grants.create', { task, action: 'write', resource: `${repo}/dir/**`, effect: 'allow' });
 });
-after(async () => {
-  agent?.close();
-  ui?.close();
-  await d?.stop();
-});
+after(() => closeDaemonSession({ d, ui, agent }));
 
 const write = (resource: string, extra: object = {}) =>
   agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource, summary: `write ${resource}`, task, token, ...extra });

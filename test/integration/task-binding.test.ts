@@ -7,8 +7,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { startDaemon, waitFor, type Daemon } from '../helpers/daemon';
+import { waitFor, type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
+import { closeDaemonSession, openDaemonSession } from '../helpers/daemon-session';
 import { RpcClient } from '../../main/client/rpc-client';
 import type { AgentAnswer } from '../../main/contract/agent';
 import type { HistoryEvent, Task } from '../../main/contract/approver';
@@ -26,16 +27,9 @@ let agent: RpcClient;
 let human: Human;
 
 before(async () => {
-  d = await startDaemon();
-  ui = await d.ui();
-  agent = await d.agent();
-  human = await Human.on(ui);
+  ({ d, ui, agent, human } = await openDaemonSession());
 });
-after(async () => {
-  agent?.close();
-  ui?.close();
-  await d?.stop();
-});
+after(() => closeDaemonSession({ d, ui, agent }));
 
 const start = (name: string) => agent.call<Started>('task.start', { name, cwd: '/repo' });
 const del = (extra: Record<string, unknown>) => ({ source: 'api', tool: 'mail', action: 'delete', resource: '/mail/inbox/1', summary: 'delete a mail', ...extra });
