@@ -58,6 +58,20 @@ function readProc(pid: number, file: string): Buffer | null {
   }
 }
 
+/**
+ * When the process started (/proc/<pid>/stat field 22, in clock ticks since boot): with the
+ * pid it names one process for good, as a pid alone does not once the pid is reused. Null
+ * when it cannot be read (the process is gone, or no /proc).
+ */
+export function processStartTime(pid: number): string | null {
+  if (pid <= 0) return null;
+  const stat = readProc(pid, 'stat')?.toString('utf8');
+  if (!stat) return null;
+  // Fields after the parenthesised comm (which may hold spaces and parens) start at field 3.
+  const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[22 - 3];
+  return start && /^\d+$/.test(start) ? start : null;
+}
+
 function nodeOf(pid: number): ProcessNode & { ppid: number; sid: number } {
   let exe: string | null;
   try {

@@ -8,7 +8,9 @@
 //   addon); a peer of another user is disconnected and handed to `onForeign`, whose job is
 //   to record it in history (foreignPeerAttempt gives the row), not merely to log it;
 // - connections are capped (CONNECTION_LIMITS): at most 256 open at once on one socket and
-//   128 from one peer process, so a flood of connections from one agent cannot exhaust the
+//   128 from one peer process (its pid and start time: a pid reused by an unrelated process
+//   after the first one exited is a new process, even while the first one's connections live
+//   on in a child it handed them to), so a flood of connections from one agent cannot exhaust the
 //   daemon's descriptors or starve the other clients of that socket. One over a cap is
 //   closed at once, after the socket's own refusal text if its protocol has one (a JSON-RPC
 //   error line; the SSH agent protocol has none, so it is just closed), and handed to
@@ -18,7 +20,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import type { ProcessInfo } from '../contract/common';
 import { ensurePrivateDir } from './paths';
-import { deepFreeze, peerOf, processInfo, type PeerCred } from './peer';
+import { deepFreeze, peerOf, processInfo, processStartTime, type PeerCred } from './peer';
 import { removeStaleSocket } from './stale-socket';
 
 export interface Peer {
@@ -47,7 +49,7 @@ export interface PrivateSocketOptions {
 
 /**
  * Open connections one socket accepts: 256 in all, 128 from one process (by the peer's pid
- * from SO_PEERCRED). A hook or `airlock exec` uses one; ssh one per session; the busiest
+ * from SO_PEERCRED and that process's start time, so a reused pid starts afresh). A hook or `airlock exec` uses one; ssh one per session; the busiest
  * honest client we know (an ssh -R forward carrying a remote's agents, or a test harness)
  * stays far below 128. Closed connections free their place at once.
  */
@@ -55,13 +57,22 @@ export const CONNECTION_LIMITS = { perSocket: 256, perPeer: 128 } as const;
 
 let connections = 0;
 
+/**
+ * What the per-process cap counts by: the pid with the process's start time. A peer gone
+ * before its start time could be read (null) shares the pid's "unknown" place: it cannot
+ * have more connections than it already made, so this never lets a live process past the cap.
+ */
+export function peerProcessKey(pid: number, startTime: string | null): string {
+  return `${pid}@${startTime ?? '?'}`;
+}
+
 export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions): Promise<net.Server> {
   ensurePrivateDir(path.dirname(sockPath));
   await removeStaleSocket(sockPath, opts.busyMessage ?? `another Airlock is already serving ${sockPath}; stop it first (or set AIRLOCK_HOME to use another place)`);
   const myUid = process.getuid?.() ?? -1;
   const limits = opts.limits ?? CONNECTION_LIMITS;
   let open = 0;
-  const ofPeer = new Map<number, number>();
+  const ofPeer = new Map<string, number>();
   const refuse = (socket: net.Socket, cred: PeerCred, why: string) => {
     socket.on('error', () => undefined);
     try {
@@ -96,16 +107,17 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
       }
       return;
     }
-    const mine = ofPeer.get(cred.pid) ?? 0;
+    const key = peerProcessKey(cred.pid, processStartTime(cred.pid));
+    const mine = ofPeer.get(key) ?? 0;
     if (open >= limits.perSocket) return refuse(socket, cred, `too many connections to ${path.basename(sockPath)} (limit ${limits.perSocket} open at once); close idle ones and retry`);
     if (mine >= limits.perPeer) return refuse(socket, cred, `too many connections from process ${cred.pid} (limit ${limits.perPeer} open at once); close idle ones and retry`);
     open++;
-    ofPeer.set(cred.pid, mine + 1);
+    ofPeer.set(key, mine + 1);
     socket.once('close', () => {
       open--;
-      const n = (ofPeer.get(cred.pid) ?? 1) - 1;
-      if (n > 0) ofPeer.set(cred.pid, n);
-      else ofPeer.delete(cred.pid);
+      const n = (ofPeer.get(key) ?? 1) - 1;
+      if (n > 0) ofPeer.set(key, n);
+      else ofPeer.delete(key);
     });
     let info: ProcessInfo | undefined;
     const peer: Peer = {
