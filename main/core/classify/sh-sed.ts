@@ -79,8 +79,13 @@ function parse(script: string, brackets: boolean): SedEffects {
   };
   const label = () => {
     ws();
-    // GNU: a label ends at a newline or `;`.
-    while (i < n && script[i] !== '\n' && script[i] !== ';') i++;
+    // GNU sed 4.9 (read_label): a label ends at a blank, newline, `;`, `}` or `#`, and
+    // what follows is the next command: `sed -n ':a w out'` and `sed 'ba w out'` write
+    // `out` (the file is created when the script is compiled, even if the jump then
+    // fails). Older seds read the label to the end of the line; parsing the rest as
+    // commands finds everything either reading can do (a label with a blank in it then
+    // fails to parse, and the command asks).
+    while (i < n && !/[\s;}#]/.test(script[i])) i++;
   };
   /** After a command: spaces, then `;`, newline, `}`, `#` or the end. */
   const end = () => {
