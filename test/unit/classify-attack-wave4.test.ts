@@ -84,3 +84,28 @@ test('red team, fourth wave: git --bare makes the directory itself the repositor
   }
   for (const cmd of ['git log -p', 'git show', 'git --no-pager log']) assert.equal(c(cmd).action, 'read', cmd);
 });
+
+test('red team, fourth wave: git in a subdirectory is not a read, since git takes a subdirectory holding HEAD, objects/ and config as its repository (git -C sub log -p ran a textconv)', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'airlock-subrepo-'));
+  try {
+    const env = { ...process.env, HOME: root, GIT_CONFIG_NOSYSTEM: '1' };
+    const { dir, marker } = plantedRepository(root);
+    // The session's repository, with the planted directory inside its work tree.
+    const work = path.join(root, 'work');
+    execFileSync('git', ['init', '-q', work], { env, stdio: 'ignore', timeout: 10_000 });
+    cpSync(dir, path.join(work, 'sub'), { recursive: true });
+    execFileSync('git', ['status', '--porcelain'], { cwd: work, env, stdio: 'ignore', timeout: 10_000 });
+    assert.equal(existsSync(marker), false, 'git status in the session repository itself runs nothing');
+    execFileSync('git', ['-C', 'sub', 'log', '-p'], { cwd: work, env, stdio: 'ignore', timeout: 10_000 });
+    assert.ok(existsSync(marker), 'real git -C sub log -p took sub as a bare repository and ran its textconv program');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  for (const cmd of ['git -C sub log -p', 'git -C /repo/sub show', 'cd sub && git log -p', 'cd sub; git status', 'git -C ./sub diff']) {
+    const r = c(cmd);
+    assert.equal(r.action, 'execute', cmd);
+    assert.match(r.riskReasons.map((x) => x.reason).join(' | '), /subdirectory/, cmd);
+  }
+  // The session's directory itself, however spelled, stays a read.
+  for (const cmd of ['git log -p', 'git -C . status', 'git -C /repo show', 'git -C sub/.. log', 'cd sub && cd .. && git status']) assert.equal(c(cmd).action, 'read', cmd);
+});

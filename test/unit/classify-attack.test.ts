@@ -40,9 +40,13 @@ test("git outside the session's directory is not a read: that repository's confi
     assert.equal(c(cmd).action, 'execute', cmd);
     assert.match(why(cmd), /--(git-dir|work-tree) names a repository/, cmd);
   }
-  for (const cmd of ['git status', 'git -C sub log', 'git -C /repo/sub status', 'git -C /repo log', 'cd sub && git status', '(cd /tmp && ls) && git status']) assert.equal(c(cmd).action, 'read', cmd);
-  // Without a known session directory, only a -C that plainly leaves it asks.
-  assert.equal(classifyShell('git -C sub log', undefined).action, 'read');
+  for (const cmd of ['git status', 'git -C /repo log', 'git -C . log', 'git -C sub/.. log', '(cd /tmp && ls) && git status']) assert.equal(c(cmd).action, 'read', cmd);
+  // A subdirectory may itself look like a repository (bare-repository discovery):
+  // see classify-attack-wave4.test.ts.
+  for (const cmd of ['git -C sub log', 'git -C /repo/sub status', 'cd sub && git status']) assert.equal(c(cmd).action, 'execute', cmd);
+  // Without a known session directory, any -C but `.` asks.
+  assert.equal(classifyShell('git -C . log', undefined).action, 'read');
+  assert.equal(classifyShell('git -C sub log', undefined).action, 'execute');
   assert.equal(classifyShell('git -C ../x log', undefined).action, 'execute');
   assert.equal(classifyShell('git -C /x log', undefined).action, 'execute');
 });

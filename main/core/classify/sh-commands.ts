@@ -318,16 +318,26 @@ function gitElsewhere(global: Arg[], dir: string | undefined, ctx: CmdContext): 
   if (ctx.origin) {
     const real = dir !== undefined && dir.startsWith('/') ? path.posix.resolve(dir) : null;
     if (real === null) return reason(dir ?? 'a directory computed at run time');
-    return within(real, path.posix.resolve(ctx.origin)) ? null : reason(real);
+    const origin = path.posix.resolve(ctx.origin);
+    if (!within(real, origin)) return reason(real);
+    // A subdirectory is not the session's repository: git takes the first directory
+    // upwards that holds `.git` or itself looks like a repository (HEAD, objects/,
+    // refs/: bare-repository discovery), so `git -C sub log -p` obeyed sub/config, plain
+    // files an agent may write, and ran its textconv program.
+    return real === origin ? null : inSubdirectory(real.slice(origin.length).replace(/^\//, ''));
   }
-  // No session directory known: only a -C that plainly leaves it.
+  // No session directory known: any -C but `.` may lead to another repository.
   for (let j = 0; j < global.length; j++) {
     if (global[j].text !== '-C' || !global[j + 1]) continue;
     const v = global[j + 1];
     if (v.dynamic || v.mayBeOption || /^[/~]|(^|\/)\.\.(\/|$)/.test(v.text)) return reason(v.text);
+    if (v.text !== '.' && v.text !== './') return inSubdirectory(v.text);
   }
   return null;
 }
+
+const inSubdirectory = (sub: string) =>
+  `git runs in the subdirectory ${sub.slice(0, 80)}: git takes a directory holding HEAD, objects/ and a config as a repository of its own, and that config (plain files, not under .git/) can name programs git runs`;
 
 /** Subcommands that run hooks from .git/hooks (githooks(5)). */
 const GIT_HOOKED = new Set(['commit', 'merge', 'push', 'checkout', 'switch', 'rebase', 'am', 'pull', 'cherry-pick', 'revert', 'gc', 'clone']);
