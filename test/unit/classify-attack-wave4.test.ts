@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { classifyShell } from '../../main/core/classify/shell';
@@ -45,4 +45,42 @@ test('red team, fourth wave: a sed label ends at a blank, and what follows is a 
     assert.equal(c(cmd).action, 'read', cmd);
   }
   assert.equal(existsSync('/repo/out'), false);
+});
+
+/** A directory an agent could fill with plain files: HEAD, objects/, refs/, a config
+ * naming a textconv program, info/attributes using it. None of it is under `.git/`. */
+function plantedRepository(root: string): { dir: string; marker: string } {
+  const env = { ...process.env, HOME: root, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, stdio: 'ignore', timeout: 10_000 });
+  const src = path.join(root, 'src');
+  git(root, 'init', '-q', src);
+  writeFileSync(path.join(src, 'f'), 'a\n');
+  git(src, 'add', 'f');
+  git(src, 'commit', '-qm', 'm');
+  const dir = path.join(root, 'planted');
+  cpSync(path.join(src, '.git'), dir, { recursive: true });
+  const marker = path.join(root, 'ran');
+  const tc = path.join(root, 'tc.sh');
+  writeFileSync(tc, `#!/bin/sh\ntouch '${marker}'\ncat "$1"\n`, { mode: 0o755 });
+  git(dir, '--bare', 'config', 'diff.x.textconv', tc);
+  mkdirSync(path.join(dir, 'info'), { recursive: true });
+  writeFileSync(path.join(dir, 'info', 'attributes'), '* diff=x\n');
+  return { dir, marker };
+}
+
+test('red team, fourth wave: git --bare makes the directory itself the repository, so its plain config runs programs (git --bare log -p ran a textconv)', () => {
+  const root = mkdtempSync(path.join(tmpdir(), 'airlock-bare-'));
+  try {
+    const { dir, marker } = plantedRepository(root);
+    execFileSync('git', ['--bare', 'log', '-p'], { cwd: dir, env: { ...process.env, HOME: root, GIT_CONFIG_NOSYSTEM: '1' }, stdio: 'ignore', timeout: 10_000 });
+    assert.ok(existsSync(marker), 'real git --bare log -p ran the textconv program the planted config names');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  for (const cmd of ['git --bare log -p', 'git --bare show', 'git -C sub --bare log', 'git --no-pager --bare log -p', 'cd sub && git --bare show']) {
+    const r = c(cmd);
+    assert.equal(r.action, 'execute', cmd);
+    assert.match(r.riskReasons.map((x) => x.reason).join(' | '), /--bare makes the directory itself the repository/, cmd);
+  }
+  for (const cmd of ['git log -p', 'git show', 'git --no-pager log']) assert.equal(c(cmd).action, 'read', cmd);
 });

@@ -310,6 +310,10 @@ const within = (dir: string, root: string) => dir === root || dir.startsWith(roo
 function gitElsewhere(global: Arg[], dir: string | undefined, ctx: CmdContext): string | null {
   const named = global.find((a) => /^--(git-dir|work-tree)(=|$)/.test(a.text));
   if (named) return `git ${named.text.split('=')[0]} names a repository whose configuration git obeys (its core.fsmonitor, diff.external … run programs)`;
+  // `--bare` makes the working directory itself the repository: its `config` and
+  // `info/attributes` (plain files, not under .git/) then name programs that
+  // `git --bare log -p` runs (a textconv driver).
+  if (global.some((a) => a.text === '--bare')) return 'git --bare makes the directory itself the repository: its config (not under .git/) can name programs git runs (textconv …)';
   const reason = (d: string) => `git runs in ${d.slice(0, 80)}, outside the session's directory: that repository's configuration can name programs git runs (core.fsmonitor …)`;
   if (ctx.origin) {
     const real = dir !== undefined && dir.startsWith('/') ? path.posix.resolve(dir) : null;
