@@ -24,7 +24,7 @@ import type { Command } from 'commander';
 import type { RpcClient } from '../../client/rpc-client';
 import type { Prompt, PromptGrant } from '../../contract/approver';
 import { describeTree } from '../../os/peer';
-import { fitColumns, splitColumns, visible } from '../../../shared/display-text';
+import { columnsOf, fitColumns, splitColumns, visible } from '../../../shared/display-text';
 import { allowedChoices, literalOf, type Choice } from '../../../shared/prompt-choices';
 import { ACTION_ORIGIN_WORDS, bytesInWords, conditionParts } from '../../../shared/request-origin';
 import { connectUi } from '../util';
@@ -110,6 +110,31 @@ function choicesOf(p: Prompt): Choice[] {
 function fit(line: string, width: number): string {
   // In columns, not code units: wide characters must not wrap the line (display-text.ts).
   return fitColumns(line, width);
+}
+
+/** Lines the status line may take: enough for the "will not connect" message (why, what to do) at 80 columns. */
+const STATUS_LINES = 8;
+
+/**
+ * The status under the prompt, wrapped at spaces to the width: a message that says what to
+ * do next (a planted socket directory: remove it, or set XDG_RUNTIME_DIR or AIRLOCK_HOME)
+ * must not be cut after its first line. Made visible first, as it may quote agent text.
+ */
+function statusLines(status: string, width: number): string[] {
+  const lines: string[] = [];
+  let cur = '';
+  for (const word of visible(status).split(' ')) {
+    for (const piece of splitColumns(word, width)) {
+      if (cur === '') cur = piece;
+      else if (columnsOf(`${cur} ${piece}`) <= width) cur = `${cur} ${piece}`;
+      else {
+        lines.push(cur);
+        cur = piece;
+      }
+    }
+  }
+  lines.push(cur);
+  return lines.length > STATUS_LINES ? [...lines.slice(0, STATUS_LINES - 1), fit(lines.slice(STATUS_LINES - 1).join(' '), width)] : lines;
 }
 
 /** A long text wrapped to the width, at most `max` lines, with what was left out counted. */
@@ -243,7 +268,7 @@ export function registerWatch(program: Command): void {
           body.push('queue:');
           ps.forEach((x, i) => body.push(`${x.id === currentId ? '>' : ' '} ${i + 1}. [${x.risk.level.toUpperCase()}] ${x.action}: ${x.summary}`));
         }
-        const foot = ['', status];
+        const foot = ['', ...statusLines(status, width)];
         // A grant request's list is never shortened: it goes last, after the keys, and the
         // rest of the body gives way (the terminal scrolls if even the list does not fit).
         const grantList = p && grantSpecs(p) ? grantLines(grantSpecs(p)!, confirmedGrants.get(p.id) ?? new Set(), width) : [];
