@@ -109,3 +109,29 @@ test('red team, fourth wave: git in a subdirectory is not a read, since git take
   // The session's directory itself, however spelled, stays a read.
   for (const cmd of ['git log -p', 'git -C . status', 'git -C /repo show', 'git -C sub/.. log', 'cd sub && cd .. && git status']) assert.equal(c(cmd).action, 'read', cmd);
 });
+
+test('red team, fourth wave: xargs -e, -i, -l take a value only when attached, so the next word is the program (xargs -e touch ran touch)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-xargs-'));
+  try {
+    for (const flag of ['-e', '-l', '--eof', '--max-lines']) {
+      execFileSync('xargs', [flag, 'touch'], { cwd: dir, input: `made${flag}\n`, stdio: ['pipe', 'ignore', 'ignore'], timeout: 10_000 });
+      assert.ok(existsSync(path.join(dir, `made${flag}`)), `real xargs ${flag} touch ran touch`);
+    }
+    // --process-slot-var=PATH sets PATH=0 for the program: `cat` is then ./0/cat.
+    mkdirSync(path.join(dir, '0'));
+    writeFileSync(path.join(dir, '0', 'cat'), `#!/bin/sh\n: > '${path.join(dir, 'slot-ran')}'\n`, { mode: 0o755 });
+    execFileSync('xargs', ['--process-slot-var=PATH', 'cat'], { cwd: dir, input: 'f\n', stdio: ['pipe', 'ignore', 'ignore'], timeout: 10_000 });
+    assert.ok(existsSync(path.join(dir, 'slot-ran')), 'real xargs --process-slot-var=PATH cat ran ./0/cat');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const cmd of ['ls | xargs -e rm', 'ls | xargs -l rm', 'ls | xargs -i rm {}', 'ls | xargs --eof rm', 'ls | xargs --replace rm {}', 'ls | xargs --max-lines rm', 'ls | xargs -- rm']) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+    assert.match(c(cmd).riskReasons.map((x) => x.reason).join(' | '), /xargs runs rm/, cmd);
+  }
+  for (const cmd of ['ls | xargs --process-slot-var=PATH cat', 'ls | xargs --process-slot-var PATH cat', 'ls | xargs --process-slot-var=LD_PRELOAD cat']) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+    assert.match(c(cmd).riskReasons.map((x) => x.reason).join(' | '), /PATH|LD_PRELOAD/, cmd);
+  }
+  for (const cmd of ['ls | xargs -e cat', 'ls | xargs -eEND cat', 'ls | xargs -i cat {}', 'ls | xargs -I % cat %', 'ls | xargs -n1 -P4 cat', 'ls | xargs -- cat']) assert.equal(c(cmd).action, 'read', cmd);
+});

@@ -763,8 +763,11 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
   }
 }
 
-const XARGS_VALUE = new Set(['-I', '-i', '-L', '-l', '-n', '-P', '-d', '-E', '-e', '-s', '-a', '--max-args', '--max-procs', '--delimiter', '--arg-file', '--replace', '--max-lines', '--eof', '--process-slot-var']);
-const XARGS_SWITCH = new Set(['-0', '-r', '-t', '-x', '-p', '-o', '--null', '--no-run-if-empty', '--verbose', '--exit', '--interactive', '--open-tty']);
+// GNU xargs: -e, -i, -l (and --eof, --replace, --max-lines) take their value only when
+// it is attached (`-eEND`, `--eof=END`); alone, the next word is the command:
+// `xargs -e rm` runs rm. --process-slot-var is judged apart (it sets a variable).
+const XARGS_VALUE = new Set(['-I', '-L', '-n', '-P', '-d', '-E', '-s', '-a', '--max-args', '--max-procs', '--delimiter', '--arg-file']);
+const XARGS_SWITCH = new Set(['-0', '-r', '-t', '-x', '-p', '-o', '-e', '-i', '-l', '--eof', '--replace', '--max-lines', '--null', '--no-run-if-empty', '--verbose', '--exit', '--interactive', '--open-tty']);
 
 /** `env [-i] [-u X] [-0] [VAR=x …] [cmd …]`: null args when nothing runs. */
 function envArgs(args: Arg[]): { args: Arg[]; assigns: Arg[]; split: Arg | null; unknown: string | null } {
@@ -892,8 +895,22 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
     let i = 0;
     while (i < args.length && args[i].text.startsWith('-')) {
       const t = args[i].text;
+      if (t === '--') {
+        i++;
+        break;
+      }
+      // --process-slot-var=NAME sets NAME in the environment of the program it runs:
+      // `--process-slot-var=PATH cat` looked cat up in ./0/ (judged as `NAME=0 cmd`).
+      const slot = /^--process-slot-var(?:=(.*))?$/s.exec(t);
+      if (slot) {
+        const v = args[i + (slot[1] === undefined ? 1 : 0)];
+        const verdict = v ? prefixVerdict(slot[1] ?? v.text, '0', v.dynamic) : null;
+        if (!v || verdict) return result('execute', [], { reasons: [verdict ?? { level: 'medium', reason: 'xargs --process-slot-var without a name' }] });
+        i += slot[1] === undefined ? 2 : 1;
+        continue;
+      }
       if (XARGS_VALUE.has(t)) i += 2;
-      else if (XARGS_SWITCH.has(t) || /^-[0rtxpo]+$/.test(t) || /^-[nPLsIdEeil]./.test(t) || /^--(max-args|max-procs|delimiter|arg-file|replace|max-lines|eof|process-slot-var)=/.test(t)) i++;
+      else if (XARGS_SWITCH.has(t) || /^-[0rtxpo]+$/.test(t) || /^-[nPLsIdEeil]./.test(t) || /^--(max-args|max-procs|delimiter|arg-file|replace|max-lines|eof)=/.test(t)) i++;
       else return result('execute', [], { reasons: [{ level: 'medium', reason: `unknown flag ${t} for xargs: not known to be read-only` }] });
     }
     const pos = args.slice(i);
