@@ -616,7 +616,8 @@ const ATTACKS: Row[] = [
   r('ls # x\\\nrm -rf D', 'delete', undefined, ['/repo/D']),
   r('ls # a\\\n# b\\\nrm -rf D', 'delete'),
   r("echo 'a # b\\\n' ; ls", 'read'),
-  r('ls #\\\r\nrm -rf D', 'delete'),
+  // A carriage return asks whatever else the line does (classify-attack-wave4.test.ts).
+  r('ls #\\\r\nrm -rf D', 'execute', 'carriage return', ['/repo/D']),
   r("awk '{print $1/2}' f", 'read'),
   r("awk '{print 1/2 > \"o\"}' f", 'write'),
   r("awk '{ if ($1 > max) max = $1 } END { print max }' f", 'read'),

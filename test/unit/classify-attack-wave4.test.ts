@@ -135,3 +135,24 @@ test('red team, fourth wave: xargs -e, -i, -l take a value only when attached, s
   }
   for (const cmd of ['ls | xargs -e cat', 'ls | xargs -eEND cat', 'ls | xargs -i cat {}', 'ls | xargs -I % cat %', 'ls | xargs -n1 -P4 cat', 'ls | xargs -- cat']) assert.equal(c(cmd).action, 'read', cmd);
 });
+
+test('red team, fourth wave: a carriage return is a letter to bash but a blank to the parser (cat, CR, /tmp/x ran the program ./cat CR/tmp/x)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-cr-'));
+  try {
+    mkdirSync(path.join(dir, 'cat\r', 'tmp'), { recursive: true });
+    writeFileSync(path.join(dir, 'cat\r', 'tmp', 'x'), `#!/bin/sh\n: > '${path.join(dir, 'ran')}'\n`, { mode: 0o755 });
+    try {
+      execFileSync('bash', ['-c', 'cat\r/tmp/x'], { cwd: dir, stdio: 'ignore', timeout: 10_000 });
+    } catch {
+      // Only whether the planted program ran matters.
+    }
+    assert.ok(existsSync(path.join(dir, 'ran')), 'real bash ran ./cat\\r/tmp/x');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const cmd of ['cat\r/tmp/x', 'ls\rrm x', 'ls\r\nrm x', "sh -c $'cat\\r/tmp/x'", "bash -c 'ls\rrm'"]) {
+    const r = c(cmd);
+    assert.equal(r.action, 'execute', JSON.stringify(cmd));
+    assert.match(r.riskReasons.map((x) => x.reason).join(' | '), /carriage return/, JSON.stringify(cmd));
+  }
+});

@@ -406,6 +406,13 @@ function applyResult(
 }
 
 function classifyInto(src: string, st: State, depth: number): void {
+  // The parser takes a carriage return for a blank; bash takes it for a letter:
+  // `cat\r/tmp/x` is `cat /tmp/x` here but runs the program ./cat\r/tmp/x there. No
+  // command an agent means needs one, so any carriage return asks (CRLF included).
+  if (src.includes('\r')) {
+    addReason(st, { level: 'high', reason: 'carriage return in the command: bash reads it as part of a word, not as a blank, so it may run another program than shown' });
+    addPart(st, src, 'execute', []);
+  }
   const parsed = parse(src);
   if (!('error' in parsed)) src = parsed.src;
   if ('error' in parsed) {
