@@ -21,6 +21,7 @@ import { socketDistrust } from '../os/socket-trust';
 import { assertPeerCredAvailable } from '../os/peer';
 import { foreignPeerAttempt } from '../os/private-socket';
 import { resolveRealPaths } from '../os/real-path';
+import { findRepoLookalike } from '../os/git-lookalike';
 import { createConsequenceProbe } from '../os/consequence-probe';
 import { loadWebState, writeWebState } from '../os/web-state';
 import { Store } from '../store';
@@ -87,7 +88,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     const tasks = new TasksAndGrants(store, bus);
     const policy = new RequestPolicy(
       { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), namesakes: (id) => tasks.namesakes(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
-      { classifier, realPaths: resolveRealPaths },
+      { classifier, realPaths: resolveRealPaths, repoLookalike: findRepoLookalike },
     );
     // Airlock's own entry points (bin/airlock, dist/…): "who" on a prompt walks past them to the agent.
     const installRoot = path.resolve(__dirname, '..', '..', '..');

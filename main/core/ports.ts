@@ -203,6 +203,14 @@ export interface SecretService {
 export type PathResolver = (paths: readonly string[]) => { real: Map<string, string>; incomplete: string | null };
 
 /**
+ * The directory git would take as a bare repository from a working directory (HEAD,
+ * objects/, refs/ and no `.git` on the way up), or null (implemented by
+ * main/os/git-lookalike.ts). Its `config` is a plain file an agent may have written, so a
+ * git "read" there can run a program the agent named.
+ */
+export type RepoLookalikeProbe = (cwd: string) => string | null;
+
+/**
  * Read-only looks at the disk for "what will happen" (core/consequence.ts): the size of
  * what a delete removes, the file an Edit changes, a repository's remote URL. Every call
  * is bounded (entries, bytes, time) and never follows the agent into /proc, /sys or /dev;

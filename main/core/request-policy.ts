@@ -11,7 +11,7 @@ import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from
 import { conditionWords } from './condition';
 import { conditionMissText, conditionOutcome, evaluateParts, nearMissText, type GrantIndex } from './grants';
 import { capArgs } from './history-recorder';
-import type { CommandClassifier, PathResolver, RequestContext } from './ports';
+import type { CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
 import type { CoreRequest } from './request';
 import { assessRisk, rank, type TaskMemory } from './risk';
@@ -36,6 +36,8 @@ export interface PolicyOptions {
   classifier?: CommandClassifier;
   /** Resolves symbolic links in request paths (main/os/real-path.ts); without it paths are taken as written. */
   realPaths?: PathResolver;
+  /** Finds a bare-repository look-alike around a git command's working directory (main/os/git-lookalike.ts). */
+  repoLookalike?: RepoLookalikeProbe;
   now?: () => number;
 }
 
@@ -66,6 +68,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 export class RequestPolicy {
   private readonly classifier?: CommandClassifier;
   private readonly realPaths?: PathResolver;
+  private readonly repoLookalike?: RepoLookalikeProbe;
   private readonly now: () => number;
 
   constructor(
@@ -74,6 +77,7 @@ export class RequestPolicy {
   ) {
     this.classifier = opts.classifier;
     this.realPaths = opts.realPaths;
+    this.repoLookalike = opts.repoLookalike;
     this.now = opts.now ?? Date.now;
   }
 
@@ -119,6 +123,15 @@ export class RequestPolicy {
       action = riskier(action, c.action);
       for (const r of c.resources) if (!resources.includes(r)) resources.push(r);
       classifierRisk.push(...c.riskReasons);
+      // The classifier is pure: it takes the working directory as the session's repository.
+      // After a `cd sub` (a read) the next call's directory is `sub`, and if the agent planted
+      // HEAD, objects/, refs/ and a config there, git would obey that config. Any command
+      // that names git is then judged as running code (SECURITY.md, red team wave 4).
+      const lookalike = this.repoLookalike && req.cwd && ACTION_RANK[action] < ACTION_RANK.execute && /\bgit\b/.test(command) ? this.repoLookalike(req.cwd) : null;
+      if (lookalike) {
+        action = 'execute';
+        classifierRisk.push({ level: 'high', reason: `git here would take ${lookalike.slice(0, 200)} as a repository (HEAD, objects/, refs/ and no .git): its config is a plain file an agent can write, and it can name programs git runs` });
+      }
     }
     // Only the daemon's own egress proxy speaks for `egress`: an agent claiming it is refused.
     if ((req.source === 'egress') !== !!ctx.egress) {

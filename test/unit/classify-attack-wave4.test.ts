@@ -9,6 +9,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeF
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { classifyShell } from '../../main/core/classify/shell';
+import { plantRepository } from '../helpers/planted-repo';
 
 const c = (cmd: string) => classifyShell(cmd, '/repo');
 
@@ -47,25 +48,10 @@ test('red team, fourth wave: a sed label ends at a blank, and what follows is a 
   assert.equal(existsSync('/repo/out'), false);
 });
 
-/** A directory an agent could fill with plain files: HEAD, objects/, refs/, a config
- * naming a textconv program, info/attributes using it. None of it is under `.git/`. */
+/** The planted bare-repository look-alike of test/helpers/planted-repo.ts, at root/planted. */
 function plantedRepository(root: string): { dir: string; marker: string } {
-  const env = { ...process.env, HOME: root, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
-  const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, env, stdio: 'ignore', timeout: 10_000 });
-  const src = path.join(root, 'src');
-  git(root, 'init', '-q', src);
-  writeFileSync(path.join(src, 'f'), 'a\n');
-  git(src, 'add', 'f');
-  git(src, 'commit', '-qm', 'm');
   const dir = path.join(root, 'planted');
-  cpSync(path.join(src, '.git'), dir, { recursive: true });
-  const marker = path.join(root, 'ran');
-  const tc = path.join(root, 'tc.sh');
-  writeFileSync(tc, `#!/bin/sh\ntouch '${marker}'\ncat "$1"\n`, { mode: 0o755 });
-  git(dir, '--bare', 'config', 'diff.x.textconv', tc);
-  mkdirSync(path.join(dir, 'info'), { recursive: true });
-  writeFileSync(path.join(dir, 'info', 'attributes'), '* diff=x\n');
-  return { dir, marker };
+  return { dir, marker: plantRepository(root, dir) };
 }
 
 test('red team, fourth wave: git --bare makes the directory itself the repository, so its plain config runs programs (git --bare log -p ran a textconv)', () => {
