@@ -6,6 +6,9 @@ import type * as net from 'node:net';
 import type { ProcessInfo, ProcessNode } from '../contract/common';
 import { redactTokenText } from '../contract/task-ref';
 
+/** Freezes a process tree before it is shared: every request of a connection carries the same object (store.ts processJson serialises a frozen one once). */
+export { deepFreeze } from '../../shared/deep-freeze';
+
 export interface PeerCred {
   pid: number;
   uid: number;
@@ -58,6 +61,9 @@ function readProc(pid: number, file: string): Buffer | null {
   }
 }
 
+/** /proc/<pid>/stat fields from field 3 on: the parenthesised comm before them may hold spaces and parens. */
+const fieldsAfterComm = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+
 /**
  * When the process started (/proc/<pid>/stat field 22, in clock ticks since boot): with the
  * pid it names one process for good, as a pid alone does not once the pid is reused. Null
@@ -67,8 +73,7 @@ export function processStartTime(pid: number): string | null {
   if (pid <= 0) return null;
   const stat = readProc(pid, 'stat')?.toString('utf8');
   if (!stat) return null;
-  // Fields after the parenthesised comm (which may hold spaces and parens) start at field 3.
-  const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[22 - 3];
+  const start = fieldsAfterComm(stat)[22 - 3];
   return start && /^\d+$/.test(start) ? start : null;
 }
 
@@ -83,7 +88,7 @@ function nodeOf(pid: number): ProcessNode & { ppid: number; sid: number } {
   const argv = cmdline ? cmdline.toString('utf8').split('\0').filter((s, i, a) => i < a.length - 1 || s !== '') : [];
   const stat = readProc(pid, 'stat')?.toString('utf8') ?? '';
   // Fields after the parenthesised comm: state ppid pgrp session ...
-  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const rest = fieldsAfterComm(stat);
   const ppid = Number(rest[1] ?? 0);
   const sid = Number(rest[3] ?? 0);
   // A task token on a command line (`airlock exec --task TOKEN`) never reaches a prompt or
@@ -108,19 +113,6 @@ export function processInfo(cred: PeerCred, maxDepth = 16): ProcessInfo {
     cur = nodeOf(cur.ppid);
   }
   return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: first.exe, argv: first.argv, tree };
-}
-
-/**
- * Freezes a process tree (and everything in it) before it is shared: every request of a
- * connection carries the same object, and the history store serialises a frozen one only
- * once (store.ts processJson), so nothing may change it after it was read.
- */
-export function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object') {
-    for (const x of Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
 }
 
 /** `claude → bash → git → ssh`, oldest first, as a prompt shows it. */

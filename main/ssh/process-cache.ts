@@ -4,7 +4,7 @@
 // start time (a reused pid differs) and the same command line (an exec changes it).
 import * as fs from 'node:fs';
 import type { ProcessInfo } from '../contract/common';
-import { type PeerCred, deepFreeze, processInfo } from '../os/peer';
+import { type PeerCred, deepFreeze, processInfo, processStartTime } from '../os/peer';
 
 export interface ProcessIdentity {
   /** /proc/<pid>/stat field 22: start time in clock ticks since boot. */
@@ -14,9 +14,7 @@ export interface ProcessIdentity {
 
 function readIdentity(pid: number): ProcessIdentity | null {
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // Fields after the parenthesised comm start at field 3; starttime is field 22.
-    const startTime = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    const startTime = processStartTime(pid);
     if (!startTime) return null;
     return { startTime, cmdline: fs.readFileSync(`/proc/${pid}/cmdline`) };
   } catch {

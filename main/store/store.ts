@@ -14,6 +14,7 @@ import { openForDaemon, openReadOnly, quickCheck } from './open';
 import { BackgroundIndexer } from './background-index';
 import { indexBatch, indexTail } from './search-index';
 import { framesOf, newWriteSignal, noteBackgroundWrite, noteWrite } from './write-signal';
+import { deepFreeze } from '../../shared/deep-freeze';
 
 /** A history row before the store gives it an id and a hash (contract/approver.ts HistoryEvent, the one definition). */
 export type NewEvent = Omit<HistoryEvent, 'id' | 'hash' | 'args'> & {
@@ -72,13 +73,6 @@ function processJson(p: object): { json: string; value: unknown } {
     processJsons.set(p, c);
   }
   return c;
-}
-function deepFreeze<T>(v: T): T {
-  if (v && typeof v === 'object') {
-    for (const x of Object.values(v)) deepFreeze(x);
-    Object.freeze(v);
-  }
-  return v;
 }
 
 export function toEvent(r: EventRow): HistoryEvent {
