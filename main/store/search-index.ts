@@ -12,6 +12,11 @@ interface Prepared {
   run: Transaction<(limit: number) => number>;
 }
 
+/** Indexes the events with `from < id <= to` into an FTS table (the index, or a read-only connection's tail of it): the same columns for both. */
+const fillSql = (table: string) =>
+  `INSERT INTO ${table}(rowid, summary, resource, tool, reason)
+   SELECT id, summary, coalesce(resource, ''), tool, reason FROM events WHERE id > ? AND id <= ? ORDER BY id`;
+
 /**
  * Statements are prepared once per connection (issue 15: the daemon runs a slice every
  * 50 ms, and preparing four statements each time showed in its profile).
@@ -23,10 +28,7 @@ function prepare(db: Database): Prepared {
   if (p) return p;
   const mark = db.prepare('SELECT upto FROM search_index_mark WHERE one = 1');
   const upto = db.prepare('SELECT coalesce(max(id), ?) AS m FROM (SELECT id FROM events WHERE id > ? ORDER BY id LIMIT ?)');
-  const index = db.prepare(
-    `INSERT INTO events_fts(rowid, summary, resource, tool, reason)
-     SELECT id, summary, coalesce(resource, ''), tool, reason FROM events WHERE id > ? AND id <= ? ORDER BY id`,
-  );
+  const index = db.prepare(fillSql('events_fts'));
   const setMark = db.prepare('INSERT INTO search_index_mark (one, upto) VALUES (1, ?) ON CONFLICT(one) DO UPDATE SET upto = excluded.upto');
   const run = db.transaction((limit: number): number => {
     const from = (mark.get() as { upto: number } | undefined)?.upto ?? 0;
@@ -79,10 +81,7 @@ export function indexTail(db: Database): string | null {
     db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS ${TAIL_TABLE} USING fts5(summary, resource, tool, reason, tokenize = 'unicode61')`);
   }
   db.exec(`DELETE FROM ${TAIL_TABLE}`);
-  db.prepare(
-    `INSERT INTO ${TAIL_TABLE}(rowid, summary, resource, tool, reason)
-     SELECT id, summary, coalesce(resource, ''), tool, reason FROM events WHERE id > ? AND id <= ?`,
-  ).run(from, to);
+  db.prepare(fillSql(TAIL_TABLE)).run(from, to);
   tails.set(db, { from, to });
   return TAIL_TABLE;
 }
