@@ -10,22 +10,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import type { AgentAnswer } from '../../main/contract/agent';
 import type { Prompt } from '../../main/contract/approver';
 import type { RpcClient } from '../../main/client/rpc-client';
-import { Human } from '../helpers/human';
+import { ask, type Asked } from '../helpers/human';
 import { browserMissing, openUi, waitArmed } from '../helpers/web-ui';
 import { openWebSession } from '../helpers/web-session';
 
 const skip = browserMissing();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-type Asked = { answer: Promise<AgentAnswer>; prompt: Prompt };
-async function ask(agent: RpcClient, human: Human, req: Record<string, unknown>): Promise<Asked> {
-  const answer = agent.call<AgentAnswer>('request', { source: 'api', action: 'write', tool: 'fs.write', ...req });
-  answer.catch(() => undefined);
-  return { answer, prompt: await human.next() };
-}
 async function pendingIds(ui: RpcClient): Promise<string[]> {
   return (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.map((p) => p.id);
 }

@@ -1,6 +1,7 @@
 // A scripted human on ui.sock: waits for the next prompt and answers it.
 import type { Prompt } from '../../main/contract/approver';
 import type { RpcClient } from '../../main/client/rpc-client';
+import type { AgentAnswer } from '../../main/contract/agent';
 
 export class Human {
   private readonly seen: Prompt[] = [];
@@ -46,4 +47,13 @@ export class Human {
   decide(id: string, decision: 'allow' | 'deny', scope: 'once' | 'task' | 'duration' | 'always' = 'once', extra: object = {}) {
     return this.ui.call<{ grant?: { id: string } }>('pending.decide', { id, decision, scope, ...extra });
   }
+}
+
+export type Asked = { answer: Promise<AgentAnswer>; prompt: Prompt };
+
+/** An agent asks for a write (fields of `req` override); returns its answer-to-be and the prompt the human got. */
+export async function ask(agent: RpcClient, human: Human, req: Record<string, unknown>): Promise<Asked> {
+  const answer = agent.call<AgentAnswer>('request', { source: 'api', action: 'write', tool: 'fs.write', ...req });
+  answer.catch(() => undefined);
+  return { answer, prompt: await human.next() };
 }
