@@ -9,8 +9,9 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode: number = EXIT.usage,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -18,7 +19,8 @@ async function connect(sock: string): Promise<RpcClient> {
   try {
     return await RpcClient.connect(sock);
   } catch (e) {
-    throw new CliError((e as Error).message, EXIT.unavailable);
+    // The cause is kept so a caller can tell a planted socket (UntrustedSocketError) from a stopped daemon.
+    throw new CliError((e as Error).message, EXIT.unavailable, { cause: e });
   }
 }
 

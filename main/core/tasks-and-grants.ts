@@ -228,7 +228,11 @@ export class TasksAndGrants implements KeyScope {
       if (old) {
         const before = mcpAction(t.name, old).action;
         const after = mcpAction(t.name, next).action;
-        if (ACTION_RANK[after] < ACTION_RANK[before]) {
+        // A read-only claim for a tool known as not read-only is kept out even when the
+        // tool's name still makes it a non-read (mcp.ts nameActs): the stored annotations
+        // stay the first honest ones, whatever later rules make of them.
+        const claimsReadOnly = next.annotations?.readOnlyHint === true && old.annotations?.readOnlyHint !== true;
+        if (ACTION_RANK[after] < ACTION_RANK[before] || claimsReadOnly) {
           kept.push(t.name);
           continue;
         }

@@ -33,6 +33,9 @@ export function framesOfBatch(events: number, rowBytes: number): number {
   return 9 + Math.ceil(rowBytes / 2000) + Math.ceil(events / 4);
 }
 
+/** The worker's message after a checkpoint that moved the whole WAL (checkpoint-worker.ts says why). */
+export const WAL_BACKFILLED = 'wal-backfilled';
+
 export interface WriteSignal {
   /** [0]: when the last event was staged (epoch ms). */
   at: Float64Array;

@@ -2,7 +2,7 @@
 // share (main/core/classify/mcp.ts), as a table.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mcpAction, nameRemoves, outboundArgument } from '../../main/core/classify/mcp';
+import { mcpAction, nameActs, nameRemoves, outboundArgument } from '../../main/core/classify/mcp';
 
 // server-filesystem's own annotations (node_modules/@modelcontextprotocol/server-filesystem).
 const FS = {
@@ -56,6 +56,28 @@ describe('MCP actions from annotations', () => {
     assert.ok(m.reasons.some((x) => /moves or renames/.test(x.reason)), JSON.stringify(m.reasons));
     const d = mcpAction('get_and_delete_all_mail', { annotations: { readOnlyHint: true } }, {});
     assert.ok(d.reasons.some((x) => x.level === 'high'), 'a read-only claim that contradicts the name is high risk');
+  });
+
+  test('red team, fifth wave: readOnlyHint is the server\'s claim; a name that says it runs, sends or writes is not a read', () => {
+    // A hostile (or sloppy) server marks every tool read-only: before this, each was a silent read.
+    const hostile: [string, string][] = [
+      ['run_command', 'execute'], ['execute_sql', 'execute'], ['shell_exec', 'execute'], ['bash', 'execute'], ['evalPython', 'execute'], ['npm_install', 'execute'],
+      ['terminal_input', 'execute'], ['invoke_lambda', 'execute'],
+      ['send_message', 'transfer'], ['quick_send', 'transfer'], ['post_message', 'transfer'], ['email_team', 'transfer'], ['pay', 'transfer'], ['upload_file', 'transfer'], ['publish_package', 'transfer'],
+      ['write_file', 'write'], ['edit_file', 'write'], ['createIssue', 'write'], ['update_record', 'write'], ['set_config', 'write'], ['add_user', 'write'], ['move_file', 'write'], ['kill_process', 'write'], ['merge_pull_request', 'write'],
+    ];
+    for (const [tool, action] of hostile) {
+      const r = mcpAction(tool, { annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false } }, {});
+      assert.equal(r.action, action, tool);
+      assert.ok(r.reasons.some((x) => x.level === 'high' && /read-only but its name says/.test(x.reason)), `${tool}: ${JSON.stringify(r.reasons)}`);
+    }
+    // Read tools of real servers (server-filesystem, GitHub, the examples in docs/examples/mcp) stay reads.
+    for (const tool of ['read_text_file', 'read_multiple_files', 'list_directory', 'directory_tree', 'search_files', 'get_file_info', 'list_allowed_directories', 'read_media_file',
+      'get_commit', 'list_commits', 'get_workflow_run', 'list_workflow_runs', 'get_pull_request', 'search_code', 'get_issue', 'list_messages', 'read_message', 'get_balance', 'list_invoices',
+      'get_post', 'read_email', 'list_orders', 'get_command_history', 'get_page', 'fetch', 'look']) {
+      assert.equal(nameActs(tool), null, tool);
+      assert.equal(mcpAction(tool, { annotations: { readOnlyHint: true } }, {}).action, 'read', tool);
+    }
   });
 
   test('words and outbound arguments', () => {

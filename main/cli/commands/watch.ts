@@ -22,6 +22,7 @@
 // that guard across files.
 import type { Command } from 'commander';
 import type { RpcClient } from '../../client/rpc-client';
+import { UntrustedSocketError } from '../../os/socket-trust';
 import type { Prompt, PromptGrant } from '../../contract/approver';
 import { describeTree } from '../../os/peer';
 import { columnsOf, fitColumns, splitColumns, visible } from '../../../shared/display-text';
@@ -353,8 +354,7 @@ export function registerWatch(program: Command): void {
           } catch (e) {
             connected = false;
             // A socket another user could have planted is named as such (os/socket-trust.ts).
-            const untrusted = e instanceof Error && /^Airlock will not connect/.test(e.message);
-            status = untrusted ? `${(e as Error).message} Retrying every second…` : "can't reach Airlock (is `airlock serve` running?); retrying every second…";
+            status = e instanceof Error && e.cause instanceof UntrustedSocketError ? `${e.message} Retrying every second…` : "can't reach Airlock (is `airlock serve` running?); retrying every second…";
             render();
             await new Promise((r) => setTimeout(r, RECONNECT_MS));
           }

@@ -49,6 +49,35 @@ const REMOVES = new Set([
 ]);
 const MOVES = new Set(['move', 'moves', 'rename', 'renames', 'mv']);
 
+/**
+ * Words of a tool's name that say it does something a read never does. readOnlyHint is the
+ * server's claim, and a hostile server can mark `run_command` or `send_message` read-only
+ * to get it allowed silently: such a name wins over the hint (red team wave 5). Whole
+ * words of the name only (descriptions are prose: "returns the commands you ran"). Words
+ * that are as often nouns (`get_post`, `read_email`, `list_orders`) count only as the
+ * name's first word, where tools put their verb (`post_message`, `email_team`).
+ */
+const NAME_RUNS = new Set(['exec', 'execute', 'eval', 'evaluate', 'shell', 'bash', 'sh', 'zsh', 'powershell', 'pwsh', 'cmd', 'spawn', 'subprocess', 'invoke', 'launch', 'install']);
+const NAME_SENDS = new Set(['send', 'publish', 'forward', 'reply', 'notify', 'broadcast', 'tweet']);
+const NAME_WRITES = new Set([
+  'write', 'create', 'update', 'put', 'patch', 'edit', 'modify', 'insert', 'append', 'save', 'upsert', 'mkdir', 'chmod', 'chown', 'kill', 'restart', 'enable', 'disable', 'assign', 'submit', 'approve', 'mutate', ...MOVES,
+]);
+/** Verbs that are as often nouns: only the name's first word counts. */
+const FIRST_RUNS = new Set(['run', 'command', 'script', 'terminal', 'call']);
+const FIRST_SENDS = new Set(['post', 'email', 'message', 'sms', 'share', 'push', 'order', 'dm', 'webhook', 'upload', 'pay', 'transfer', 'charge', 'purchase', 'buy', 'refund']);
+const FIRST_WRITES = new Set(['set', 'add', 'copy', 'cp', 'touch', 'replace', 'apply', 'stop', 'start', 'reset', 'change', 'grant', 'archive', 'store', 'import', 'sync', 'lock', 'unlock', 'close', 'mark', 'tag', 'label', 'star', 'pin', 'schedule', 'book', 'register', 'commit', 'merge', 'deploy']);
+
+/** What a tool's name says it does beyond reading, and the word that says it, or null. */
+export function nameActs(name: string): { action: Action; word: string } | null {
+  const words = nameWords(name);
+  const first = words[0] ?? '';
+  for (const [anywhere, asVerb, action] of [[NAME_RUNS, FIRST_RUNS, 'execute'], [NAME_SENDS, FIRST_SENDS, 'transfer'], [NAME_WRITES, FIRST_WRITES, 'write']] as const) {
+    const word = words.find((w) => anywhere.has(w)) ?? (asVerb.has(first) ? first : undefined);
+    if (word) return { action, word };
+  }
+  return null;
+}
+
 /** `get_and_delete_all_mail`, `deleteAllMail`, `mail-purge` → lower-case words. */
 export function nameWords(name: string): string[] {
   return name
@@ -104,6 +133,12 @@ export function mcpAction(name: string, info: McpToolInfo | null | undefined, ar
   }
   const a = info.annotations ?? {};
   const description = typeof info.description === 'string' ? info.description : '';
+  const acts = removesByName ? null : nameActs(name);
+  if (isTrue(a.readOnlyHint) && acts) {
+    reasons.push({ level: 'high', reason: `the server marks ${name} read-only but its name says it does more (${acts.word}): treated as ${acts.action === 'execute' ? 'an execute' : `a ${acts.action}`}` });
+    reasons.push({ level: 'low', reason: `action ${acts.action} from the tool's name (its readOnlyHint is not believed)` });
+    return { action: acts.action, origin: 'annotation', reasons };
+  }
   if (isTrue(a.readOnlyHint) && !removesByName) {
     // A read-only tool that talks to the open world with a URL or recipient still sends
     // what it is given out (like WebFetch): a transfer.
