@@ -19,6 +19,9 @@ export function framesOf(rowBytes: number): number {
   return 9 + Math.ceil(rowBytes / 4000);
 }
 
+/** The worker's message after a checkpoint that moved the whole WAL (checkpoint-worker.ts says why). */
+export const WAL_BACKFILLED = 'wal-backfilled';
+
 export interface WriteSignal {
   /** [0]: when the last event was staged (epoch ms). */
   at: Float64Array;

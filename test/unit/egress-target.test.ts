@@ -33,6 +33,27 @@ describe('egress destinations', () => {
     assert.equal(localAddressKind('140.82.112.6'), null);
   });
 
+  test('IPv4 inside IPv6 is the IPv4 address it reaches, in the hex form the URL parser writes; multicast and site-local are local too', () => {
+    for (const [target, kind] of [
+      ['[::ffff:127.0.0.1]:80', /loopback/],
+      ['[::ffff:169.254.169.254]:80', /metadata/],
+      ['[::ffff:10.1.2.3]:80', /local network/],
+      ['[::ffff:0.0.0.0]:80', /0\.0\.0\.0/],
+      ['[64:ff9b::127.0.0.1]:80', /loopback/],
+      ['[::127.0.0.1]:80', /loopback/],
+      ['[fec0::1]:80', /site-local/],
+      ['[ff02::1]:80', /multicast/],
+      ['224.0.0.251:5353', /multicast/],
+      ['255.255.255.255:9', /broadcast/],
+    ] as const) {
+      const t = parseAuthority(target);
+      assert.ok(t, target);
+      assert.match(localAddressKind(t.host) ?? 'not local', kind, `${target} (${t.host})`);
+    }
+    assert.equal(localAddressKind(parseAuthority('[::ffff:140.82.112.6]:443')!.host), null);
+    assert.equal(localAddressKind('2606:4700::6810:84e5'), null);
+  });
+
   test('secret hosts: exact names and *.domain (not the apex, not lookalikes)', () => {
     assert.ok(secretHostMatches('api.github.com', 'api.github.com'));
     assert.ok(!secretHostMatches('api.github.com', 'api.github.com.evil.com'));

@@ -25,7 +25,7 @@ import type { EgressCore, EgressFacts, EgressRecord } from '../../core/ports';
 import { injectHeader, placeholdersIn, ReplaceStream, secretsForHost, StreamScanner, type TaskSecret } from './placeholders';
 import type { Resolver } from './resolve';
 import type { TaskCa } from './task-ca';
-import { localAddressKind, parseAbsoluteUrl, parseAuthority, resourceOf, type Target } from './target';
+import { hostHeaderOf, localAddressKind, parseAbsoluteUrl, parseAuthority, resourceOf, type Target } from './target';
 
 export interface ProxyPeer {
   connection: string;
@@ -369,13 +369,17 @@ export class EgressProxy {
     const mine = isTls ? secretsForHost(this.o.secrets, t.host) : [];
     const others = this.o.secrets.filter((s) => !mine.includes(s));
     const injected = new Set<string>();
-    const headers: http.OutgoingHttpHeaders = {};
+    // Exactly one Host goes upstream, the one checked above: a second `Host:` line (Node's
+    // parser keeps both, req.headers only the first) would reach the server beside the
+    // secret, and a front end that reads the last one routes it to another name.
+    const headers: http.OutgoingHttpHeaders = { Host: req.headers.host };
     const leaks = new Set<string>();
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i]!;
       const lower = name.toLowerCase();
       let value = req.rawHeaders[i + 1]!;
-      if (HOP.has(lower)) continue;
+      for (const n of placeholdersIn(name, others)) leaks.add(n);
+      if (HOP.has(lower) || lower === 'host') continue;
       // Identity encoding from hosts that get a secret, so an echoed value can be swapped back.
       if (lower === 'accept-encoding' && mine.length) continue;
       for (const n of placeholdersIn(value, others)) leaks.add(n);
@@ -403,11 +407,15 @@ export class EgressProxy {
     }
     const d = await this.decide(t, req.method ?? 'GET', t.path, peer);
     if (!d.ok) return refuseRes(res, d.status, d.reason, d.body, d.event);
-    const headers: http.OutgoingHttpHeaders = {};
+    // The Host is the one of the allowed URL, whatever the request says (RFC 9112 §3.2.2: a
+    // proxy generates it from the target): another name on the same address is another
+    // destination, which nobody allowed.
+    const headers: http.OutgoingHttpHeaders = { Host: hostHeaderOf(t, 80) };
     const leaks = new Set<string>();
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i]!;
-      if (HOP.has(name.toLowerCase())) continue;
+      for (const n of placeholdersIn(name, this.o.secrets)) leaks.add(n);
+      if (HOP.has(name.toLowerCase()) || name.toLowerCase() === 'host') continue;
       for (const n of placeholdersIn(req.rawHeaders[i + 1]!, this.o.secrets)) leaks.add(n);
       const prev = headers[name];
       headers[name] = prev === undefined ? req.rawHeaders[i + 1]! : Array.isArray(prev) ? [...prev, req.rawHeaders[i + 1]!] : [String(prev), req.rawHeaders[i + 1]!];
@@ -442,6 +450,10 @@ export class EgressProxy {
         if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: f.address, family }]);
         else cb(null, f.address, family);
       };
+      // The body keeps its framing: a chunked request whose Transfer-Encoding (a hop header)
+      // were dropped would go out as a GET with bare bytes after it, which the server reads
+      // as a second request the proxy never saw (request smuggling). Node re-chunks it.
+      if (req.headers['transfer-encoding'] !== undefined && req.headers['content-length'] === undefined) f.headers['Transfer-Encoding'] = 'chunked';
       const common = { host: f.t.host, port: f.t.port, method: req.method, path: f.path, headers: f.headers, setHost: false, lookup, agent: false as const, timeout: 60_000 };
       const up = f.tls
         ? https.request({
@@ -473,7 +485,9 @@ export class EgressProxy {
           const prev = outHeaders[name];
           outHeaders[name] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [String(prev), v];
         }
-        res.writeHead(ur.statusCode ?? 502, ur.statusMessage, outHeaders);
+        let statusMessage = ur.statusMessage ?? '';
+        for (const s of f.mine) statusMessage = statusMessage.split(s.value).join(s.placeholder);
+        res.writeHead(ur.statusCode ?? 502, statusMessage, outHeaders);
         ur.on('data', (c: Buffer) => (inn += c.length));
         const body = swap.length ? ur.pipe(new ReplaceStream(swap)) : ur;
         body.pipe(res);

@@ -20,6 +20,12 @@ export function resourceOf(host: string, port: number): string {
   return `${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
 }
 
+/** The Host header for a target: the port only when it is not the scheme's default. */
+export function hostHeaderOf(t: Target, defaultPort: number): string {
+  const host = net.isIPv6(t.host) ? `[${t.host}]` : t.host;
+  return t.port === defaultPort ? host : `${host}:${t.port}`;
+}
+
 /** A host as the URL parser normalises it, or null when it is not a plain host name or address. */
 export function normalizeHost(raw: string): string | null {
   if (raw.length === 0 || raw.length > 255) return null;
@@ -75,6 +81,17 @@ export function parseAbsoluteUrl(url: string): (Target & { path: string }) | nul
   return { host, port: p, resource: resourceOf(host, p), path: `${u.pathname}${u.search}` };
 }
 
+/** The IPv4 address inside an IPv6 one that reaches it: mapped (`::ffff:a.b.c.d`), compatible (`::a.b.c.d`), NAT64 (`64:ff9b::/96`). */
+function embeddedIPv4(v6: string): string | null {
+  // The URL parser (target.ts's only source of literals) writes these in hex: `::ffff:7f00:1`.
+  const m = /^(::ffff:|::|64:ff9b::)(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(v6);
+  if (!m) return null;
+  if (m[2]) return m[2];
+  const hi = parseInt(m[3]!, 16);
+  const lo = parseInt(m[4]!, 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
 /** Addresses that reach this machine or the local network rather than the internet. */
 export function localAddressKind(address: string): string | null {
   if (net.isIPv4(address)) {
@@ -84,13 +101,17 @@ export function localAddressKind(address: string): string | null {
     if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'the local network';
     if (a === 169 && b === 254) return 'a link-local address (cloud metadata services live here)';
     if (a === 100 && b >= 64 && b <= 127) return 'a carrier-grade NAT address';
+    if (a >= 224) return 'a multicast or broadcast address (the local network)';
     return null;
   }
   const v6 = address.toLowerCase();
   if (v6 === '::1' || v6 === '::') return 'this machine (loopback)';
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v6);
-  if (mapped) return localAddressKind(mapped[1]!);
+  // `[::ffff:127.0.0.1]` reaches 127.0.0.1 through a dual-stack socket.
+  const v4 = embeddedIPv4(v6);
+  if (v4) return localAddressKind(v4);
   if (/^f[cd]/.test(v6)) return 'the local network';
   if (/^fe[89ab]/.test(v6)) return 'a link-local address';
+  if (/^fe[c-f]/.test(v6)) return 'the local network (site-local)';
+  if (/^ff/.test(v6)) return 'a multicast address (the local network)';
   return null;
 }
