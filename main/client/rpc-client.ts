@@ -1,6 +1,7 @@
 // A line-delimited JSON-RPC 2.0 client over a Unix socket. Dependency-free on purpose:
 // the Claude Code hook loads it on every tool call, so start-up cost matters.
-import * as net from 'node:net';
+// `import x = require()`: no esbuild namespace copy in the hook bundle (see integrations/claude-code/hook.ts).
+import net = require('node:net');
 import { socketDistrust, UntrustedSocketError } from '../os/socket-trust';
 
 export class AirlockRpcError extends Error {
@@ -72,7 +73,9 @@ export class RpcClient {
     this.socket.write(data);
   }
 
+  /** Idempotent: a second end() on a closed socket would build (and drop) an Error, a cost the hook paid on every call. */
   close(): void {
+    if (this.socket.destroyed) return;
     this.socket.end();
     this.socket.destroy();
   }

@@ -13,7 +13,7 @@ import { GroupCommit } from './group-commit';
 import { openForDaemon, openReadOnly, quickCheck } from './open';
 import { BackgroundIndexer } from './background-index';
 import { indexBatch, indexTail } from './search-index';
-import { framesOf, newWriteSignal, noteBackgroundWrite, noteWrite } from './write-signal';
+import { framesOfBatch, newWriteSignal, noteBackgroundWrite, noteCommit, noteWrite, readWriteSignal, WAL_BACKFILLED } from './write-signal';
 import { deepFreeze } from '../../shared/deep-freeze';
 
 /** A history row before the store gives it an id and a hash (contract/approver.ts HistoryEvent, the one definition). */
@@ -204,6 +204,9 @@ export class Store {
         writeBatch(batch);
         const last = batch[batch.length - 1]!.row;
         this.committedHead = { id: last.id, hash: last.hash };
+        let bytes = 0;
+        for (const { row: r } of batch) bytes += r.summary.length + (r.args?.length ?? 0) + (r.process?.length ?? 0) + (r.ssh?.length ?? 0) + r.resources.length + (r.remote?.length ?? 0);
+        noteCommit(this.writes, framesOfBatch(batch.length, bytes));
       },
       // Nothing of the batch was written (one transaction): the next event chains to the
       // last committed one, and the batch's answers are never given (their promises reject).
@@ -239,6 +242,11 @@ export class Store {
     if (!this.sql.readonly) this.sql.pragma(`busy_timeout = ${LOCK_TRY_MS}`);
   }
 
+  /** WAL frames (estimated) written since the last checkpoint took them; for tests and benches. */
+  walFramesSinceCheckpoint(): number {
+    return readWriteSignal(this.writes).staged;
+  }
+
   /** Batches written so far (group commit); for tests and benches. */
   commitStats(): { batches: number; items: number; largest: number; writeMs: number } {
     return { ...this.queue.stats };
@@ -257,6 +265,9 @@ export class Store {
     if (this.maintenance || this.sql.readonly) return;
     const worker = new Worker(path.join(__dirname, 'checkpoint-worker.js'), { workerData: { file: this.sql.name, intervalMs, signal: this.writes } });
     worker.unref();
+    worker.on('message', (m: unknown) => {
+      if (m === WAL_BACKFILLED) this.restartWal();
+    });
     // While another process holds the lock, each slice would wait LOCK_TRY_MS on the only
     // thread: skip ticks, twice as many after each busy one (up to 5 s), so a locked database
     // leaves the daemon free for the requests it must deny and for everything else.
@@ -281,6 +292,35 @@ export class Store {
     }, 50);
     timer.unref();
     this.maintenance = { worker, timer, indexer };
+  }
+
+  /** WAL restarts done in a pause (restartWal); for tests and benches. */
+  private walRestarts = 0;
+
+  walStats(): { restartsInPause: number } {
+    return { restartsInPause: this.walRestarts };
+  }
+
+  /**
+   * The checkpoint worker has moved the whole WAL into the database: the next write restarts
+   * the WAL and fsyncs its new header (checkpoint-worker.ts). Do that write now, while idle,
+   * so no request's commit pays for it: set user_version to the value it has (page 1 is
+   * rewritten unchanged; an UPDATE of a row to equal values writes no page, so it would not
+   * restart anything). Not counted as a write (write-signal.ts), so it brings no checkpoint of
+   * its own. Skipped while events are staged or a batch waits for a lock: their commit comes
+   * first. A failure (another process's lock) only leaves the restart to the next write.
+   */
+  restartWal(): void {
+    if (this.sql.readonly || this.queue.pending > 0) return;
+    try {
+      this.sql.transaction(() => {
+        const v = this.sql.pragma('user_version', { simple: true }) as number;
+        this.sql.pragma(`user_version = ${Number(v)}`);
+      }).immediate();
+      this.walRestarts++;
+    } catch {
+      // As above: the next write restarts the WAL.
+    }
   }
 
   /** Adds every event not yet in the search index (cheap when there are none). */
@@ -339,7 +379,9 @@ export class Store {
       remote: e.remote ? JSON.stringify(e.remote) : null,
     };
     wellFormed(cols);
-    noteWrite(this.writes, Date.now(), framesOf(cols.summary.length + (cols.args?.length ?? 0) + (cols.process?.length ?? 0) + (cols.ssh?.length ?? 0) + cols.resources.length));
+    // When the last event was staged (checkpoints wait for a pause); its WAL frames are
+    // counted per transaction when its batch commits (framesOfBatch: events share pages).
+    noteWrite(this.writes, Date.now(), 0);
     const row: EventRow = { ...cols, prev_hash: this.head.hash, hash: rowHash(this.head.hash, cols) };
     this.head = { id: row.id, hash: row.hash };
     // The event as getEvent would read it back, built from what was just written instead of

@@ -5,7 +5,8 @@
 // Input (https://docs.anthropic.com/en/docs/claude-code/hooks):
 //   {session_id, transcript_path, cwd, permission_mode, hook_event_name: "PreToolUse",
 //    tool_name, tool_input}
-import * as os from 'node:os';
+// `import x = require()`: no esbuild namespace copy in the hook bundle (see ./hook.ts).
+import os = require('node:os');
 import type { AskParams } from '../../client';
 import { nameRemoves } from '../../core/classify/mcp';
 import type { CommandClassification } from '../../core/ports';

@@ -1,0 +1,106 @@
+// After a checkpoint that moved the whole WAL, the next write restarts the WAL and fsyncs its
+// new header (SQLite, synchronous=NORMAL). Issue 15: that fsync landed on the first signature
+// after every pause (0.7-1.9 ms at p50, tens of ms at worst, against ~0.13 ms for a commit).
+// The store now does that write itself, while idle, when the checkpoint worker reports a full
+// checkpoint (Store.restartWal, checkpoint-worker.ts). What these check is the outcome on disk:
+// a restart rewrites the WAL header (new checkpoint sequence number and salts, bytes 12-23),
+// so a commit that leaves the header as it was did not restart the WAL and did not sync it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Store, type NewEvent } from '../../main/store';
+
+function tmpDb(): string {
+  return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'al-walr-')), 'airlock.db');
+}
+
+function ev(i: number): NewEvent {
+  return {
+    ts: 1_700_000_000_000 + i, task: null, source: 'ssh', tool: 'ssh-sign', action: 'sign', resource: 'key:prof', resources: ['key:prof'],
+    summary: `sign a file with key prof (ed25519) for namespace "git" ${i}`, args: null, cwd: null, process: null, ssh: null,
+    risk: { level: 'low', reasons: [] }, decision: 'allow', decidedBy: 'grant', grant: null, scope: null, reason: 'granted',
+  };
+}
+
+/** The WAL header's checkpoint sequence number and salts: a restart changes all three. */
+function walHeader(file: string): string {
+  const fd = fs.openSync(`${file}-wal`, 'r');
+  try {
+    const b = Buffer.alloc(12);
+    fs.readSync(fd, b, 0, 12, 12);
+    return b.toString('hex');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A full PASSIVE checkpoint from another connection, as the checkpoint worker does it. */
+function checkpointElsewhere(file: string): void {
+  const other = new Database(file);
+  try {
+    const [r] = other.pragma('wal_checkpoint(PASSIVE)') as { log: number; checkpointed: number }[];
+    assert.ok(r!.log > 0 && r!.checkpointed === r!.log, `the checkpoint moved the whole WAL (${JSON.stringify(r)})`);
+  } finally {
+    other.close();
+  }
+}
+
+test('without the idle restart, the first commit after a full checkpoint restarts the WAL (the cost it moves)', () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  for (let i = 0; i < 50; i++) s.appendEvent(ev(i));
+  checkpointElsewhere(file);
+  const before = walHeader(file);
+  s.appendEvent(ev(50));
+  assert.notEqual(walHeader(file), before, 'this commit restarted the WAL (and synced its header)');
+  s.close();
+});
+
+test('restartWal restarts the WAL while idle, so the next commit appends to it and leaves the header alone', () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  for (let i = 0; i < 50; i++) s.appendEvent(ev(i));
+  checkpointElsewhere(file);
+  const stale = walHeader(file);
+  s.restartWal();
+  const restarted = walHeader(file);
+  assert.notEqual(restarted, stale, 'restartWal itself restarted the WAL');
+  assert.equal(s.walStats().restartsInPause, 1);
+  const e = s.appendEvent(ev(50));
+  assert.equal(walHeader(file), restarted, 'the commit after it did not restart the WAL');
+  assert.equal(s.getEvent(e.id)?.hash, e.hash, 'and the event is committed');
+  assert.equal(s.verifyChain().ok, true, 'the chain is whole');
+  // Nothing else changed: the schema version it rewrote is the one it read.
+  assert.equal(s.db.pragma('user_version', { simple: true }), new Database(file, { readonly: true }).pragma('user_version', { simple: true }));
+  s.close();
+});
+
+test('restartWal does not write in front of staged events (their commit is about to happen)', () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  for (let i = 0; i < 10; i++) s.appendEvent(ev(i));
+  checkpointElsewhere(file);
+  s.stageEvent(ev(10));
+  s.restartWal();
+  assert.equal(s.walStats().restartsInPause, 0);
+  s.flush();
+  s.close();
+});
+
+test('the daemon maintenance: a pause after signatures ends in a checkpoint and an idle restart, and the next signature does not restart the WAL', async () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  s.startMaintenance(20);
+  for (let i = 0; i < 200; i++) s.appendEvent(ev(i));
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && s.walStats().restartsInPause === 0) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(s.walStats().restartsInPause >= 1, 'the worker reported a full checkpoint and the store restarted the WAL in the pause');
+  const header = walHeader(file);
+  const e = s.appendEvent(ev(200));
+  assert.equal(walHeader(file), header, 'the first signature after the pause appended to the WAL: no restart, no header fsync');
+  assert.equal(s.getEvent(e.id)?.id, 201);
+  s.close();
+});
