@@ -32,6 +32,13 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   { test: /(^|\/)(\.mcp\.json|\.claude\.json)$|(^|\/)\.claude\/(commands|agents|skills|hooks|plugins)(\/|$)/, what: 'Claude Code configuration that names programs it runs (MCP servers, commands, skills, hooks)' },
   { test: /(^|\/)\.git\/hooks(\/|$)/, what: 'a git hook (runs on the next git command)' },
   { test: /(^|\/)\.git\/config$/, what: 'git config (can set hooks, aliases, fsmonitor)' },
+  // Everything else git reads from its directory can lead to code too (red team wave 5):
+  // `.git/commondir` holding `../evil` makes git take evil/config (a plain workspace file)
+  // as the repository's config, so the next `git status` ran its core.fsmonitor; a
+  // submodule's `.git/modules/x/config` and `hooks/`, a worktree's `config.worktree`, the
+  // index (gitlinks make git recurse into a directory) and a `.git` file (`gitdir: …`
+  // names another repository) likewise. Only `.git/info/exclude` is plain data.
+  { test: /(^|\/)\.git(\/(?!info\/exclude$)|$)/, what: "the repository's own files (.git: where git finds its config and hooks)" },
   { test: /(^|\/)\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|kshrc|cshrc|tcshrc)$/, what: 'a shell start-up file' },
   { test: /(^|\/)\.config\/fish\/config\.fish$/, what: 'a shell start-up file' },
   { test: /(^|\/)\.ssh(\/|$)/, what: '~/.ssh (keys, config, authorized_keys)' },
