@@ -39,16 +39,28 @@ export class RpcClient {
     if (why) return Promise.reject(new UntrustedSocketError(socketPath, why));
     return new Promise((resolve, reject) => {
       const s = net.createConnection(socketPath);
+      let settled = false;
       const timer = setTimeout(() => {
-        s.destroy();
-        reject(new Error(`timed out connecting to ${socketPath}`));
+        // The event loop may have been blocked past the timeout (the Claude Code hook reads
+        // stdin synchronously after connecting): a connect that completed meanwhile is
+        // delivered later in this same loop turn, so give it that turn before giving up.
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          s.destroy();
+          reject(new Error(`timed out connecting to ${socketPath}`));
+        });
       }, timeoutMs);
       s.once('connect', () => {
         clearTimeout(timer);
+        if (settled) return;
+        settled = true;
         resolve(new RpcClient(s));
       });
       s.once('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
+        if (settled) return;
+        settled = true;
         const hint =
           e.code === 'ENOENT' || e.code === 'ECONNREFUSED'
             ? `the Airlock daemon is not running at ${socketPath} (start it with \`airlock serve\` or the tray app)`

@@ -153,3 +153,24 @@ test('hook: stdin over 8 MiB is not read on: the hook asks, sends no request and
     f.close();
   }
 });
+
+test("hook: input that arrives after the client's 5 s connect timeout still gets the daemon's answer, not \"not running\"", async () => {
+  // The hook connects, then blocks reading stdin: the timer that expires meanwhile must not
+  // beat the connect the kernel already completed (test/unit/rpc-client-connect.test.ts).
+  const f = await fakeDaemon((line, s) => {
+    const m = JSON.parse(line) as { id: number };
+    s.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { decision: 'deny', reason: 'fake daemon says no', event: 9 } }) + '\n');
+  });
+  try {
+    const h = runHook({ ...process.env, AIRLOCK_REQUEST_SOCK: f.sock, AIRLOCK_HOME: path.join(f.dir, 'home'), AIRLOCK_TASK: 'tk_fake' });
+    await within(f.connectedP, 15_000, 'the hook connecting');
+    await new Promise((r) => setTimeout(r, 5_600));
+    h.p.stdin.end(toolCall('PreToolUse', f.dir));
+    assert.equal(await within(h.exited, 15_000, 'the hook exiting'), 0);
+    const out = JSON.parse(h.out()) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    assert.equal(out.hookSpecificOutput.permissionDecision, 'deny', out.hookSpecificOutput.permissionDecisionReason);
+    assert.match(out.hookSpecificOutput.permissionDecisionReason, /fake daemon says no \(event 9\)/);
+  } finally {
+    f.close();
+  }
+});
