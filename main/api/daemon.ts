@@ -30,7 +30,7 @@ import { startRequestSocket } from './request-socket';
 import { removeLeftoverTaskDirs, TaskRequestSockets } from './task-request-sockets';
 import { startUiSocket } from './ui-socket';
 import { startSshAgent, type Sealer } from '../ssh';
-import { loadTrust, parseFixedHosts, Resolver, SecretStore } from '../integrations/egress';
+import { fixedDnsLookup, loadTrust, parseFixedHosts, Resolver, SecretStore } from '../integrations/egress';
 import { createDispatch, type Dispatch } from './dispatch';
 import { EgressSockets } from './egress-sockets';
 import { startWebServer, type RunningWebServer } from './web-server';
@@ -128,7 +128,9 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     // Test-only fixed name → address answers, under the same AIRLOCK_TEST=1 rule as the test CA.
     const fixed = process.env.AIRLOCK_TEST === '1' ? parseFixedHosts(process.env.AIRLOCK_EGRESS_TEST_HOSTS) : new Map<string, string>();
     if (fixed.size) log(`egress: TEST SETTING: fixed addresses for ${[...fixed.keys()].join(', ')} (AIRLOCK_EGRESS_TEST_HOSTS)`);
-    const egress = new EgressSockets(broker, paths.tasksDir, secrets, trust, new Resolver({ fixed }), log);
+    const testDns = process.env.AIRLOCK_TEST === '1' ? parseFixedHosts(process.env.AIRLOCK_EGRESS_TEST_DNS) : new Map<string, string>();
+    if (testDns.size) log(`egress: TEST SETTING: DNS answers for ${[...testDns.keys()].join(', ')} (AIRLOCK_EGRESS_TEST_DNS)`);
+    const egress = new EgressSockets(broker, paths.tasksDir, secrets, trust, new Resolver({ fixed, ...(testDns.size ? { lookup: fixedDnsLookup(testDns) } : {}) }), log);
     closers.push(() => egress.closeAll());
     const lifecycle = new TaskLifecycle(tasks, queue, recorder, bus, { ssh: ssh.taskSockets, requests: taskRequests, egress });
     const agent: AgentSide = { desk: broker, tasks, lifecycle, recorder };
@@ -164,6 +166,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       const saved = loadWebState(paths.home, opts.web.newToken ?? false);
       web = await startWebServer({ appDir: opts.web.appDir, service, port: opts.web.port ?? 0, preferredPort: saved.port, token: saved.token, onReject: (r) => recorder.recordRejected(r) });
       writeWebState(paths.home, { token: web.token, port: web.port });
+      egress.setOwnListeners([{ port: web.port, what: "Airlock's own web UI" }]);
     }
     if (web) {
       const w = web;

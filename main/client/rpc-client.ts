@@ -1,6 +1,7 @@
 // A line-delimited JSON-RPC 2.0 client over a Unix socket. Dependency-free on purpose:
 // the Claude Code hook loads it on every tool call, so start-up cost matters.
-import * as net from 'node:net';
+// `import x = require()`: no esbuild namespace copy in the hook bundle (see integrations/claude-code/hook.ts).
+import net = require('node:net');
 import { socketDistrust, UntrustedSocketError } from '../os/socket-trust';
 
 export class AirlockRpcError extends Error {
@@ -38,16 +39,28 @@ export class RpcClient {
     if (why) return Promise.reject(new UntrustedSocketError(socketPath, why));
     return new Promise((resolve, reject) => {
       const s = net.createConnection(socketPath);
+      let settled = false;
       const timer = setTimeout(() => {
-        s.destroy();
-        reject(new Error(`timed out connecting to ${socketPath}`));
+        // The event loop may have been blocked past the timeout (the Claude Code hook reads
+        // stdin synchronously after connecting): a connect that completed meanwhile is
+        // delivered later in this same loop turn, so give it that turn before giving up.
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          s.destroy();
+          reject(new Error(`timed out connecting to ${socketPath}`));
+        });
       }, timeoutMs);
       s.once('connect', () => {
         clearTimeout(timer);
+        if (settled) return;
+        settled = true;
         resolve(new RpcClient(s));
       });
       s.once('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
+        if (settled) return;
+        settled = true;
         const hint =
           e.code === 'ENOENT' || e.code === 'ECONNREFUSED'
             ? `the Airlock daemon is not running at ${socketPath} (start it with \`airlock serve\` or the tray app)`
@@ -72,7 +85,9 @@ export class RpcClient {
     this.socket.write(data);
   }
 
+  /** Idempotent: a second end() on a closed socket would build (and drop) an Error, a cost the hook paid on every call. */
   close(): void {
+    if (this.socket.destroyed) return;
     this.socket.end();
     this.socket.destroy();
   }

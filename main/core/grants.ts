@@ -128,6 +128,20 @@ export function grantMiss(g: Grant, r: CoreRequest, now: number): Miss | null {
 const WILDCARD = /(?<!\\)[*?[{]/;
 
 /**
+ * May this allow reach an egress destination on this machine or the local network? Only
+ * when its pattern names the host (`127.0.0.1:*`, `localhost:8080`, `{a.test:1,b.test:2}`);
+ * a pattern that is a wildcard over hosts (`*`, `*:443`, `*.example.com:*`, a task's
+ * `--network` grant) never does, as `/repo/**` never reaches `/repo/.git/hooks`: the
+ * daemon's web UI, a database on loopback or the cloud metadata address are not "the
+ * network" a human meant, and each asks.
+ */
+export function coversLocalDestination(g: Grant, resource: string): boolean {
+  if (g.effect !== 'allow') return true;
+  const host = resource.replace(/:\d+$/, '');
+  return !(g.resource === '*' || g.resource === '**' || WILDCARD.test(g.resource)) || g.resource.includes(host) || g.resource.includes(escapeGlob(host));
+}
+
+/**
  * An allow covers a request when every resource matches the pattern (a deny: any one).
  * An allow pattern with wildcards never reaches a
  * path that can run code later or holds secrets unless it names that part itself

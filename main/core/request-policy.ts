@@ -9,7 +9,7 @@ import { RPC, RpcError } from '../contract/rpc';
 import { taskIdOf } from '../contract/task-ref';
 import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from './classify/mcp';
 import { conditionWords } from './condition';
-import { conditionMissText, conditionOutcome, evaluateParts, nearMissText, type GrantIndex } from './grants';
+import { conditionMissText, conditionOutcome, coversLocalDestination, evaluateGrants, evaluateParts, nearMissText, type GrantIndex } from './grants';
 import { capArgs } from './history-recorder';
 import type { CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
@@ -201,7 +201,15 @@ export class RequestPolicy {
     const settings = this.facts.settings();
     const now = this.now();
     const index = this.facts.activeGrants();
-    const verdict = index.evaluate(req, now);
+    let verdict = index.evaluate(req, now);
+    // This machine or the local network through the egress proxy: a wildcard over hosts
+    // does not reach it (grants.ts coversLocalDestination); another grant naming it may.
+    let localNote: string | undefined;
+    const localRes = req.egress?.local ? req.resources[0] : undefined;
+    if (localRes !== undefined && verdict.allow && !coversLocalDestination(verdict.allow, localRes)) {
+      localNote = `grant ${verdict.allow.id} (\`${verdict.allow.resource}\`) covers any host, not ${req.egress!.local}: asked; a grant naming ${localRes} would cover it`;
+      verdict = evaluateGrants(index.forTool(req.tool).filter((g) => coversLocalDestination(g, localRes)), req, now);
+    }
     const answer = (decision: 'allow' | 'deny', decidedBy: 'grant' | 'policy', grant: string | null, reason: string): Verdict => ({ kind: 'answer', req, risk, decision, decidedBy, grant, reason });
 
     if (verdict.deny) return answer('deny', 'grant', verdict.deny.id, denyReason(verdict.deny, req));
@@ -222,7 +230,9 @@ export class RequestPolicy {
     const policy = settings.policy[req.action];
     if (policy === 'deny' && risk.level !== 'critical') return answer('deny', 'policy', null, `the default policy denies ${req.action}`);
     if (policy === 'allow' && rank(risk.level) < rank('high')) return answer('allow', 'policy', null, `the default policy allows ${req.action}`);
-    const near = verdict.near
+    const near = localNote
+      ? localNote
+      : verdict.near
       ? nearMissText(verdict.near, req)
       : verdict.nearCondition
         ? conditionMissText(verdict.nearCondition, req, conditionWords(verdict.nearCondition.when ?? ''))

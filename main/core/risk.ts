@@ -10,10 +10,35 @@ function norm(p: string): string {
   return p.startsWith('~/') ? HOME + p.slice(1) : p;
 }
 
+/**
+ * Places where a write can switch the approver off: Claude Code's settings hold the hook
+ * that asks Airlock (and `disableAllHooks`), Airlock's own data directory holds its
+ * settings, grants, history and keys. A write or delete there is critical: a grant never
+ * answers for it, the human is asked every time (red team wave 5: a workspace write grant
+ * let an agent Edit `.claude/settings.local.json` silently). Matched anywhere in a path
+ * (a project's `.claude/` as well as `~/.claude/`); Airlock's directory by its default
+ * names (XDG data dir, macOS Application Support).
+ */
+const DISABLES_APPROVER: { test: RegExp; what: string }[] = [
+  { test: /(^|\/)\.claude\/settings(\.local)?\.json$|^\/etc\/claude-code\/managed-settings\.json$|^\/Library\/Application Support\/ClaudeCode\/managed-settings\.json$/, what: "Claude Code's settings (its hooks, including Airlock's)" },
+  { test: /(^|\/)(\.local\/share\/airlock|Library\/Application Support\/Airlock)(\/|$)/, what: "Airlock's own data (settings, grants, history, keys)" },
+];
+
 /** Places where a write can run code later. */
 const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
+  ...DISABLES_APPROVER,
+  // Claude Code runs what these name: MCP servers (.mcp.json, ~/.claude.json), slash
+  // commands with `!` lines, agents, skills with scripts, hook scripts.
+  { test: /(^|\/)(\.mcp\.json|\.claude\.json)$|(^|\/)\.claude\/(commands|agents|skills|hooks|plugins)(\/|$)/, what: 'Claude Code configuration that names programs it runs (MCP servers, commands, skills, hooks)' },
   { test: /(^|\/)\.git\/hooks(\/|$)/, what: 'a git hook (runs on the next git command)' },
   { test: /(^|\/)\.git\/config$/, what: 'git config (can set hooks, aliases, fsmonitor)' },
+  // Everything else git reads from its directory can lead to code too (red team wave 5):
+  // `.git/commondir` holding `../evil` makes git take evil/config (a plain workspace file)
+  // as the repository's config, so the next `git status` ran its core.fsmonitor; a
+  // submodule's `.git/modules/x/config` and `hooks/`, a worktree's `config.worktree`, the
+  // index (gitlinks make git recurse into a directory) and a `.git` file (`gitdir: …`
+  // names another repository) likewise. Only `.git/info/exclude` is plain data.
+  { test: /(^|\/)\.git(\/(?!info\/exclude$)|$)/, what: "the repository's own files (.git: where git finds its config and hooks)" },
   { test: /(^|\/)\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|kshrc|cshrc|tcshrc)$/, what: 'a shell start-up file' },
   { test: /(^|\/)\.config\/fish\/config\.fish$/, what: 'a shell start-up file' },
   { test: /(^|\/)\.ssh(\/|$)/, what: '~/.ssh (keys, config, authorized_keys)' },
@@ -26,6 +51,11 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   // (the daemon cannot resolve them for the agent, main/os/real-path.ts).
   { test: /^\/proc\/[^/]+\/(root|cwd|fd|map_files|exe)(\/|$)/, what: 'a /proc magic link (leads where Airlock cannot see)' },
   { test: /(^|\/)(\.npmrc|\.pypirc|pip\.conf|\.gitconfig|\.vimrc|\.envrc|Makefile)$/, what: 'a file other tools execute or trust' },
+  // Yarn runs the file its config names (`yarnPath`, classic `yarn-path`) and loads its
+  // plugins on every command, `yarn why` and `yarn --version` (reads) included; pnpm runs
+  // .pnpmfile.cjs. Red team wave 5. XDG git config is the same as ~/.gitconfig.
+  { test: /(^|\/)(\.yarnrc|\.yarnrc\.yml|\.pnpmfile\.cjs)$|(^|\/)\.yarn\/(releases|plugins)\//, what: 'package manager configuration or code it runs on every command (yarnPath, plugins, pnpmfile)' },
+  { test: /(^|\/)\.config\/git\/(config|attributes)$/, what: 'git config (can set hooks, aliases, fsmonitor)' },
 ];
 
 /** Places that hold secrets. */
@@ -41,6 +71,9 @@ const SECRETS: { test: RegExp; what: string }[] = [
   { test: /\.(pem|key|p12|pfx)$/i, what: 'a private key file' },
   { test: /^\/proc\/[^/]+\/(environ|mem|root|cwd|fd|map_files)(\/|$)/, what: "another process's environment, memory or files (/proc)" },
   { test: /(^|\/)id_(rsa|ecdsa|ed25519|dsa)$/, what: 'an SSH private key' },
+  // Airlock's key store (keys/master.secret unseals every SSH key it holds) and the egress
+  // secrets: a task that read them and later sends data out is a critical chain too.
+  { test: /(^|\/)(\.local\/share\/airlock|Library\/Application Support\/Airlock)\/(keys|secrets)(\/|$)/, what: "Airlock's key and secret store" },
 ];
 
 /**
@@ -59,6 +92,12 @@ export function sensitivePart(resource: string): string | null {
 export function runsCodeLater(resource: string): string | null {
   const r = norm(resource);
   return RUNS_CODE_LATER.find((x) => x.test.test(r))?.what ?? null;
+}
+
+/** Why a write to this path can switch Airlock off, or null. */
+export function disablesApprover(resource: string): string | null {
+  const r = norm(resource);
+  return DISABLES_APPROVER.find((x) => x.test.test(r))?.what ?? null;
 }
 
 export function holdsSecrets(resource: string): string | null {
@@ -121,10 +160,18 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
   // The generic reason quotes what does it: the command, or the tool and its resource.
   if (r.action !== 'read' && r.action !== 'other') reasons.push(`${r.action} is a high-impact action: ${triggerOf(r)}`);
 
-  if (r.action === 'write' || r.action === 'delete') {
-    for (const res of r.resources) {
+  // What the request writes or deletes: all its resources for a write or delete, and the
+  // write and delete parts of any command line (`make && echo {} > .claude/settings.json`
+  // is an execute that still writes there).
+  const changed = new Map<string, string>();
+  if (r.action === 'write' || r.action === 'delete') for (const res of r.resources) changed.set(res, r.action);
+  for (const p of r.parts ?? []) if (p.action === 'write' || p.action === 'delete') for (const res of p.resources) if (!changed.has(res)) changed.set(res, p.action);
+  if (changed.size) {
+    for (const [res, action] of changed) {
+      const off = disablesApprover(res);
+      if (off) raise('critical', `${action} to ${off}: it can switch Airlock off, so no grant answers for it (${res})`);
       const what = runsCodeLater(res);
-      if (what) raise('high', `${r.action} to ${what}: can run code later (${res})`);
+      if (what && !off) raise('high', `${action} to ${what}: can run code later (${res})`);
     }
   }
   for (const res of r.resources) {
@@ -157,6 +204,8 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
   }
 
   if (r.egress?.local) raise('high', `connects to ${r.egress.local} (${r.egress.address})`);
+  // The approver's own door: an agent there could try to answer its own prompts. Never by a grant alone.
+  if (r.egress?.airlock) raise('critical', `connects to ${r.egress.airlock}: the agent would be talking to its own approver`);
   // Chains across the task: what it did earlier changes what this request means.
   if (r.task) {
     // A task that sent a secret's placeholder elsewhere is being steered by someone: every

@@ -1,9 +1,10 @@
 // Where Airlock keeps things (DESIGN.md "Contracts"). AIRLOCK_HOME, when set, holds
 // everything; otherwise data goes to the platform's app-data dir and sockets to
 // $XDG_RUNTIME_DIR/airlock (or a private dir in the temp dir).
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+// `import x = require()`: no esbuild namespace copy in the hook bundle (see integrations/claude-code/hook.ts).
+import fs = require('node:fs');
+import os = require('node:os');
+import path = require('node:path');
 
 export interface AirlockPaths {
   home: string;

@@ -8,8 +8,9 @@
 // root's. The walk stops at the first root-owned directory that others cannot write: only
 // root can change what is beneath it. A few lstat calls, no imports beyond fs/path: the
 // hook runs this on every tool call.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+// `import x = require()`: no esbuild namespace copy in the hook bundle (see integrations/claude-code/hook.ts).
+import fs = require('node:fs');
+import path = require('node:path');
 
 /** The error a client gets for a socket it must not use; `code` lets callers tell it apart. */
 export class UntrustedSocketError extends Error {

@@ -13,7 +13,7 @@ import { GroupCommit } from './group-commit';
 import { openForDaemon, openReadOnly, quickCheck } from './open';
 import { BackgroundIndexer } from './background-index';
 import { indexBatch, indexTail } from './search-index';
-import { framesOf, newWriteSignal, noteBackgroundWrite, noteWrite, WAL_BACKFILLED } from './write-signal';
+import { framesOfBatch, newWriteSignal, noteBackgroundWrite, noteCommit, noteWrite, readWriteSignal, WAL_BACKFILLED } from './write-signal';
 import { deepFreeze } from '../../shared/deep-freeze';
 
 /** A history row before the store gives it an id and a hash (contract/approver.ts HistoryEvent, the one definition). */
@@ -204,6 +204,9 @@ export class Store {
         writeBatch(batch);
         const last = batch[batch.length - 1]!.row;
         this.committedHead = { id: last.id, hash: last.hash };
+        let bytes = 0;
+        for (const { row: r } of batch) bytes += r.summary.length + (r.args?.length ?? 0) + (r.process?.length ?? 0) + (r.ssh?.length ?? 0) + r.resources.length + (r.remote?.length ?? 0);
+        noteCommit(this.writes, framesOfBatch(batch.length, bytes));
       },
       // Nothing of the batch was written (one transaction): the next event chains to the
       // last committed one, and the batch's answers are never given (their promises reject).
@@ -237,6 +240,11 @@ export class Store {
    */
   serving(): void {
     if (!this.sql.readonly) this.sql.pragma(`busy_timeout = ${LOCK_TRY_MS}`);
+  }
+
+  /** WAL frames (estimated) written since the last checkpoint took them; for tests and benches. */
+  walFramesSinceCheckpoint(): number {
+    return readWriteSignal(this.writes).staged;
   }
 
   /** Batches written so far (group commit); for tests and benches. */
@@ -376,7 +384,9 @@ export class Store {
       hash: '',
     };
     wellFormed(row);
-    noteWrite(this.writes, Date.now(), framesOf(row.summary.length + (row.args?.length ?? 0) + (row.process?.length ?? 0) + (row.ssh?.length ?? 0) + row.resources.length));
+    // When the last event was staged (checkpoints wait for a pause); its WAL frames are
+    // counted per transaction when its batch commits (framesOfBatch: events share pages).
+    noteWrite(this.writes, Date.now(), 0);
     row.hash = rowHash(row.prev_hash, row);
     this.head = { id: row.id, hash: row.hash };
     // The event as getEvent would read it back, built from what was just written instead of

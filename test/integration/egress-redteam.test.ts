@@ -8,6 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as tls from 'node:tls';
 import { startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
 import { connectTunnel, exchange, rawExchange, rawUpstream, responseBody, tlsInTunnel, type RawUpstream } from '../helpers/egress-client';
@@ -39,7 +40,13 @@ before(async () => {
     return true;
   });
   d = await startDaemon({
-    env: { AIRLOCK_TEST: '1', AIRLOCK_EGRESS_TEST_CA: ca.caFile, AIRLOCK_EGRESS_TEST_HOSTS: NAMES.map((n) => `${n}=127.0.0.1`).join(',') },
+    env: {
+      AIRLOCK_TEST: '1',
+      AIRLOCK_EGRESS_TEST_CA: ca.caFile,
+      AIRLOCK_EGRESS_TEST_HOSTS: NAMES.map((n) => `${n}=127.0.0.1`).join(','),
+      // Stands in for DNS: not known before the decision, answered only once allowed.
+      AIRLOCK_EGRESS_TEST_DNS: 'rebind.example.test=127.0.0.1',
+    },
   });
   ui = await d.ui();
   human = await Human.on(ui);
@@ -147,6 +154,49 @@ describe('egress red team: the real value only to its host, nothing nobody allow
     assert.equal(leak?.risk.level, 'critical');
   });
 
+  test('DNS answering 127.0.0.1 for an allowed name is asked as 127.0.0.1: the grant just made for the name does not cover it (it did: rebinding went through unseen)', async () => {
+    const t = await newTask('rebinding', '');
+    const url = `http://rebind.example.test:${plainUp.port}`;
+    const first = rawExchange(t.sock, `GET ${url}/one HTTP/1.1\r\nHost: rebind.example.test\r\nConnection: close\r\n\r\n`);
+    const p1 = await human.next(15_000);
+    assert.equal(p1.resource, `rebind.example.test:${plainUp.port}`);
+    assert.equal(p1.egress?.address, null, 'no address is known before the decision (no DNS query yet)');
+    assert.match(p1.summary, /address resolved once allowed/);
+    await human.decide(p1.id, 'allow', 'task');
+    // Resolved now: 127.0.0.1. Asked again, as the address, with what DNS said.
+    const p2 = await human.next(15_000);
+    assert.equal(p2.resource, `127.0.0.1:${plainUp.port}`);
+    assert.equal(p2.egress?.address, '127.0.0.1');
+    assert.match(p2.summary, /DNS answered 127\.0\.0\.1 for rebind\.example\.test:\d+\/one, which is this machine \(loopback\)/);
+    assert.ok(p2.risk.reasons.some((r) => /loopback/.test(r)));
+    await human.decide(p2.id, 'deny');
+    assert.match(await first, /^HTTP\/1\.1 403/);
+    assert.equal(gotWith(plainUp, 'GET /one'), '', 'nothing reached this machine');
+    // A grant for the address itself covers it from then on (with the one for the name).
+    await ui.call('grants.create', { task: t.task, source: 'egress', action: 'transfer', resource: `127.0.0.1:${plainUp.port}`, effect: 'allow' });
+    assert.match(await rawExchange(t.sock, `GET ${url}/two HTTP/1.1\r\nHost: rebind.example.test\r\nConnection: close\r\n\r\n`), /^HTTP\/1\.1 200/);
+    assert.equal(human.unanswered().length, 0);
+  });
+
+  test('a wildcard grant (a task\'s --network, *:port) does not reach this machine, in any spelling; the prompt says which grant stopped short (it allowed them unseen)', async () => {
+    const t = await newTask('wildcard', '*');
+    const before = plainUp.got.length;
+    for (const target of [`127.0.0.1:${plainUp.port}`, `[::ffff:127.0.0.1]:${plainUp.port}`, `0x7f000001:${plainUp.port}`, `localhost:${plainUp.port}`]) {
+      const pending = rawExchange(t.sock, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const p = await human.next(15_000);
+      assert.equal(p.task, t.task);
+      assert.match(p.nearMiss ?? '', /covers any host, not this machine \(loopback\)/, target);
+      assert.equal(p.risk.level, 'high');
+      await human.decide(p.id, 'deny');
+      assert.match(await pending, /^HTTP\/1\.1 403/, target);
+    }
+    assert.equal(plainUp.got.length, before, 'nothing reached this machine');
+    // A grant that names the host covers it.
+    await ui.call('grants.create', { task: t.task, source: 'egress', action: 'transfer', resource: `127.0.0.1:*`, effect: 'allow' });
+    assert.match(await rawExchange(t.sock, `GET http://127.0.0.1:${plainUp.port}/named HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), /^HTTP\/1\.1 200/);
+    assert.equal(human.unanswered().length, 0);
+  });
+
   test('held: framing tricks are refused before anything reaches the secret\'s host', async () => {
     const t = await newTask('framing');
     const before = tlsUp.got.length;
@@ -251,5 +301,40 @@ describe('egress red team: the real value only to its host, nothing nobody allow
       assert.match(await pending, /^HTTP\/1\.1 403/);
     }
     assert.equal(human.unanswered().length, 0);
+  });
+});
+
+describe('egress red team: the approver\'s own door', () => {
+  test('the daemon\'s own web UI port is critical: asked every time, even with a grant naming 127.0.0.1, and the prompt says what it is', async () => {
+    const w = await startDaemon({ args: ['--web', '--port', '0'], env: { AIRLOCK_TEST: '1' } });
+    const wui = await w.ui();
+    try {
+      const wh = await Human.on(wui);
+      const port = (JSON.parse(fs.readFileSync(path.join(w.home, 'web.json'), 'utf8')) as { port: number }).port;
+      assert.ok(port > 0);
+      const agent = await w.agent();
+      const { task, egress } = await agent.call<{ task: string; egress: { sock: string } }>('task.start', { name: 'own door' });
+      agent.close();
+      await wui.call('grants.create', { task, source: 'egress', action: 'transfer', resource: '127.0.0.1:*', effect: 'allow' });
+      for (const target of [`127.0.0.1:${port}`, `0.0.0.0:${port}`, `[::ffff:127.0.0.1]:${port}`, `localhost:${port}`]) {
+        const pending = rawExchange(egress.sock, `GET http://${target}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+        const p = await wh.next(15_000);
+        assert.equal(p.risk.level, 'critical', target);
+        assert.ok(p.risk.reasons.some((r) => /Airlock's own web UI \(this machine, port \d+\)/.test(r)), JSON.stringify(p.risk.reasons));
+        await wh.decide(p.id, 'deny');
+        assert.match(await pending, /^HTTP\/1\.1 403/, target);
+      }
+      // Another port of this machine is still covered by the grant naming 127.0.0.1.
+      const other = await rawUpstream(null);
+      try {
+        assert.match(await rawExchange(egress.sock, `GET http://127.0.0.1:${other.port}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), /^HTTP\/1\.1 200/);
+      } finally {
+        other.close();
+      }
+      assert.equal(wh.unanswered().length, 0);
+    } finally {
+      wui.close();
+      await w.stop();
+    }
   });
 });

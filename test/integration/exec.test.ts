@@ -199,14 +199,17 @@ describe('airlock exec --sandbox', { skip: !hasBwrap && 'bwrap is not installed 
       const denied = await pending;
       assert.notEqual(denied.code, 0);
       assert.equal(server.connections(), 0);
-      // A transfer grant of the task covers its egress requests.
+      // A transfer grant of the task covers its egress requests; one on this machine
+      // (127.0.0.1) only when a grant names it: a wildcard over hosts stops short of it.
       const { grant } = await ui.call<{ grant: { id: string } }>('grants.create', { task, action: 'transfer', effect: 'allow' });
-      // (It covers the curl command itself too: curl is a transfer.)
+      const { grant: named } = await ui.call<{ grant: { id: string } }>('grants.create', { task, source: 'egress', action: 'transfer', resource: `127.0.0.1:${server.port}`, effect: 'allow' });
+      // (The first covers the curl command itself too: curl is a transfer.)
       const after = await exec(['--sandbox', '--task', token, '--', 'curl', '-fsS', '-m', '20', `http://127.0.0.1:${server.port}/`]);
       assert.equal(after.code, 0, after.stdout + after.stderr);
       assert.equal(after.stdout, 'hello');
       assert.equal(server.connections(), 1);
       await ui.call('grants.revoke', { id: grant.id });
+      await ui.call('grants.revoke', { id: named.id });
       await assert.rejects(agent.call('task.network', { task: 't_nope' }), /no task t_nope/);
     } finally {
       agent.close();

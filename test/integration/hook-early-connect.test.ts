@@ -112,3 +112,65 @@ test('hook: no daemon listening: the early connect fails quietly and the hook as
   assert.equal(out.hookSpecificOutput.permissionDecision, 'ask');
   assert.match(out.hookSpecificOutput.permissionDecisionReason, /not running/);
 });
+
+test('hook: stdin that arrives in pieces (a slow writer) is read whole before deciding', async () => {
+  // stdin is read with read(2) until end of file: a partial first read must not be taken for all of it.
+  const f = await fakeDaemon((line, s) => {
+    const m = JSON.parse(line) as { id: number; params: { tool: string } };
+    s.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { decision: 'deny', reason: `saw ${m.params.tool}`, event: 3 } }) + '\n');
+  });
+  try {
+    const h = runHook({ ...process.env, AIRLOCK_REQUEST_SOCK: f.sock, AIRLOCK_HOME: path.join(f.dir, 'home'), AIRLOCK_TASK: 'tk_fake' });
+    const text = toolCall('PreToolUse', f.dir);
+    for (const piece of [text.slice(0, 10), text.slice(10, 60), text.slice(60)]) {
+      h.p.stdin.write(piece);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    h.p.stdin.end();
+    assert.equal(await within(h.exited, 15_000, 'the hook exiting'), 0);
+    const out = JSON.parse(h.out()) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    assert.equal(out.hookSpecificOutput.permissionDecision, 'deny');
+    assert.match(out.hookSpecificOutput.permissionDecisionReason, /saw Write/);
+  } finally {
+    f.close();
+  }
+});
+
+test('hook: stdin over 8 MiB is not read on: the hook asks, sends no request and closes the connection', async () => {
+  const f = await fakeDaemon(() => assert.fail('no request expected for oversized input'));
+  try {
+    const h = runHook({ ...process.env, AIRLOCK_REQUEST_SOCK: f.sock, AIRLOCK_HOME: path.join(f.dir, 'home'), AIRLOCK_TASK: 'tk_fake' });
+    h.p.stdin.on('error', () => undefined); // EPIPE once the hook stops reading
+    const head = toolCall('PreToolUse', f.dir).slice(0, -2);
+    h.p.stdin.end(`${head},"pad":"${'x'.repeat(9 * 1024 * 1024)}"}}`);
+    assert.equal(await within(h.exited, 15_000, 'the hook exiting'), 0);
+    const out = JSON.parse(h.out()) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    assert.equal(out.hookSpecificOutput.permissionDecision, 'ask');
+    assert.match(out.hookSpecificOutput.permissionDecisionReason, /stdin larger than 8388608 bytes/);
+    await within(f.closedP, 5_000, 'the connection closing');
+    assert.deepEqual(f.events, ['connect', 'close']);
+  } finally {
+    f.close();
+  }
+});
+
+test("hook: input that arrives after the client's 5 s connect timeout still gets the daemon's answer, not \"not running\"", async () => {
+  // The hook connects, then blocks reading stdin: the timer that expires meanwhile must not
+  // beat the connect the kernel already completed (test/unit/rpc-client-connect.test.ts).
+  const f = await fakeDaemon((line, s) => {
+    const m = JSON.parse(line) as { id: number };
+    s.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { decision: 'deny', reason: 'fake daemon says no', event: 9 } }) + '\n');
+  });
+  try {
+    const h = runHook({ ...process.env, AIRLOCK_REQUEST_SOCK: f.sock, AIRLOCK_HOME: path.join(f.dir, 'home'), AIRLOCK_TASK: 'tk_fake' });
+    await within(f.connectedP, 15_000, 'the hook connecting');
+    await new Promise((r) => setTimeout(r, 5_600));
+    h.p.stdin.end(toolCall('PreToolUse', f.dir));
+    assert.equal(await within(h.exited, 15_000, 'the hook exiting'), 0);
+    const out = JSON.parse(h.out()) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    assert.equal(out.hookSpecificOutput.permissionDecision, 'deny', out.hookSpecificOutput.permissionDecisionReason);
+    assert.match(out.hookSpecificOutput.permissionDecisionReason, /fake daemon says no \(event 9\)/);
+  } finally {
+    f.close();
+  }
+});

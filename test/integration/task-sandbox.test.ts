@@ -116,7 +116,7 @@ describe('airlock task start --sandbox -- AGENT', { skip: !hasBwrap && 'bwrap is
     assert.ok(fs.existsSync(marker));
   });
 
-  test('--network: the accepted transfer grant covers the egress proxy; refused, each destination asks; never a direct connection', async () => {
+  test('--network: the accepted transfer grant covers the egress proxy but not this machine, which asks; refused, each destination asks; never a direct connection', async () => {
     const server = await countingServer('HTTP/1.0 200 OK\r\nContent-Length: 6\r\n\r\nnet-on');
     const probe = netProbe(server.port, { on: 'direct-on', off: 'direct-off' }, { on: 0, off: 0 });
     const script = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(probe)}; curl -fsS -m 20 http://127.0.0.1:${server.port}/ || echo net-off`;
@@ -128,12 +128,16 @@ describe('airlock task start --sandbox -- AGENT', { skip: !hasBwrap && 'bwrap is
         assert.match(p.summary, /allow transfer/);
         // The transfer grant is a wildcard (any host): it is created only when confirmed.
         await human.decide(p.id, decision, 'once', decision === 'allow' ? { confirmGrants: [0] } : {});
-        if (decision === 'deny') {
-          // Without the grant the destination is a prompt of its own; the human says no.
-          const dest = await human.next(15_000);
-          assert.equal(dest.source, 'egress');
-          await human.decide(dest.id, 'deny');
+        // Without the grant the destination is a prompt of its own; the human says no. With
+        // it, this machine (127.0.0.1) still asks: a wildcard grant reaches hosts, not
+        // loopback or the local network (test/integration/egress-redteam.test.ts).
+        const dest = await human.next(15_000);
+        assert.equal(dest.source, 'egress');
+        if (decision === 'allow') {
+          assert.match(dest.nearMiss ?? '', /covers any host, not this machine \(loopback\)/);
+          assert.ok(dest.risk.reasons.some((x) => /loopback/.test(x)), JSON.stringify(dest.risk));
         }
+        await human.decide(dest.id, decision);
         const r = await pending;
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stdout, /direct-off/);

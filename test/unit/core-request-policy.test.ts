@@ -130,6 +130,26 @@ test('policy: only the egress proxy speaks for source egress, and it always says
   assert.equal(p.decide(req({ source: 'egress', action: 'transfer', tool: 'net.connect', resource: 'example.com:443' }), { egress: facts }).kind, 'prompt');
 });
 
+test('policy: a wildcard over hosts does not reach this machine or the local network through the egress proxy; a grant naming it does', () => {
+  const facts = (host: string, local?: string) => ({ host, port: 8080, address: host, method: 'CONNECT', sentBytes: 0, receivedBytes: 0, destinations: 0, ...(local ? { local } : {}) });
+  const ask = (grants: Grant[], host: string, local?: string) =>
+    brief(policy({ grants }).decide(req({ source: 'egress', action: 'transfer', tool: 'net.connect', resource: `${host.includes(':') ? `[${host}]` : host}:8080` }), { egress: facts(host, local) }));
+  const g = (resource: string, id = 'g_1') => grant({ id, source: 'egress', action: 'transfer', resource });
+  // Not local: every spelling of a wildcard covers it, as before.
+  for (const r of ['*', '**', '*:8080', '*.example.com:*']) assert.match(ask([g(r)], 'api.example.com'), /^allow by grant g_1$/, r);
+  // Local: a wildcard stops short, and says so; the human is asked.
+  for (const r of ['*', '**', '*:8080', '*:*', '*.0.0.1:*']) {
+    assert.match(ask([g(r)], '127.0.0.1', 'this machine (loopback)'), /^prompt \(grant g_1 .* covers any host, not this machine \(loopback\): asked; a grant naming 127\.0\.0\.1:8080 would cover it\)$/, r);
+  }
+  assert.match(ask([g('*')], '::ffff:7f00:1', 'this machine (loopback)'), /^prompt/);
+  // A grant that names the host covers it, also beside a wildcard that does not.
+  for (const r of ['127.0.0.1:8080', '127.0.0.1:*', '{localhost:1,127.0.0.1:8080}']) assert.match(ask([g(r)], '127.0.0.1', 'this machine (loopback)'), /^allow by grant g_1$/, r);
+  assert.match(ask([g('*'), g('127.0.0.1:*', 'g_2')], '127.0.0.1', 'this machine (loopback)'), /^allow by grant g_2$/);
+  assert.match(ask([g('\\[::ffff:7f00:1\\]:8080')], '::ffff:7f00:1', 'this machine (loopback)'), /^allow by grant g_1$/);
+  // A deny still denies.
+  assert.match(ask([g('*'), grant({ id: 'g_3', source: 'egress', action: 'transfer', resource: '*', effect: 'deny' })], '127.0.0.1', 'this machine (loopback)'), /^deny by grant g_3$/);
+});
+
 test('policy: the daemon re-classifies shell text; the caller\'s action is never trusted downwards', () => {
   const classifier: CommandClassifier = () => ({ action: 'delete', resources: ['/repo/build'], parts: [{ command: 'rm -rf build', action: 'delete', resources: ['/repo/build'] }], riskReasons: [] });
   const v = policy({ classifier }).decide(req({ source: 'exec', tool: 'exec', action: 'read', resource: undefined, args: { command: 'rm -rf build' } }), {});

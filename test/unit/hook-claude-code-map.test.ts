@@ -138,6 +138,26 @@ describe('Claude Code mapping', () => {
     assert.equal(map('Read', { file_path: '/repo/a', path: null }).req.action, 'read');
   });
 
+  test('red team, fifth wave: a write tool whose path field is not a string, or that names no file, asks instead of writing the cwd', () => {
+    for (const [tool, input] of [
+      ['Write', { file_path: ['/home/u/.bashrc'], content: 'x' }],
+      ['Edit', { file_path: { toString: '/home/u/.bashrc' }, old_string: 'a', new_string: 'b' }],
+      ['MultiEdit', { file_path: '/repo/a', path: ['/home/u/.bashrc'], edits: [] }],
+      ['NotebookEdit', { notebook_path: 42, new_source: 'x' }],
+      ['Write', { content: 'x' }],
+      ['Edit', { file_path: '', old_string: 'a', new_string: 'b' }],
+      ['Write', { file_path: '   ', content: 'x' }],
+    ] as const) {
+      const r = map(tool, input as Record<string, unknown>).req;
+      assert.equal(r.action, 'other', `${tool} ${JSON.stringify(input)}`);
+      assert.match(r.summary, /not a path|no file to write/);
+      assert.ok(!(r.resources ?? []).includes('/repo/'), 'never the cwd itself');
+    }
+    const ok = map('Write', { file_path: 'src/a.ts', content: 'x', path: null }).req;
+    assert.equal(ok.action, 'write');
+    assert.equal(ok.resource, '/repo/src/a.ts');
+  });
+
   test('red team: a Glob pattern that leaves its directory has that directory judged too', () => {
     const home = os.homedir().replace(/\/+$/, '');
     const cases: [Record<string, unknown>, string][] = [

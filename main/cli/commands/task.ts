@@ -15,7 +15,7 @@ export function registerTask(program: Command): void {
     .option('--env', 'print `export …` lines for eval')
     .option('--json', 'print JSON')
     .option('--sandbox', 'with an agent: run it under bubblewrap (workspace, request.sock and its SSH socket only)')
-    .option('--network', 'with an agent: ask the human at start for a transfer grant, which then covers every destination of its egress proxy')
+    .option('--network', 'with an agent: ask the human at start for a transfer grant, which then covers every destination of its egress proxy but this machine and the local network')
     .option('--secret <name...>', "secrets the task uses: its sandbox sees a placeholder, the egress proxy injects the value on the secret's hosts")
     .option('--ro <path...>', 'with --sandbox: extra paths visible read-only')
     .addHelpText('after', '\nExamples:\n  eval "$(airlock task start "fix CI" --env)"\n  airlock task start "fix CI" --sandbox -- claude')

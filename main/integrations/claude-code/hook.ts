@@ -5,8 +5,11 @@
 //
 // Answers: allow/deny from Airlock; `ask` (Claude Code's own prompt) when the daemon is
 // not reachable or the input is not understood, always with a reason.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+// Built-ins as `import x = require(...)`, not `import * as x`: in the hook bundle esbuild would
+// otherwise copy each one into a namespace object (__toESM) on every tool call (issue 15,
+// test/unit/hook-bundle.test.ts).
+import fs = require('node:fs');
+import path = require('node:path');
 import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isDaemonUnavailable, type AgentAnswer } from '../../client';
 import type { CommandClassifier } from '../../core/ports';
 import { hookOutput, isAfterToolEvent, mapToolCall, parseHookInput, taskNameFor, type HookDecision, type PreToolUseInput } from './map';
@@ -15,10 +18,39 @@ const MAX_STDIN = 8 * 1024 * 1024;
 /** JSON-RPC code the broker uses when it refuses before asking (flood control, locked). */
 const RPC_REFUSED = -32001;
 
+/**
+ * Reads all of stdin with read(2) on fd 0 (issue 15, hook start-up): Claude Code gives the
+ * hook a blocking pipe and closes it after the JSON, so a synchronous read costs nothing,
+ * while process.stdin would build a stream (and, for a file, load Node's fs streams) for
+ * this one read. The request socket is already connecting (connectEarly) and the daemon
+ * reads our process tree meanwhile. A non-blocking stdin (EAGAIN: inherited from a shell
+ * that set O_NONBLOCK) goes on through process.stdin, keeping what was read so far.
+ */
 function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const buf = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let n: number;
+    try {
+      n = fs.readSync(0, buf, 0, buf.length, null);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return readStdinStream(chunks, size);
+      if (code === 'EOF') break; // Windows: the other end of the pipe closed
+      return Promise.reject(e as Error);
+    }
+    if (n === 0) break;
+    size += n;
+    if (size > MAX_STDIN) return Promise.reject(new Error(`stdin larger than ${MAX_STDIN} bytes`));
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return Promise.resolve(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** The rest of stdin through the stream, after `chunks` (`size` bytes) were read directly. */
+function readStdinStream(chunks: Buffer[], size: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
     process.stdin.on('data', (d: Buffer) => {
       size += d.length;
       if (size > MAX_STDIN) {

@@ -35,9 +35,23 @@ export function settingsPath(home: string = os.homedir()): string {
   return path.join(home, '.claude', 'settings.json');
 }
 
-/** The command that runs the hook: node and the hook's own entry file (the fast path, no CLI parsing). */
+/**
+ * Environment variables that make Node run code the hook did not ship: NODE_OPTIONS
+ * (`--require`, `--import`, `--loader`, `--inspect`) and, from Node 22.1, NODE_COMPILE_CACHE
+ * (compiled code from a folder of its choosing, overriding the hook's own). Claude Code passes
+ * its environment to the hook, and a project's `.claude/settings.json` can set `env`: code
+ * injected there would answer "allow" in Airlock's place. Airlock's own egress preload for
+ * sandboxed tasks (NODE_OPTIONS) has nothing to do in the hook either.
+ */
+export const HOOK_UNSET_ENV = ['NODE_OPTIONS', 'NODE_COMPILE_CACHE'] as const;
+
+/**
+ * The command that runs the hook: node and the hook's own entry file (the fast path, no CLI
+ * parsing), after unsetting HOOK_UNSET_ENV. Claude Code runs it with /bin/sh; `exec` keeps it
+ * one process.
+ */
 export function hookCommand(): string {
-  return `${shQuote(process.execPath)} ${shQuote(path.join(__dirname, 'bin.js'))}`;
+  return `unset ${HOOK_UNSET_ENV.join(' ')}; exec ${shQuote(process.execPath)} ${shQuote(path.join(__dirname, 'bin.js'))}`;
 }
 
 export interface InstallResult {

@@ -5,7 +5,8 @@
 // Input (https://docs.anthropic.com/en/docs/claude-code/hooks):
 //   {session_id, transcript_path, cwd, permission_mode, hook_event_name: "PreToolUse",
 //    tool_name, tool_input}
-import * as os from 'node:os';
+// `import x = require()`: no esbuild namespace copy in the hook bundle (see ./hook.ts).
+import os = require('node:os');
 import type { AskParams } from '../../client';
 import { nameRemoves } from '../../core/classify/mcp';
 import type { CommandClassification } from '../../core/ports';
@@ -209,7 +210,15 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
     return { ...base, action: 'read', resource, resources, summary: clip(`${tool} ${pattern ? `${pattern} in ` : ''}${resource}`, MAX_SUMMARY) };
   }
   if (WRITE_TOOLS.has(tool)) {
-    const file = (tool === 'NotebookEdit' ? str(ti.notebook_path) ?? str(ti.file_path) : str(ti.file_path) ?? str(ti.notebook_path)) ?? '';
+    // As for reads: a path field that is not a string, or no path at all, would otherwise
+    // become the cwd itself (`/repo/`), which a workspace write grant covers (red team
+    // wave 5: `{"file_path": ["~/.bashrc"]}` was a covered write of the workspace). Ask.
+    const odd = ['file_path', 'notebook_path', 'path'].filter((k) => ti[k] !== undefined && ti[k] !== null && typeof ti[k] !== 'string');
+    const named = (tool === 'NotebookEdit' ? str(ti.notebook_path) ?? str(ti.file_path) : str(ti.file_path) ?? str(ti.notebook_path)) ?? '';
+    if (odd.length || !named.trim()) {
+      return { ...base, action: 'other', summary: clip(`${tool} with ${odd.length ? `a ${odd.join(', ')} that is not a path` : 'no file to write'}: ${JSON.stringify(capArgs(ti))}`, MAX_SUMMARY) };
+    }
+    const file = named;
     const resource = clip(absolute(file, cwd), MAX_TEXT);
     const resources = pathsOf(ti, resource, cwd);
     let what = '';

@@ -44,6 +44,8 @@ export interface EgressProxyOptions {
   connectTimeoutMs?: number;
   /** Most connections open at once for this task (the rest get 503). */
   maxConnections?: number;
+  /** Airlock's own TCP listeners on this machine (the web UI), read at each decision. */
+  ownListeners?: () => readonly { port: number; what: string }[];
 }
 
 /** Headers that belong to one hop (RFC 9110 §7.6.1) or to the proxy, never forwarded. */
@@ -165,6 +167,8 @@ export class EgressProxy {
   private facts(t: Target, method: string, address: string | null): EgressFacts {
     const local = address ? localAddressKind(address) : null;
     const secrets = secretsForHost(this.o.secrets, t.host).map((s) => s.name);
+    // Any address of this machine may reach a listener on 127.0.0.1 (0.0.0.0 does, on Linux).
+    const own = local?.startsWith('this machine') ? this.o.ownListeners?.().find((l) => l.port === t.port) : undefined;
     return {
       host: t.host,
       port: t.port,
@@ -174,17 +178,23 @@ export class EgressProxy {
       receivedBytes: this.received,
       destinations: this.destinations.size,
       ...(local ? { local } : {}),
+      ...(own ? { airlock: `${own.what} (this machine, port ${own.port})` } : {}),
       ...(secrets.length ? { secrets } : {}),
     };
   }
 
   /** Asks the core; an error (task ended, flood control) is a denial with its message. */
-  private async ask(t: Target, method: string, path: string | null, address: string | null, peer: ProxyPeer): Promise<AgentAnswer & { address: string | null }> {
+  private async ask(t: Target, method: string, path: string | null, address: string | null, peer: ProxyPeer, resolvedFromDns = false): Promise<AgentAnswer & { address: string | null }> {
     const f = this.facts(t, method, address);
+    // A name that DNS answered with a local address is asked as that address: a grant for
+    // the name (made when no address was known) does not cover it, one for the address does.
+    const resource = resolvedFromDns && address ? resourceOf(address, t.port) : t.resource;
     const where = `${t.resource}${path && path !== '/' ? path.slice(0, 200) : ''}`;
     const sent = this.sent < 1024 ? `${this.sent} B` : `${(this.sent / 1024).toFixed(1)} KiB`;
     const summary =
-      `${method === 'CONNECT' ? 'connect to' : method} ${where}${address && address !== t.host ? ` (${address})` : address ? '' : ' (address resolved once allowed)'}` +
+      (resolvedFromDns && address
+        ? `${method === 'CONNECT' ? 'connect to' : method} ${resource}: DNS answered ${address} for ${where}, which is ${f.local ?? 'not public'}`
+        : `${method === 'CONNECT' ? 'connect to' : method} ${where}${address && address !== t.host ? ` (${address})` : address ? '' : ' (address resolved once allowed)'}`) +
       `${f.secrets ? `; would inject ${f.secrets.join(', ')}` : ''} — the task has sent ${sent} to ${this.destinations.size} destination(s) so far`;
     try {
       const a = await this.o.core.ask(
@@ -192,7 +202,7 @@ export class EgressProxy {
           source: 'egress',
           tool: 'net.connect',
           action: 'transfer',
-          resource: t.resource,
+          resource,
           summary: summary.slice(0, 2000),
           args: { ...f, ...(path !== null ? { path: path.slice(0, 2048) } : {}) },
           task: this.o.task,
@@ -207,8 +217,10 @@ export class EgressProxy {
 
   /**
    * Decide, then resolve. A name resolved only after it was allowed that turns out to
-   * reach this machine or the local network is asked again with the address (DNS
-   * rebinding: `allowed.example` answering 127.0.0.1).
+   * reach this machine or the local network is asked again, as the address (DNS
+   * rebinding: `allowed.example` answering 127.0.0.1). It used to be asked with the
+   * name's resource, so the grant that had just allowed the name ("this host for this
+   * task", made before any address was known) allowed the local address too, unseen.
    */
   private async decide(t: Target, method: string, path: string | null, peer: ProxyPeer): Promise<{ ok: true; address: string; event: number } | { ok: false; status: number; reason: string; body: string; event?: number }> {
     const known = this.o.resolver.known(t.host);
@@ -230,7 +242,7 @@ export class EgressProxy {
         return { ok: false, status: 502, reason: 'Cannot Resolve', body: `airlock egress: cannot resolve ${t.host}: ${(e as Error).message}` };
       }
       if (localAddressKind(address)) {
-        const again = await this.ask(t, method, path, address, peer);
+        const again = await this.ask(t, method, path, address, peer, true);
         if (again.decision !== 'allow') return denied(again);
         return { ok: true, address, event: again.event };
       }

@@ -15,6 +15,18 @@ export interface ResolverOptions {
   lookup?: (host: string) => Promise<string>;
 }
 
+/**
+ * Test-only DNS answers (AIRLOCK_EGRESS_TEST_DNS): unlike `fixed`, these names are not
+ * known before the decision, exactly like a name in real DNS (how the rebinding rule is tested).
+ */
+export function fixedDnsLookup(answers: ReadonlyMap<string, string>): (host: string) => Promise<string> {
+  return async (host) => {
+    const a = answers.get(host);
+    if (!a) throw new Error(`${host} has no address (test DNS)`);
+    return a;
+  };
+}
+
 /** `name=address,name=address` → map; entries that do not parse are skipped. */
 export function parseFixedHosts(spec: string | undefined): Map<string, string> {
   const m = new Map<string, string>();

@@ -60,7 +60,7 @@ export async function runTaskAgent(o: TaskAgentOptions): Promise<{ task: string;
     o.log(
       `task ${started.task} started${
         o.sandbox
-          ? ` in a sandbox (${egress ? `network through the egress proxy: ${granted ? 'the task may connect anywhere' : o.network ? 'the human refused the transfer grant, every destination asks' : 'every new destination asks'}` : 'no network: this Airlock runs no egress proxy'})`
+          ? ` in a sandbox (${egress ? `network through the egress proxy: ${granted ? 'the task may connect anywhere but this machine and the local network, which ask' : o.network ? 'the human refused the transfer grant, every destination asks' : 'every new destination asks'}` : 'no network: this Airlock runs no egress proxy'})`
           : ''
       }`,
     );
