@@ -166,6 +166,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       const saved = loadWebState(paths.home, opts.web.newToken ?? false);
       web = await startWebServer({ appDir: opts.web.appDir, service, port: opts.web.port ?? 0, preferredPort: saved.port, token: saved.token, onReject: (r) => recorder.recordRejected(r) });
       writeWebState(paths.home, { token: web.token, port: web.port });
+      egress.setOwnListeners([{ port: web.port, what: "Airlock's own web UI" }]);
     }
     if (web) {
       const w = web;

@@ -25,6 +25,7 @@ interface Open {
 
 export class EgressSockets implements EgressService {
   private readonly open_ = new Map<string, Open>();
+  private own: { port: number; what: string }[] = [];
 
   constructor(
     private readonly core: EgressCore,
@@ -34,6 +35,11 @@ export class EgressSockets implements EgressService {
     private readonly resolver: Resolver,
     private readonly log: (line: string) => void = () => undefined,
   ) {}
+
+  /** Airlock's own TCP listeners (the web UI, once it listens): a sandbox reaching one is critical. */
+  setOwnListeners(list: { port: number; what: string }[]): void {
+    this.own = list;
+  }
 
   secretNames(): string[] {
     return this.secrets.names();
@@ -65,7 +71,7 @@ export class EgressSockets implements EgressService {
     // The system store plus the task's CA: clients that replace their store with this file
     // (curl, git, Python) still verify every other host as before.
     const caBundle = ca ? write('egress-ca.pem', `${this.trust.upstream}\n${ca.certPem}`) : null;
-    const proxy = new EgressProxy({ task, core: this.core, resolver: this.resolver, secrets, ca, upstreamCa: this.trust.upstream });
+    const proxy = new EgressProxy({ task, core: this.core, resolver: this.resolver, secrets, ca, upstreamCa: this.trust.upstream, ownListeners: () => this.own });
     const server = await listenPrivate(sock, {
       onPeer: (s, peer) => proxy.accept(s, peer),
       onForeign: (cred) => {

@@ -107,6 +107,8 @@ export const EgressInfo = z.object({
   receivedBytes: z.number(),
   destinations: z.number().int(),
   local: z.string().optional(),
+  /** Set when it is one of Airlock's own listeners on this machine ("Airlock's own web UI"). */
+  airlock: z.string().optional(),
   secrets: z.array(z.string()).optional(),
 });
 export type EgressInfo = z.infer<typeof EgressInfo>;

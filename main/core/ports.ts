@@ -137,6 +137,8 @@ export interface EgressFacts {
   destinations: number;
   /** Set when the address reaches this machine or the local network ("this machine (loopback)"). */
   local?: string;
+  /** Set when it is one of Airlock's own listeners on this machine ("Airlock's own web UI, port 8123"). */
+  airlock?: string;
   /** Secrets (by name) that would be injected on this connection. */
   secrets?: string[];
 }

@@ -204,6 +204,8 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
   }
 
   if (r.egress?.local) raise('high', `connects to ${r.egress.local} (${r.egress.address})`);
+  // The approver's own door: an agent there could try to answer its own prompts. Never by a grant alone.
+  if (r.egress?.airlock) raise('critical', `connects to ${r.egress.airlock}: the agent would be talking to its own approver`);
   // Chains across the task: what it did earlier changes what this request means.
   if (r.task) {
     // A task that sent a secret's placeholder elsewhere is being steered by someone: every

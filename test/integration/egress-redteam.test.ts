@@ -8,6 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as tls from 'node:tls';
 import { startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
 import { connectTunnel, exchange, rawExchange, rawUpstream, responseBody, tlsInTunnel, type RawUpstream } from '../helpers/egress-client';
@@ -300,5 +301,40 @@ describe('egress red team: the real value only to its host, nothing nobody allow
       assert.match(await pending, /^HTTP\/1\.1 403/);
     }
     assert.equal(human.unanswered().length, 0);
+  });
+});
+
+describe('egress red team: the approver\'s own door', () => {
+  test('the daemon\'s own web UI port is critical: asked every time, even with a grant naming 127.0.0.1, and the prompt says what it is', async () => {
+    const w = await startDaemon({ args: ['--web', '--port', '0'], env: { AIRLOCK_TEST: '1' } });
+    const wui = await w.ui();
+    try {
+      const wh = await Human.on(wui);
+      const port = (JSON.parse(fs.readFileSync(path.join(w.home, 'web.json'), 'utf8')) as { port: number }).port;
+      assert.ok(port > 0);
+      const agent = await w.agent();
+      const { task, egress } = await agent.call<{ task: string; egress: { sock: string } }>('task.start', { name: 'own door' });
+      agent.close();
+      await wui.call('grants.create', { task, source: 'egress', action: 'transfer', resource: '127.0.0.1:*', effect: 'allow' });
+      for (const target of [`127.0.0.1:${port}`, `0.0.0.0:${port}`, `[::ffff:127.0.0.1]:${port}`, `localhost:${port}`]) {
+        const pending = rawExchange(egress.sock, `GET http://${target}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+        const p = await wh.next(15_000);
+        assert.equal(p.risk.level, 'critical', target);
+        assert.ok(p.risk.reasons.some((r) => /Airlock's own web UI \(this machine, port \d+\)/.test(r)), JSON.stringify(p.risk.reasons));
+        await wh.decide(p.id, 'deny');
+        assert.match(await pending, /^HTTP\/1\.1 403/, target);
+      }
+      // Another port of this machine is still covered by the grant naming 127.0.0.1.
+      const other = await rawUpstream(null);
+      try {
+        assert.match(await rawExchange(egress.sock, `GET http://127.0.0.1:${other.port}/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), /^HTTP\/1\.1 200/);
+      } finally {
+        other.close();
+      }
+      assert.equal(wh.unanswered().length, 0);
+    } finally {
+      wui.close();
+      await w.stop();
+    }
   });
 });

@@ -44,6 +44,8 @@ export interface EgressProxyOptions {
   connectTimeoutMs?: number;
   /** Most connections open at once for this task (the rest get 503). */
   maxConnections?: number;
+  /** Airlock's own TCP listeners on this machine (the web UI), read at each decision. */
+  ownListeners?: () => readonly { port: number; what: string }[];
 }
 
 /** Headers that belong to one hop (RFC 9110 §7.6.1) or to the proxy, never forwarded. */
@@ -165,6 +167,8 @@ export class EgressProxy {
   private facts(t: Target, method: string, address: string | null): EgressFacts {
     const local = address ? localAddressKind(address) : null;
     const secrets = secretsForHost(this.o.secrets, t.host).map((s) => s.name);
+    // Any address of this machine may reach a listener on 127.0.0.1 (0.0.0.0 does, on Linux).
+    const own = local?.startsWith('this machine') ? this.o.ownListeners?.().find((l) => l.port === t.port) : undefined;
     return {
       host: t.host,
       port: t.port,
@@ -174,6 +178,7 @@ export class EgressProxy {
       receivedBytes: this.received,
       destinations: this.destinations.size,
       ...(local ? { local } : {}),
+      ...(own ? { airlock: `${own.what} (this machine, port ${own.port})` } : {}),
       ...(secrets.length ? { secrets } : {}),
     };
   }
