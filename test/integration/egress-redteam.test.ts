@@ -8,6 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
 import { startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
@@ -301,6 +302,28 @@ describe('egress red team: the real value only to its host, nothing nobody allow
       assert.match(await pending, /^HTTP\/1\.1 403/);
     }
     assert.equal(human.unanswered().length, 0);
+  });
+});
+
+describe('egress red team: floods', () => {
+  test('held: connections held open without a byte hit the cap with a 503 and the daemon keeps answering; once closed, the task gets out again', async () => {
+    const t = await newTask('flood');
+    const socks: net.Socket[] = [];
+    const texts: string[] = [];
+    try {
+      for (let i = 0; i < 140; i++) {
+        const s = net.connect(t.sock);
+        const k = texts.push('') - 1;
+        s.on('data', (b: Buffer) => (texts[k] += b.toString('latin1')));
+        s.on('error', () => undefined);
+        socks.push(s);
+      }
+      await waitFor(() => texts.some((x) => /^HTTP\/1\.1 503/.test(x)), 'a connection over the cap to be told 503', 15_000);
+      assert.ok((await ui.call<{ grants: unknown[] }>('grants.list', { task: t.task })).grants.length >= 1, 'the daemon answers its human');
+    } finally {
+      for (const s of socks) s.destroy();
+    }
+    await waitFor(async () => /^HTTP\/1\.1 200/.test(await rawExchange(t.sock, `GET http://paste.example.test:${plainUp.port}/after-flood HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)), 'a way out again', 15_000, 200);
   });
 });
 
