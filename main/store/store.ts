@@ -272,10 +272,12 @@ export class Store {
   startMaintenance(intervalMs = 250): void {
     if (this.maintenance || this.sql.readonly) return;
     const worker = new Worker(path.join(__dirname, 'checkpoint-worker.js'), { workerData: { file: this.sql.name, intervalMs, signal: this.writes } });
-    worker.unref();
     worker.on('message', (m: unknown) => {
       if (m === WAL_BACKFILLED) this.restartWal();
     });
+    // After the listener: adding a 'message' listener refs the worker again, and an unclosed
+    // store must not keep its process alive.
+    worker.unref();
     // While another process holds the lock, each slice would wait LOCK_TRY_MS on the only
     // thread: skip ticks, twice as many after each busy one (up to 5 s), so a locked database
     // leaves the daemon free for the requests it must deny and for everything else.
