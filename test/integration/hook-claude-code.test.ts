@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { CLI, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
+import { CLI, REPO, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
 import { shQuote } from '../../main/integrations/claude-code/install';
 import { Human } from '../helpers/human';
 import { run } from '../helpers/run';
@@ -339,6 +339,30 @@ describe('Claude Code hook (real daemon)', () => {
       fs.rmSync(path.join(tasks, 't_linkeddir00'), { force: true });
       fs.rmSync(path.join(tasks, 't_linkedsock0'), { recursive: true, force: true });
     }
+  });
+
+  test('the pinned hook inside `airlock task start --sandbox` asks through the task socket bwrap gives it', { skip: !fs.existsSync('/usr/bin/bwrap') && 'no bwrap' }, async () => {
+    const home = tempHome('al-home-');
+    const inst = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install'], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
+    assert.equal(inst.code, 0, inst.stderr);
+    const command = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
+    assert.match(command, /export AIRLOCK_HOOK_HOME=/);
+    const proj = fs.mkdtempSync(path.join(home, 'proj-'));
+    const ro = ['--ro', REPO, '--ro', fs.realpathSync(path.join(REPO, 'node_modules'))];
+    const pending = run(process.execPath, [CLI, 'task', 'start', 'pinned in a sandbox', '--sandbox', ...ro, '--', '/bin/sh', '-c', command], {
+      cwd: proj,
+      env: { ...d.env, HOME: home },
+      input: claudeJson(sessionId(), 'Bash', { command: `rm -rf ${proj}/gone` }),
+      timeoutMs: 60_000,
+    });
+    const prompt = await human.next(30_000);
+    assert.equal(prompt.action, 'delete');
+    assert.match(prompt.taskName ?? '', /pinned in a sandbox/);
+    await human.decide(prompt.id, 'deny');
+    const r = await pending;
+    assert.equal(r.code, 0, r.stderr);
+    const out = (JSON.parse(r.stdout.trim().split('\n').pop()!) as HookOut).hookSpecificOutput;
+    assert.equal(out.permissionDecision, 'deny', out.permissionDecisionReason);
   });
 
   test('PostToolUse (the tool already ran): exit 0, no output, no prompt, nothing asked of the daemon', async () => {
