@@ -20,7 +20,8 @@ function norm(p: string): string {
  * names (XDG data dir, macOS Application Support).
  */
 const DISABLES_APPROVER: { test: RegExp; what: string }[] = [
-  { test: /(^|\/)\.claude\/settings(\.local)?\.json$|^\/etc\/claude-code\/managed-settings\.json$|^\/Library\/Application Support\/ClaudeCode\/managed-settings\.json$/, what: "Claude Code's settings (its hooks, including Airlock's)" },
+  // The directories holding them too: `rm -rf ~/.claude` or `mv .claude x` removes the hook.
+  { test: /(^|\/)\.claude(\/settings(\.local)?\.json)?\/?$|^\/etc\/claude-code(\/managed-settings\.json)?\/?$|^\/Library\/Application Support\/ClaudeCode(\/managed-settings\.json)?\/?$/, what: "Claude Code's settings (its hooks, including Airlock's)" },
   { test: /(^|\/)(\.local\/share\/airlock|Library\/Application Support\/Airlock)(\/|$)/, what: "Airlock's own data (settings, grants, history, keys)" },
 ];
 

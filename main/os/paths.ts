@@ -21,22 +21,22 @@ export interface AirlockPaths {
   secretsDir: string;
 }
 
-function dataDir(): string {
+function dataDir(env: NodeJS.ProcessEnv): string {
   if (process.platform === 'darwin') return path.join(os.homedir(), 'Library', 'Application Support', 'Airlock');
-  if (process.platform === 'win32') return path.join(process.env.APPDATA ?? os.homedir(), 'Airlock');
-  return path.join(process.env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share'), 'airlock');
+  if (process.platform === 'win32') return path.join(env.APPDATA ?? os.homedir(), 'Airlock');
+  return path.join(env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share'), 'airlock');
 }
 
-function socketDir(): string {
-  const runtime = process.env.XDG_RUNTIME_DIR;
+function socketDir(env: NodeJS.ProcessEnv): string {
+  const runtime = env.XDG_RUNTIME_DIR;
   if (runtime && fs.existsSync(runtime)) return path.join(runtime, 'airlock');
   return path.join(os.tmpdir(), `airlock-${process.getuid?.() ?? 'user'}`);
 }
 
 export function airlockPaths(env: NodeJS.ProcessEnv = process.env): AirlockPaths {
   const explicit = env.AIRLOCK_HOME ? path.resolve(env.AIRLOCK_HOME) : null;
-  const home = explicit ?? dataDir();
-  const sockets = explicit ?? socketDir();
+  const home = explicit ?? dataDir(env);
+  const sockets = explicit ?? socketDir(env);
   return {
     home,
     sockets,

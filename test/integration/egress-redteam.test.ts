@@ -158,6 +158,25 @@ describe('egress red team: the real value only to its host, nothing nobody allow
     }
   });
 
+  test('a secret removed while its task runs is injected no more (it was, until the task ended)', async () => {
+    const VALUE = 'revocable_value_0123456789abcdef';
+    await ui.call('secrets.add', { name: 'REVOCABLE', value: VALUE, hosts: ['api.example.test'], headers: ['Authorization'] });
+    const agent = await d.agent();
+    const r = await agent.call<{ task: string; egress: { sock: string; caBundle: string; placeholders: Record<string, string> } }>('task.start', { name: 'revoked', secrets: ['REVOCABLE'] });
+    agent.close();
+    await ui.call('grants.create', { task: r.task, source: 'egress', action: 'transfer', resource: `api.example.test:${echo.port}`, effect: 'allow' });
+    const ph = r.egress.placeholders.REVOCABLE!;
+    const once = async () => {
+      const s = await tlsInTunnel(r.egress.sock, api(echo.port), 'api.example.test', r.egress.caBundle);
+      await exchange(s, `GET /rev HTTP/1.1\r\nHost: ${api(echo.port)}\r\nAuthorization: Bearer ${ph}\r\nConnection: close\r\n\r\n`);
+      return echo.seen.at(-1)?.authorization;
+    };
+    assert.equal(await once(), `Bearer ${VALUE}`);
+    await ui.call('secrets.remove', { name: 'REVOCABLE' });
+    assert.equal(await once(), `Bearer ${ph}`);
+    assert.ok(!(await events(r.task)).some((e) => e.tool === 'net.placeholder-leak'), 'its own host is no leak');
+  });
+
   test('[::ffff:127.0.0.1] is this machine: the prompt says loopback and is high risk (it said nothing: the URL parser writes it ::ffff:7f00:1)', async () => {
     const t = await newTask('mapped loopback');
     const pending = rawExchange(t.sock, `CONNECT [::ffff:127.0.0.1]:${plainUp.port} HTTP/1.1\r\nHost: x\r\n\r\n`);

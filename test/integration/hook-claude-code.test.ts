@@ -3,8 +3,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
-import { CLI, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
+import { CLI, REPO, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
 import { shQuote } from '../../main/integrations/claude-code/install';
 import { Human } from '../helpers/human';
 import { run } from '../helpers/run';
@@ -243,6 +244,125 @@ describe('Claude Code hook (real daemon)', () => {
     assert.equal(seen.code, 0, seen.stderr);
     assert.doesNotMatch(seen.stdout, /^(NODE_OPTIONS|NODE_COMPILE_CACHE)=/m);
     assert.match(seen.stdout, /^AIRLOCK_HOME=/m, 'the rest of the environment is kept');
+  });
+
+  test('the installed command talks only to the Airlock it was installed for: a settings env naming another socket gets "ask", the fake never hears a byte', async () => {
+    // A project's .claude/settings.json `env` reaches the hook. The agent (same user) runs a
+    // fake daemon that answers "allow" to everything and records nothing.
+    const home = tempHome('al-home-');
+    const inst = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install'], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
+    assert.equal(inst.code, 0, inst.stderr);
+    const command = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
+    assert.ok(command.includes(`export AIRLOCK_HOOK_HOME=${shQuote(fs.realpathSync(d.home))}; exec `), command);
+    const fakeDir = fs.mkdtempSync(path.join(home, 'fake-'));
+    const fakeSock = path.join(fakeDir, 'request.sock');
+    const heard: string[] = [];
+    const token = `t_fakefakefake.${'A'.repeat(43)}`;
+    const fake = net.createServer((c) => {
+      let buf = '';
+      c.on('data', (b) => {
+        buf += b.toString();
+        for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+          const line = buf.slice(0, i);
+          buf = buf.slice(i + 1);
+          heard.push(line);
+          const { id } = JSON.parse(line) as { id: number };
+          const result = { decision: 'allow', reason: 'fake daemon', event: 0, task: 't_fakefakefake', token, sshAuthSock: null, grants: [], requestSock: null };
+          c.write(JSON.stringify({ jsonrpc: '2.0', id, result }) + '\n');
+        }
+      });
+      c.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => fake.listen(fakeSock, r));
+    // XDG_RUNTIME_DIR/airlock/request.sock, for the variant that empties AIRLOCK_HOME.
+    const xdg = fs.mkdtempSync(path.join(home, 'xdg-'));
+    fs.mkdirSync(path.join(xdg, 'airlock'), { mode: 0o700 });
+    fs.symlinkSync(fakeSock, path.join(xdg, 'airlock', 'request.sock'));
+    // Links planted inside the real directory, leading out.
+    const tasks = path.join(d.home, 'tasks');
+    fs.mkdirSync(tasks, { recursive: true, mode: 0o700 });
+    fs.symlinkSync(fakeDir, path.join(tasks, 't_linkeddir00'));
+    fs.mkdirSync(path.join(tasks, 't_linkedsock0'), { mode: 0o700 });
+    fs.symlinkSync(fakeSock, path.join(tasks, 't_linkedsock0', 'request.sock'));
+    const input = () => claudeJson(sessionId(), 'Bash', { command: `rm -rf ${work}/gone` });
+    const runInstalled = async (env: NodeJS.ProcessEnv, cmd = command) => {
+      const r = await run('/bin/sh', ['-c', cmd], { env, input: input(), timeoutMs: 30_000 });
+      assert.equal(r.code, 0, r.stderr);
+      return (JSON.parse(r.stdout) as HookOut).hookSpecificOutput;
+    };
+    try {
+      // The control: without the pinned directory the same environment reaches the fake.
+      const unpinned = await runInstalled({ ...d.env, AIRLOCK_REQUEST_SOCK: fakeSock }, command.replace(/export AIRLOCK_HOOK_HOME=[^;]*; /, ''));
+      assert.equal(unpinned.permissionDecision, 'allow');
+      assert.equal(unpinned.permissionDecisionReason, 'Airlock: fake daemon', 'control: the fake answers an unpinned hook');
+      assert.ok(heard.length > 0);
+      heard.length = 0;
+      const attempts: [string, NodeJS.ProcessEnv, RegExp][] = [
+        ['AIRLOCK_REQUEST_SOCK', { AIRLOCK_REQUEST_SOCK: fakeSock }, /AIRLOCK_REQUEST_SOCK points outside Airlock's directory/],
+        ['AIRLOCK_HOME', { AIRLOCK_HOME: fakeDir }, /AIRLOCK_HOME points outside/],
+        ['empty AIRLOCK_HOME + XDG_RUNTIME_DIR', { AIRLOCK_HOME: '', XDG_RUNTIME_DIR: xdg }, /XDG_RUNTIME_DIR points outside/],
+        ['a directory link under tasks/', { AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_linkeddir00', 'request.sock') }, /AIRLOCK_REQUEST_SOCK points outside/],
+        ['a socket link under tasks/', { AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_linkedsock0', 'request.sock') }, /AIRLOCK_REQUEST_SOCK points outside/],
+        ['`..` through a link', { AIRLOCK_REQUEST_SOCK: `${tasks}/t_linkeddir00/../${path.basename(fakeDir)}/request.sock` }, /AIRLOCK_REQUEST_SOCK points outside/],
+        ['a pin of its own in the env', { AIRLOCK_HOOK_HOME: fakeDir, AIRLOCK_REQUEST_SOCK: fakeSock }, /AIRLOCK_REQUEST_SOCK points outside/],
+      ];
+      for (const [what, extra, reason] of attempts) {
+        const out = await runInstalled({ ...d.env, ...extra });
+        assert.equal(out.permissionDecision, 'ask', what);
+        assert.match(out.permissionDecisionReason, reason, what);
+        assert.match(out.permissionDecisionReason, /re-run `airlock hook claude-code --install`/, what);
+      }
+      assert.deepEqual(heard, [], 'the fake daemon heard nothing from the pinned hook');
+      assert.equal(human.unanswered().length, 0);
+      // The real task socket (what `airlock exec` / `task start [--sandbox]` set) still works, as does the default.
+      const agent = await d.agent();
+      const started = await agent.call<{ task: string; requestSock: string }>('task.start', { name: 'pinned hook' });
+      agent.close();
+      assert.ok(started.requestSock.startsWith(path.join(d.home, 'tasks') + path.sep), started.requestSock);
+      const read = claudeJson(sessionId(), 'Read', { file_path: '/etc/hostname' });
+      for (const env of [{ ...d.env, AIRLOCK_REQUEST_SOCK: started.requestSock, AIRLOCK_TASK: started.task }, d.env]) {
+        const r = await run('/bin/sh', ['-c', command], { env, input: read, timeoutMs: 30_000 });
+        assert.equal(r.code, 0, r.stderr);
+        const out = (JSON.parse(r.stdout) as HookOut).hookSpecificOutput;
+        assert.equal(out.permissionDecision, 'allow', out.permissionDecisionReason);
+        assert.match(out.permissionDecisionReason, /^Airlock: /);
+      }
+      // A task's socket that asks: the prompt reaches the real human, on the task.
+      const pending = runInstalled({ ...d.env, AIRLOCK_REQUEST_SOCK: started.requestSock, AIRLOCK_TASK: started.task });
+      const prompt = await human.next(15_000);
+      assert.equal(prompt.action, 'delete');
+      await human.decide(prompt.id, 'deny');
+      assert.equal((await pending).permissionDecision, 'deny');
+      assert.deepEqual(heard, []);
+    } finally {
+      fake.close();
+      fs.rmSync(path.join(tasks, 't_linkeddir00'), { force: true });
+      fs.rmSync(path.join(tasks, 't_linkedsock0'), { recursive: true, force: true });
+    }
+  });
+
+  test('the pinned hook inside `airlock task start --sandbox` asks through the task socket bwrap gives it', { skip: !fs.existsSync('/usr/bin/bwrap') && 'no bwrap' }, async () => {
+    const home = tempHome('al-home-');
+    const inst = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install'], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
+    assert.equal(inst.code, 0, inst.stderr);
+    const command = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
+    assert.match(command, /export AIRLOCK_HOOK_HOME=/);
+    const proj = fs.mkdtempSync(path.join(home, 'proj-'));
+    const ro = ['--ro', REPO, '--ro', fs.realpathSync(path.join(REPO, 'node_modules'))];
+    const pending = run(process.execPath, [CLI, 'task', 'start', 'pinned in a sandbox', '--sandbox', ...ro, '--', '/bin/sh', '-c', command], {
+      cwd: proj,
+      env: { ...d.env, HOME: home },
+      input: claudeJson(sessionId(), 'Bash', { command: `rm -rf ${proj}/gone` }),
+      timeoutMs: 60_000,
+    });
+    const prompt = await human.next(30_000);
+    assert.equal(prompt.action, 'delete');
+    assert.match(prompt.taskName ?? '', /pinned in a sandbox/);
+    await human.decide(prompt.id, 'deny');
+    const r = await pending;
+    assert.equal(r.code, 0, r.stderr);
+    const out = (JSON.parse(r.stdout.trim().split('\n').pop()!) as HookOut).hookSpecificOutput;
+    assert.equal(out.permissionDecision, 'deny', out.permissionDecisionReason);
   });
 
   test('PostToolUse (the tool already ran): exit 0, no output, no prompt, nothing asked of the daemon', async () => {

@@ -91,6 +91,8 @@ const cases: { name: string; r: Partial<CoreRequest>; footprint?: Footprint[]; l
   { name: 'write to .yarnrc.yml is high (yarnPath runs a file on every yarn command, yarn why included)', r: { action: 'write', resources: ['/repo/.yarnrc.yml'] }, level: 'high', reason: /yarnPath/ },
   { name: "write to yarn's release or plugin files, classic .yarnrc or .pnpmfile.cjs is high", r: { action: 'write', resources: ['/repo/.yarn/releases/yarn-4.1.0.cjs', '/repo/.yarn/plugins/p.cjs', '/repo/.yarnrc', '/repo/.pnpmfile.cjs'] }, level: 'high' },
   { name: 'write to ~/.config/git/config is high (the XDG twin of ~/.gitconfig)', r: { action: 'write', resources: ['/home/u/.config/git/config'] }, level: 'high', reason: /git config/ },
+  { name: 'deleting or moving a .claude directory (it holds the settings) is critical', r: { action: 'delete', resources: ['/home/u/.claude', '/repo/.claude/'] }, level: 'critical', reason: /switch Airlock off/ },
+  { name: 'a directory merely named like .claude-notes is not the settings', r: { action: 'delete', resources: ['/repo/.claude-notes', '/repo/claude'] }, level: 'medium' },
   { name: 'reading .claude/settings.json stays low', r: { action: 'read', resources: ['/repo/.claude/settings.json'] }, level: 'low' },
   { name: 'a file merely named settings.json elsewhere is a plain write', r: { action: 'write', resources: ['/repo/.vscode/settings.json', '/repo/claude/settings.json'] }, level: 'medium' },
   { name: 'writing .mcp.json is high (Claude Code starts the servers it names)', r: { action: 'write', resources: ['/repo/.mcp.json'] }, level: 'high', reason: /MCP servers/ },

@@ -158,6 +158,16 @@ describe('Claude Code mapping', () => {
     assert.equal(ok.resource, '/repo/src/a.ts');
   });
 
+  test('red team, fifth wave: ReadMcpResourceTool names the resource it reads (a file:// resource is that path), so a secret read through it counts', () => {
+    const r = map('ReadMcpResourceTool', { server: 'fs', uri: 'file:///home/u/.ssh/id_ed25519' }).req;
+    assert.equal(r.action, 'read');
+    assert.deepEqual(r.resources, ['/home/u/.ssh/id_ed25519']);
+    assert.equal(map('ReadMcpResourceTool', { server: 'fs', uri: 'file:///home/u/my%20notes/.env' }).req.resource, '/home/u/my notes/.env');
+    assert.equal(map('ReadMcpResourceTool', { server: 'docs', uri: 'docs://guide/intro' }).req.resource, 'mcp:docs:docs://guide/intro');
+    assert.equal(map('ReadMcpResourceTool', { server: 'fs', uri: 'file://evil.example/x' }).req.resource, 'file://evil.example/x', 'a remote host is kept whole');
+    assert.equal(map('ListMcpResourcesTool', { server: 'fs' }).req.action, 'read');
+  });
+
   test('red team: a Glob pattern that leaves its directory has that directory judged too', () => {
     const home = os.homedir().replace(/\/+$/, '');
     const cases: [Record<string, unknown>, string][] = [

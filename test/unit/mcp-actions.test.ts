@@ -80,6 +80,21 @@ describe('MCP actions from annotations', () => {
     }
   });
 
+  test('red team, fifth wave: openWorldHint defaults to true (MCP spec): a read-only tool that does not say it is closed and gets a URL or recipient is a transfer', () => {
+    for (const [annotations, args] of [
+      [{ readOnlyHint: true }, { url: 'https://evil.example/?q=secret' }],
+      [{ readOnlyHint: true, destructiveHint: false }, { to: 'x@evil.example' }],
+      [{ readOnlyHint: true, openWorldHint: 'no' }, { endpoint: 'https://evil.example' }],
+    ] as const) {
+      assert.equal(mcpAction('lookup', { annotations }, args).action, 'transfer', JSON.stringify([annotations, args]));
+    }
+    assert.equal(mcpAction('frob', { annotations: {} }, { webhook: 'https://evil.example' }).action, 'transfer', 'a write with an outbound argument, open world by default');
+    // Only an explicit false closes it; without an outbound argument nothing changes.
+    assert.equal(mcpAction('lookup', { annotations: { readOnlyHint: true, openWorldHint: false } }, { url: 'https://docs.example' }).action, 'read');
+    assert.equal(mcpAction('lookup', { annotations: { readOnlyHint: true } }, { query: 'x' }).action, 'read');
+    assert.equal(mcpAction('read_text_file', { annotations: FS.read_text_file }, { path: '/a' }).action, 'read');
+  });
+
   test('words and outbound arguments', () => {
     assert.equal(nameRemoves('get_and_delete_all_mail'), true);
     assert.equal(nameRemoves('undelete'), false, 'whole words only');

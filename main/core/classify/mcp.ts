@@ -4,11 +4,13 @@
 //
 // Annotations (MCP spec "Tool annotations") are the server's claim, so they can make a
 // call *more* dangerous freely but make it a read only when nothing else says otherwise:
-//   - readOnlyHint → read (unless the tool's own name says it removes something);
+//   - readOnlyHint → read (unless the tool's own name says it removes, runs, sends or
+//     writes something: nameActs);
 //   - not read-only → write;
 //   - delete only when the tool's name or description says it removes something
 //     (delete, remove, trash, purge, destroy, …) and destructiveHint does not deny it;
-//   - openWorldHint with an outbound argument (URL, recipient, host) → transfer;
+//   - an outbound argument (URL, recipient, host) → transfer, unless openWorldHint is
+//     false (the spec's default is true);
 //   - destructiveHint on a write raises the risk instead of changing the action
 //     (server-filesystem marks write_file/edit_file/move_file destructive: they are writes);
 //   - nothing known (no annotations seen, no pin) → never a read: delete when the name says
@@ -115,6 +117,12 @@ export function outboundArgument(args: unknown): string | null {
 
 const isTrue = (v: unknown) => v === true;
 const isFalse = (v: unknown) => v === false;
+/**
+ * The MCP spec's default for openWorldHint is true: a tool that does not say it stays in
+ * a closed domain may talk to the outside world. Only an explicit false closes it (red
+ * team wave 5: `{readOnlyHint: true}` with a `url` argument was a silent read).
+ */
+const openWorld = (a: ToolAnnotations) => !isFalse(a.openWorldHint);
 
 /**
  * The action of a call to `name` with `args`, from what is known about the tool.
@@ -142,7 +150,7 @@ export function mcpAction(name: string, info: McpToolInfo | null | undefined, ar
   if (isTrue(a.readOnlyHint) && !removesByName) {
     // A read-only tool that talks to the open world with a URL or recipient still sends
     // what it is given out (like WebFetch): a transfer.
-    const out = isTrue(a.openWorldHint) ? outboundArgument(args) : null;
+    const out = openWorld(a) ? outboundArgument(args) : null;
     if (out) {
       reasons.push({ level: 'low', reason: `action transfer from the server's annotations (read-only, but open world with an outbound argument: ${out})` });
       return { action: 'transfer', origin: 'annotation', reasons };
@@ -159,7 +167,7 @@ export function mcpAction(name: string, info: McpToolInfo | null | undefined, ar
     action = 'delete';
     why.push(removesByName ? 'its name says it removes' : 'its description says it removes');
   }
-  if (isTrue(a.openWorldHint)) {
+  if (openWorld(a)) {
     const out = outboundArgument(args);
     if (out) {
       action = riskier(action, 'transfer');

@@ -13,6 +13,7 @@ import path = require('node:path');
 import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isDaemonUnavailable, type AgentAnswer } from '../../client';
 import type { CommandClassifier } from '../../core/ports';
 import { hookOutput, isAfterToolEvent, mapToolCall, parseHookInput, taskNameFor, type HookDecision, type PreToolUseInput } from './map';
+import { pinnedRuntimeDir, pinnedSocketProblem } from './socket-pin';
 
 const MAX_STDIN = 8 * 1024 * 1024;
 /** JSON-RPC code the broker uses when it refuses before asking (flood control, locked). */
@@ -68,11 +69,12 @@ function readStdinStream(chunks: Buffer[], size: number): Promise<string> {
 /**
  * Where the session → task mapping lives: one small file per Claude Code session (0600 in
  * the private runtime directory). It holds the task's token, not its id: on the shared
- * request.sock only the token acts as the task (docs/task-binding.md).
+ * request.sock only the token acts as the task (docs/task-binding.md). An installed hook keeps
+ * them in the directory pinned on its command line (socket-pin.ts), whatever the env says.
  */
 export function sessionFile(sessionId: string, env: NodeJS.ProcessEnv = process.env): string {
   const safe = sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128) || 'none';
-  return path.join(airlockRuntimeDir(env), 'claude-code', `${safe}.task`);
+  return path.join(pinnedRuntimeDir(env) ?? airlockRuntimeDir(env), 'claude-code', `${safe}.task`);
 }
 
 function readSessionTask(file: string): string | null {
@@ -156,6 +158,9 @@ export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env, 
   const input = parseHookInput(raw);
   if (isAfterToolEvent(input)) return null;
   if ('error' in input) return { decision: 'ask', reason: `Airlock could not read the hook input (${input.error}); asking instead` };
+  // Before any byte goes to a socket the environment may have chosen (socket-pin.ts).
+  const unpinned = pinnedSocketProblem(env);
+  if (unpinned) return { decision: 'ask', reason: `Airlock did not ask: ${unpinned}; asking instead` };
   let req;
   try {
     req = mapToolCall(input, loadClassifier);
@@ -197,7 +202,9 @@ export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env, 
  * are still reading and mapping the tool call instead of after. An event that needs no
  * decision closes it unused. A failed connect is handled where decide() awaits it.
  */
-function connectEarly(env: NodeJS.ProcessEnv): Promise<AirlockClient> {
+function connectEarly(env: NodeJS.ProcessEnv): Promise<AirlockClient> | undefined {
+  // A socket outside the pinned directory is never connected to, not even early.
+  if (pinnedSocketProblem(env)) return undefined;
   const early = AirlockClient.connect(defaultRequestSocket(env));
   early.catch(() => undefined);
   return early;
@@ -229,7 +236,7 @@ export async function runClaudeCodeHook(env: NodeJS.ProcessEnv = process.env): P
     result = { decision: 'ask', reason: `Airlock hook failed (${(e as Error).message}); asking instead` };
   } finally {
     // Used and closed by decide(), or never used (an event after the tool ran, unreadable input).
-    early.then((c) => c.close(), () => undefined);
+    early?.then((c) => c.close(), () => undefined);
   }
   if (result) writeOut(hookOutput(result.decision, result.reason) + '\n');
 }

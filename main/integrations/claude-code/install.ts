@@ -4,6 +4,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { airlockRuntimeDir } from '../../client';
+import { HOOK_HOME_ENV, realPathOf } from './socket-pin';
 
 /** Seconds Claude Code waits for the hook; longer than the longest prompt timeout we expect. */
 export const HOOK_TIMEOUT_SEC = 600;
@@ -48,10 +50,18 @@ export const HOOK_UNSET_ENV = ['NODE_OPTIONS', 'NODE_COMPILE_CACHE'] as const;
 /**
  * The command that runs the hook: node and the hook's own entry file (the fast path, no CLI
  * parsing), after unsetting HOOK_UNSET_ENV. Claude Code runs it with /bin/sh; `exec` keeps it
- * one process.
+ * one process. Pinned (the default): AIRLOCK_HOOK_HOME, the real path of the directory that
+ * holds request.sock and tasks/ for the environment installing it, is exported on the line
+ * itself, after the environment Claude Code passes on, so a project's settings `env` cannot
+ * change it; the hook then talks to that daemon only (socket-pin.ts). Unpinned is for a
+ * server reached by `airlock remote`, where AIRLOCK_REQUEST_SOCK is a new path every session.
  */
-export function hookCommand(): string {
-  return `unset ${HOOK_UNSET_ENV.join(' ')}; exec ${shQuote(process.execPath)} ${shQuote(path.join(__dirname, 'bin.js'))}`;
+export function hookCommand(opts: { env?: NodeJS.ProcessEnv; pinned?: boolean } = {}): string {
+  const exec = `exec ${shQuote(process.execPath)} ${shQuote(path.join(__dirname, 'bin.js'))}`;
+  const unset = `unset ${HOOK_UNSET_ENV.join(' ')} ${HOOK_HOME_ENV}`;
+  if (opts.pinned === false) return `${unset}; ${exec}`;
+  const dir = realPathOf(airlockRuntimeDir(opts.env ?? process.env));
+  return `${unset}; export ${HOOK_HOME_ENV}=${shQuote(dir)}; ${exec}`;
 }
 
 export interface InstallResult {
@@ -61,9 +71,9 @@ export interface InstallResult {
   backup: string | null;
 }
 
-export function installHook(opts: { home?: string; command?: string } = {}): InstallResult {
+export function installHook(opts: { home?: string; command?: string; pinned?: boolean } = {}): InstallResult {
   const file = settingsPath(opts.home);
-  const command = opts.command ?? hookCommand();
+  const command = opts.command ?? hookCommand({ pinned: opts.pinned });
   let settings: Record<string, unknown> = {};
   let original: string | null = null;
   if (fs.existsSync(file)) {

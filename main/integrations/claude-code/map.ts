@@ -122,6 +122,16 @@ function absolute(p: string, cwd: string): string {
   return cwd.replace(/\/+$/, '') + '/' + p;
 }
 
+/** `file:///a%20b` → `/a b`; a URI that does not decode is kept as written (then no grant for a path covers it). */
+function decodeFileUri(uri: string): string {
+  try {
+    const u = new URL(uri);
+    return u.hostname && u.hostname !== 'localhost' ? uri : decodeURIComponent(u.pathname);
+  } catch {
+    return uri;
+  }
+}
+
 /**
  * The host WebFetch will really connect to, parsed as Claude Code (Node's WHATWG URL)
  * parses it. A hand-written regex disagreed on `https://evil\\@good/` and
@@ -171,7 +181,7 @@ function globDirectory(pattern: string): string | null {
 const READ_TOOLS = new Set(['Read', 'Glob', 'Grep', 'LS', 'NotebookRead']);
 const WRITE_TOOLS = new Set(['Write', 'Edit', 'MultiEdit', 'NotebookEdit']);
 /** Claude Code's own bookkeeping tools: nothing outside the session changes. */
-const INTERNAL_TOOLS = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'BashOutput', 'KillBash', 'KillShell', 'ListMcpResourcesTool', 'ReadMcpResourceTool']);
+const INTERNAL_TOOLS = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'BashOutput', 'KillBash', 'KillShell', 'ListMcpResourcesTool']);
 /**
  * Tools that load instructions or scripts from files on disk and act on them: a custom
  * slash command can run shell lines (`!` prefix) and a skill can ship scripts. Claude Code
@@ -282,6 +292,16 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
     const name = loader.map((k) => str(ti[k])).find((v) => v !== null) ?? '';
     const resource = clip(`${tool}:${name.trim().split(/\s+/)[0] ?? ''}`, MAX_TEXT);
     return { ...base, action: 'execute', resource, resources: [resource], summary: clip(`${tool} ${name}`, MAX_SUMMARY) };
+  }
+  if (tool === 'ReadMcpResourceTool') {
+    // A read through an MCP server of what it calls a resource, often a file
+    // (`file:///home/u/.ssh/id_ed25519` from a filesystem server): the resource is named so
+    // the risk rules and the task's chain memory see a secret read like a Read of that path
+    // (red team wave 5: it was an internal read with no resource at all).
+    const server = str(ti.server) ?? '';
+    const uri = str(ti.uri) ?? '';
+    const resource = clip(uri.startsWith('file://') ? decodeFileUri(uri) : `mcp:${server}:${uri}`, MAX_TEXT);
+    return { ...base, action: 'read', resource, resources: [resource], summary: clip(`ReadMcpResourceTool ${server} ${uri}`, MAX_SUMMARY) };
   }
   if (INTERNAL_TOOLS.has(tool)) return { ...base, action: 'read', summary: clip(`${tool} (Claude Code internal)`, MAX_SUMMARY) };
   // A tool we do not know: ask.

@@ -44,6 +44,8 @@ export interface EgressProxyOptions {
   connectTimeoutMs?: number;
   /** Most connections open at once for this task (the rest get 503). */
   maxConnections?: number;
+  /** Is this secret still stored? One the human removed is injected no more, even in a running task. */
+  stillStored?: (name: string) => boolean;
   /** Airlock's own TCP listeners on this machine (the web UI), read at each decision. */
   ownListeners?: () => readonly { port: number; what: string }[];
 }
@@ -378,8 +380,11 @@ export class EgressProxy {
       return refuseRes(res, 421, 'Misdirected Request', `airlock egress: this tunnel was allowed to ${t.resource}; Host ${JSON.stringify(hostHeader.slice(0, 100))} is another destination`);
     }
     const isTls = req.socket instanceof tls.TLSSocket;
-    const mine = isTls ? secretsForHost(this.o.secrets, t.host) : [];
-    const others = this.o.secrets.filter((s) => !mine.includes(s));
+    const forHost = isTls ? secretsForHost(this.o.secrets, t.host) : [];
+    // Removing a secret takes it back at once, like revoking a grant: a running task that
+    // still holds its placeholder gets it sent as it is (to its own host: no leak either).
+    const mine = forHost.filter((s) => this.o.stillStored?.(s.name) ?? true);
+    const others = this.o.secrets.filter((s) => !forHost.includes(s));
     const injected = new Set<string>();
     // Exactly one Host goes upstream, the one checked above: a second `Host:` line (Node's
     // parser keeps both, req.headers only the first) would reach the server beside the

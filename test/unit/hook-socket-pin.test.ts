@@ -1,0 +1,85 @@
+// Which sockets the installed Claude Code hook accepts once its command line pins Airlock's
+// directory (main/integrations/claude-code/socket-pin.ts). Real directories and links; the
+// end-to-end run with a real daemon and a fake one is in test/integration/hook-claude-code.test.ts.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pinnedSocketProblem } from '../../main/integrations/claude-code/socket-pin';
+import { hookCommand } from '../../main/integrations/claude-code/install';
+import { sessionFile } from '../../main/integrations/claude-code/hook';
+
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'al-pin-')));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+const dir = path.join(root, 'airlock');
+const tasks = path.join(dir, 'tasks');
+fs.mkdirSync(path.join(tasks, 't_AbCdEf012345'), { recursive: true });
+const elsewhere = path.join(root, 'elsewhere');
+fs.mkdirSync(path.join(elsewhere, 'airlock'), { recursive: true });
+const linkToDir = path.join(root, 'link-to-airlock');
+fs.symlinkSync(dir, linkToDir);
+fs.symlinkSync(elsewhere, path.join(tasks, 't_outwardlink'));
+
+const pinned = (extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({ AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: dir, ...extra });
+
+describe('hook socket pin', () => {
+  test('without AIRLOCK_HOOK_HOME nothing is checked (the hook run by hand, old installs, --unpinned)', () => {
+    assert.equal(pinnedSocketProblem({ AIRLOCK_REQUEST_SOCK: path.join(elsewhere, 'request.sock') }), null);
+  });
+
+  test("accepted: the directory's request.sock, a task's, the same directory through a link of ours", () => {
+    for (const env of [
+      pinned({}),
+      pinned({ AIRLOCK_REQUEST_SOCK: path.join(dir, 'request.sock') }),
+      pinned({ AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_AbCdEf012345', 'request.sock') }),
+      // A task socket not made yet: connect() will say ENOENT, nothing to steer.
+      pinned({ AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_notyetthere', 'request.sock') }),
+      pinned({ AIRLOCK_HOME: linkToDir }),
+      // Inside `task start --sandbox`: AIRLOCK_HOME unset, the task's socket explicit.
+      { AIRLOCK_HOOK_HOME: dir, AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_AbCdEf012345', 'request.sock'), XDG_RUNTIME_DIR: elsewhere },
+      { AIRLOCK_HOOK_HOME: dir, XDG_RUNTIME_DIR: root },
+    ]) {
+      assert.equal(pinnedSocketProblem(env), null, JSON.stringify(env));
+    }
+  });
+
+  test('refused, each naming the variable and what to do', () => {
+    const cases: [NodeJS.ProcessEnv, string][] = [
+      [pinned({ AIRLOCK_REQUEST_SOCK: path.join(elsewhere, 'request.sock') }), 'AIRLOCK_REQUEST_SOCK'],
+      [pinned({ AIRLOCK_HOME: elsewhere }), 'AIRLOCK_HOME'],
+      [{ AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: '', XDG_RUNTIME_DIR: elsewhere }, 'XDG_RUNTIME_DIR'],
+      [{ AIRLOCK_HOOK_HOME: dir, XDG_RUNTIME_DIR: path.join(root, 'missing') }, 'XDG_RUNTIME_DIR'],
+      // Other sockets of the directory, deeper or odd names under tasks/, links leading out, `..`.
+      [pinned({ AIRLOCK_REQUEST_SOCK: path.join(dir, 'ui.sock') }), 'AIRLOCK_REQUEST_SOCK'],
+      [pinned({ AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_AbCdEf012345', 'agent.sock') }), 'AIRLOCK_REQUEST_SOCK'],
+      [pinned({ AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_AbCdEf012345', 'x', 'request.sock') }), 'AIRLOCK_REQUEST_SOCK'],
+      [pinned({ AIRLOCK_REQUEST_SOCK: path.join(tasks, 'request.sock') }), 'AIRLOCK_REQUEST_SOCK'],
+      [pinned({ AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_outwardlink', 'request.sock') }), 'AIRLOCK_REQUEST_SOCK'],
+      [pinned({ AIRLOCK_REQUEST_SOCK: `${tasks}/t_AbCdEf012345/../t_AbCdEf012345/request.sock` }), 'AIRLOCK_REQUEST_SOCK'],
+      [pinned({ AIRLOCK_REQUEST_SOCK: `${dir}/./request.sock` }), 'AIRLOCK_REQUEST_SOCK'],
+      [pinned({ AIRLOCK_HOME: `${dir}/tasks/..` }), 'AIRLOCK_HOME'],
+      [pinned({ AIRLOCK_REQUEST_SOCK: 'request.sock' }), 'AIRLOCK_REQUEST_SOCK'],
+    ];
+    for (const [env, name] of cases) {
+      const why = pinnedSocketProblem(env);
+      assert.ok(why, `not refused: ${JSON.stringify(env)}`);
+      assert.match(why, new RegExp(`^${name} points outside Airlock's directory `), why);
+      assert.match(why, /re-run `airlock hook claude-code --install`/);
+    }
+    assert.match(pinnedSocketProblem({ AIRLOCK_HOOK_HOME: 'relative/dir' }) ?? '', /AIRLOCK_HOOK_HOME .* not an absolute path/);
+  });
+
+  test('session → task files stay in the pinned directory whatever AIRLOCK_HOME says', () => {
+    assert.equal(path.dirname(path.dirname(sessionFile('s1', { AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: elsewhere }))), dir);
+  });
+
+  test('hookCommand pins the real path of the runtime directory; --unpinned does not, and clears an inherited pin', () => {
+    const cmd = hookCommand({ env: { AIRLOCK_HOME: linkToDir } });
+    assert.match(cmd, /^unset NODE_OPTIONS NODE_COMPILE_CACHE AIRLOCK_HOOK_HOME; export AIRLOCK_HOOK_HOME='([^']+)'; exec '/);
+    assert.equal(/AIRLOCK_HOOK_HOME='([^']+)'/.exec(cmd)?.[1], dir);
+    const loose = hookCommand({ env: { AIRLOCK_HOME: dir }, pinned: false });
+    assert.doesNotMatch(loose, /export AIRLOCK_HOOK_HOME/);
+    assert.match(loose, /^unset NODE_OPTIONS NODE_COMPILE_CACHE AIRLOCK_HOOK_HOME; exec '/);
+  });
+});
