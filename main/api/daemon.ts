@@ -16,7 +16,7 @@ import { TaskLifecycle } from '../core/task-lifecycle';
 import { TasksAndGrants } from '../core/tasks-and-grants';
 import { classifyShell } from '../core/classify/shell';
 import type { AgentSide, CommandClassifier, KeyService, NotificationSource, RejectionRecorder } from '../core/ports';
-import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
+import { airlockPaths, ensurePrivateDir, ownPathsOf, type AirlockPaths } from '../os/paths';
 import { socketDistrust } from '../os/socket-trust';
 import { assertPeerCredAvailable } from '../os/peer';
 import { foreignPeerAttempt } from '../os/private-socket';
@@ -88,7 +88,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     const tasks = new TasksAndGrants(store, bus);
     const policy = new RequestPolicy(
       { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), namesakes: (id) => tasks.namesakes(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
-      { classifier, realPaths: resolveRealPaths, repoLookalike: findRepoLookalike },
+      { classifier, realPaths: resolveRealPaths, repoLookalike: findRepoLookalike, ownPaths: ownPathsOf(paths) },
     );
     // Airlock's own entry points (bin/airlock, dist/…): "who" on a prompt walks past them to the agent.
     const installRoot = path.resolve(__dirname, '..', '..', '..');

@@ -38,6 +38,12 @@ export interface PolicyOptions {
   realPaths?: PathResolver;
   /** Finds a bare-repository look-alike around a git command's working directory (main/os/git-lookalike.ts). */
   repoLookalike?: RepoLookalikeProbe;
+  /**
+   * The running daemon's own files and directories (database, keys, secrets, sockets, tasks/;
+   * as given and resolved): a write or delete there is critical like one of the default
+   * locations (risk.ts DISABLES_APPROVER), which cannot know a custom AIRLOCK_HOME.
+   */
+  ownPaths?: readonly string[];
   now?: () => number;
 }
 
@@ -69,6 +75,7 @@ export class RequestPolicy {
   private readonly classifier?: CommandClassifier;
   private readonly realPaths?: PathResolver;
   private readonly repoLookalike?: RepoLookalikeProbe;
+  private readonly ownPaths: readonly string[];
   private readonly now: () => number;
 
   constructor(
@@ -78,6 +85,7 @@ export class RequestPolicy {
     this.classifier = opts.classifier;
     this.realPaths = opts.realPaths;
     this.repoLookalike = opts.repoLookalike;
+    this.ownPaths = opts.ownPaths ?? [];
     this.now = opts.now ?? Date.now;
   }
 
@@ -197,7 +205,7 @@ export class RequestPolicy {
 
   /** Risk, then grants, then the default policy; what none of them settles is a prompt. */
   evaluate(req: CoreRequest): Verdict {
-    const risk = assessRisk(req, req.task ? this.facts.memoryOf(req.task) : {});
+    const risk = assessRisk(req, req.task ? this.facts.memoryOf(req.task) : {}, this.ownPaths);
     const settings = this.facts.settings();
     const now = this.now();
     const index = this.facts.activeGrants();

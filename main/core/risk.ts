@@ -95,10 +95,26 @@ export function runsCodeLater(resource: string): string | null {
   return RUNS_CODE_LATER.find((x) => x.test.test(r))?.what ?? null;
 }
 
-/** Why a write to this path can switch Airlock off, or null. */
-export function disablesApprover(resource: string): string | null {
+/**
+ * Why a write or delete of this path can switch Airlock off, or null. `ownPaths`: the running
+ * daemon's own files and directories (database, keys, secrets, sockets, tasks/ — under a custom
+ * AIRLOCK_HOME too), which the default locations above cannot know. A delete of a directory
+ * that holds one of them (`rm -rf ~`, `rm -rf $AIRLOCK_HOME`) removes it as well.
+ */
+export function disablesApprover(resource: string, ownPaths: readonly string[] = [], action: string = 'write'): string | null {
   const r = norm(resource);
-  return DISABLES_APPROVER.find((x) => x.test.test(r))?.what ?? null;
+  const hit = DISABLES_APPROVER.find((x) => x.test.test(r))?.what;
+  if (hit) return hit;
+  if (ownPaths.some((d) => within(r, d))) return "Airlock's own files (its history, keys, secrets or sockets)";
+  if (action === 'delete' && ownPaths.some((d) => within(d, r))) return "a directory holding Airlock's own files (its history, keys, secrets or sockets)";
+  return null;
+}
+
+/** `p` is `dir` or below it (plain path prefix at a '/' boundary; both absolute, already resolved). */
+function within(p: string, dir: string): boolean {
+  const d = dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
+  if (d === '/') return p.startsWith('/');
+  return d.length > 0 && (p === d || p.startsWith(`${d}/`));
 }
 
 export function holdsSecrets(resource: string): string | null {
@@ -151,7 +167,7 @@ function triggerOf(r: CoreRequest): string {
   return `${r.tool}${r.resource ? ` ${r.resource}` : ''}`.slice(0, 200);
 }
 
-export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
+export function assessRisk(r: CoreRequest, memory: TaskMemory, ownPaths: readonly string[] = []): Risk {
   const reasons: string[] = [];
   let level: RiskLevel = r.action === 'read' || r.action === 'other' ? 'low' : 'medium';
   const raise = (to: RiskLevel, why: string) => {
@@ -169,7 +185,7 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory): Risk {
   for (const p of r.parts ?? []) if (p.action === 'write' || p.action === 'delete') for (const res of p.resources) if (!changed.has(res)) changed.set(res, p.action);
   if (changed.size) {
     for (const [res, action] of changed) {
-      const off = disablesApprover(res);
+      const off = disablesApprover(res, ownPaths, action);
       if (off) raise('critical', `${action} to ${off}: it can switch Airlock off, so no grant answers for it (${res})`);
       const what = runsCodeLater(res);
       if (what && !off) raise('high', `${action} to ${what}: can run code later (${res})`);

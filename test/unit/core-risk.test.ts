@@ -122,3 +122,32 @@ for (const c of cases) {
     if (c.reason) assert.ok(r.reasons.some((x) => c.reason!.test(x)), JSON.stringify(r.reasons));
   });
 }
+
+test("the running daemon's own files under a custom AIRLOCK_HOME are critical to write or delete; a delete of a directory holding them too; a workspace beside them is not", () => {
+  const own = ['/work/proj/.airlock/airlock.db', '/work/proj/.airlock/keys', '/work/proj/.airlock/secrets', '/work/proj/.airlock/request.sock', '/work/proj/.airlock/tasks'];
+  const at = (action: CoreRequest['action'], resources: string[]) => assessRisk(req({ action, resources }), {}, own);
+  for (const [action, res] of [
+    ['write', '/work/proj/.airlock/airlock.db'],
+    ['write', '/work/proj/.airlock/keys/master.secret'],
+    ['delete', '/work/proj/.airlock/tasks/t_1/request.sock'],
+    ['delete', '/work/proj/.airlock/request.sock'],
+    ['delete', '/work/proj/.airlock'],
+    ['delete', '/work/proj'],
+    ['delete', '/'],
+  ] as const) {
+    const r = at(action, [res]);
+    assert.equal(r.level, 'critical', `${action} ${res}`);
+    assert.ok(r.reasons.some((x) => /Airlock's own files.*switch Airlock off/.test(x)), `${action} ${res}: ${r.reasons.join(' | ')}`);
+  }
+  // Beside them, and names that merely start alike: plain writes and deletes.
+  for (const [action, res] of [
+    ['write', '/work/proj/.airlock/notes.txt'],
+    ['delete', '/work/proj/src/main.c'],
+    ['write', '/work/proj/.airlock/airlock.db.bak'],
+    ['delete', '/work/proj/.airlock/keys-old'],
+    ['write', '/work/proj'],
+  ] as const) assert.equal(at(action, [res]).level, 'medium', `${action} ${res}`);
+  // A read of them stays a read; without own paths nothing changes.
+  assert.equal(at('read', ['/work/proj/.airlock/airlock.db']).level, 'low');
+  assert.equal(assessRisk(req({ action: 'delete', resources: ['/work/proj/.airlock/airlock.db'] }), {}).level, 'medium');
+});
