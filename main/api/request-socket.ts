@@ -45,6 +45,7 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
       }),
       // A requester that goes away is answered (deny) so history has its requests.
       onClose: () => desk.dropConnection(peer.connection),
+      ...(remote ? { remote } : {}),
     };
-  });
+  }, opts.remote ? { remote: opts.remote } : {});
 }

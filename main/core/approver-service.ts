@@ -88,6 +88,10 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
     }),
     'remotes.add': async (p) => {
       const sockets = hooks.remotes ?? noRemotes();
+      // "Build" beside "build" would read as the same remote in a prompt (and is the same
+      // directory on a case-insensitive file system): one spelling per name.
+      const twin = store.listRemotes().find((r) => r.name !== p.name && r.name.toLowerCase() === p.name.toLowerCase());
+      if (twin) throw new RpcError(RPC.invalidParams, `invalid params: name: remote "${twin.name}" exists and differs only in case; use another name, or "${twin.name}" itself`);
       const socket = await sockets.open(p.name);
       const r = store.addRemote(p.name, Date.now());
       return { remote: { ...r, socket } };

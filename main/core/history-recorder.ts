@@ -182,6 +182,7 @@ export class HistoryRecorder implements RejectionRecorder {
       grant: null,
       scope: null,
       reason: p.reason.slice(0, LIMITS.text),
+      remote: p.remote ?? null,
     });
     this.bus.publish({ method: 'event.recorded', params: ev });
     return ev.id;

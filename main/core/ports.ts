@@ -62,6 +62,8 @@ export interface RejectedAttempt {
   task?: string | null;
   /** The daemon's id of the connection it came on, if any: a flood is coalesced per connection. */
   connection?: string;
+  /** It came through a remote's socket (airlock remote): recorded with the remote, as its requests are. */
+  remote?: RemoteInfo;
 }
 
 /** Every socket records what it rejects (implemented by core/history-recorder.ts). */

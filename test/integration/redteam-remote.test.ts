@@ -1,0 +1,190 @@
+// Red team: a hostile agent on a remote server (`airlock remote`), holding only the
+// remote's forwarded socket and maybe a leaked token. The point is the daemon's behaviour,
+// so the tests connect to the remote's socket file directly, as the far end of `ssh -R`
+// would (the real ssh path is test/integration/remote-ssh.test.ts). Each test is one way
+// around that was tried: those that got through were fixed, those that held stay as guards.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { type Daemon } from '../helpers/daemon';
+import { Human } from '../helpers/human';
+import { closeDaemonSession, openDaemonSession } from '../helpers/daemon-session';
+import { RpcClient } from '../../main/client/rpc-client';
+import type { AgentAnswer } from '../../main/contract/agent';
+import type { Grant, HistoryEvent, Prompt, Remote } from '../../main/contract/approver';
+
+interface Started {
+  task: string;
+  token: string;
+  grants: string[];
+  declined?: number[];
+}
+
+let d: Daemon;
+let ui: RpcClient;
+let agent: RpcClient;
+let human: Human;
+let remoteSock: string;
+
+before(async () => {
+  ({ d, ui, agent, human } = await openDaemonSession());
+  remoteSock = (await ui.call<{ remote: Remote }>('remotes.add', { name: 'build' })).remote.socket;
+});
+after(() => closeDaemonSession({ d, ui, agent }));
+
+const onRemote = () => RpcClient.connect(remoteSock);
+const del = (extra: Record<string, unknown>) => ({ source: 'api', tool: 'mail', action: 'delete', resource: '/mail/inbox/1', summary: 'delete a mail', ...extra });
+const latest = async (n = 20) => (await ui.call<{ events: HistoryEvent[] }>('history.query', { limit: n })).events;
+
+async function refused(p: Promise<unknown>, code: number, what: string): Promise<string> {
+  let message = '';
+  await assert.rejects(p, (e: Error & { code?: number }) => {
+    assert.equal(e.code, code, `${what}: ${e.message}`);
+    message = e.message;
+    return true;
+  }, what);
+  return message;
+}
+
+describe('red team: a remote acting as a local task (held)', () => {
+  test('a local task\'s id, or its leaked token, on the remote socket: the task\'s local grants never answer; the prompt is marked remote', async () => {
+    const local = await agent.call<Started>('task.start', { name: 'local work', cwd: '/repo' });
+    await ui.call('grants.create', { task: local.task, action: 'delete', resource: '/mail/**', effect: 'allow' });
+    // Locally, the grant answers at once.
+    assert.equal((await agent.call<AgentAnswer>('request', del({ task: local.token }))).decision, 'allow');
+    const r = await onRemote();
+    try {
+      await refused(r.call('request', del({ task: local.task })), -32602, 'the id alone');
+      await refused(r.call('task.end', { task: local.task }), -32602, 'task.end with the id alone');
+      // A leaked token: the request is the task's, but from the remote, so the local grant does not answer.
+      const asking = r.call<AgentAnswer>('request', del({ task: local.token }));
+      const p = await human.next();
+      assert.equal(p.remote?.name, 'build', 'marked remote');
+      assert.equal(p.task, local.task);
+      await human.decide(p.id, 'deny');
+      assert.equal((await asking).decision, 'deny');
+      const [ev] = await latest(1);
+      assert.equal(ev?.remote?.name, 'build');
+      assert.equal(ev?.grant, null);
+    } finally {
+      r.close();
+    }
+  });
+});
+
+describe('red team: what the human is shown', () => {
+  test('task.start from a remote: its grants prompt is marked remote, "anything" still needs its own confirmation, the grants are for the remote only', async () => {
+    const r = await onRemote();
+    try {
+      // Named like a running local task, and asking for a `remote` field it may not set.
+      await agent.call<Started>('task.start', { name: 'deploy prod', cwd: '/repo' });
+      const starting = r.call<Started>('task.start', {
+        name: 'deploy prod',
+        cwd: '/repo',
+        grants: [
+          // `remote: null` would make it a local grant: the socket decides, not the spec.
+          { action: 'write', resource: '/repo/**', effect: 'allow', remote: null },
+          { action: 'delete', resource: '{**,x}', effect: 'allow' },
+        ],
+      });
+      const p = await human.next();
+      assert.equal(p.remote?.name, 'build', 'the grants prompt says it comes from the remote');
+      assert.ok(p.risk.reasons.some((x) => x.includes('same name')), JSON.stringify(p.risk.reasons));
+      const marks = p.grants ?? [];
+      assert.equal(marks[1]?.needsConfirmation, true, 'a blank cheque from a remote needs its own confirmation');
+      await human.decide(p.id, 'allow', 'task');
+      const t = await starting;
+      assert.deepEqual(t.declined, [1], 'the unconfirmed blank cheque is not created');
+      const grants = (await ui.call<{ grants: Grant[] }>('grants.list', { task: t.task })).grants;
+      assert.equal(grants.length, 1);
+      assert.equal(grants[0]?.remote, 'build');
+      // The remote's task token used on this machine: the remote's grant does not answer here.
+      const here = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/a', summary: 'w', task: t.token });
+      const q = await human.next();
+      assert.equal(q.remote, undefined);
+      await human.decide(q.id, 'deny');
+      assert.equal((await here).decision, 'deny');
+      // ...and it does from the remote.
+      assert.equal((await r.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/a', summary: 'w', task: t.token })).decision, 'allow');
+      await r.call('task.end', { task: t.token });
+    } finally {
+      r.close();
+    }
+  });
+
+  test('odd and hostile fields from a remote: a remote field, ssh/egress sources, ui.sock methods in other spellings, huge lines', async () => {
+    const r = await onRemote();
+    try {
+      await refused(r.call('request', del({ remote: { name: 'other', via: 'x' } })), -32602, 'a request naming a remote');
+      // ssh/egress as a request's source: asked like any other request, marked remote (never
+      // answered as if from a local key or a task's proxy).
+      for (const source of ['ssh', 'egress']) {
+        const res = r.call<AgentAnswer>('request', del({ source, resource: `/mail/${source}` })).then((a) => a.decision, (e: Error & { code?: number }) => e.code);
+        const p = await human.next(5000).catch(() => null);
+        if (p) {
+          assert.equal(p.remote?.name, 'build', source);
+          await human.decide(p.id, 'deny');
+          assert.equal(await res, 'deny', source);
+        } else assert.equal(await res, -32602, `${source}: neither asked nor refused`);
+      }
+      for (const m of ['pending.list', 'Pending.list', 'pending.decide ', 'pending/decide', 'grants.create', 'remotes.add', 'remotes.remove', 'subscribe', 'history.query', '__proto__', 'constructor', 'toString']) {
+        await refused(r.call(m, {}), -32601, m);
+      }
+      await refused(r.call('request', del({ summary: 'x'.repeat(200_000) })), -32602, 'a huge field');
+      assert.deepEqual((await ui.call<{ remotes: Remote[] }>('remotes.list', {})).remotes.map((x) => x.name), ['build']);
+    } finally {
+      r.close();
+    }
+  });
+
+  test('remote names that would escape the remotes directory or read like another are refused, over ui.sock too', async () => {
+    const remotesDir = path.dirname(path.dirname(remoteSock));
+    for (const name of ['../evil', 'a/b', '.', '..', 'a b', 'bu\u0456ld', 'build\u200b', '-x', 'x'.repeat(33), '', 'build\n', 'Build']) {
+      const res = ui.call('remotes.add', { name }).then(() => 'added', (e: Error & { code?: number }) => e.code);
+      const got = await res;
+      if (name === 'Build') {
+        // Case differs only: refused, the prompt label would read as the other remote.
+        assert.equal(got, -32602, 'a name differing only in case from an existing remote');
+      } else assert.equal(got, -32602, JSON.stringify(name));
+    }
+    assert.deepEqual(fs.readdirSync(remotesDir), ['build']);
+    assert.ok(!fs.existsSync(path.join(path.dirname(remotesDir), 'evil')));
+  });
+});
+
+describe('red team: a remote going away', () => {
+  test('removing a remote while its prompts are open: they are denied and cleared at once, the socket refuses new connections', async () => {
+    await ui.call('remotes.add', { name: 'gone' });
+    const sock = (await ui.call<{ remotes: Remote[] }>('remotes.list', {})).remotes.find((x) => x.name === 'gone')!.socket;
+    const r = await RpcClient.connect(sock);
+    const asking = r.call<AgentAnswer>('request', del({ resource: '/mail/gone' })).then((a) => a.decision, () => 'closed');
+    const p = await human.next();
+    assert.equal(p.remote?.name, 'gone');
+    await ui.call('remotes.remove', { name: 'gone' });
+    assert.equal((await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.length, 0, 'the prompt is cleared');
+    assert.ok(['deny', 'closed'].includes(await asking));
+    await refused(human.decide(p.id, 'allow', 'always'), -32004, 'answering the removed remote\'s prompt');
+    const ev = (await latest(5)).find((e) => e.resource === '/mail/gone');
+    assert.equal(ev?.decision, 'deny');
+    assert.equal(ev?.remote?.name, 'gone');
+    await assert.rejects(RpcClient.connect(sock, 2000));
+    r.close();
+  });
+});
+
+describe('red team: history of a remote', () => {
+  test('lines a remote\'s socket rejects are recorded with the remote, like its requests', async () => {
+    const r = await onRemote();
+    try {
+      await refused(r.call('grants.create', { action: '*', effect: 'allow' }), -32601, 'a ui method');
+      await refused(r.call('request', { source: 'api' }), -32602, 'a bad request');
+      const rejected = (await latest(10)).filter((e) => e.decision === 'reject');
+      const mine = rejected.filter((e) => e.source.startsWith('remotes/build'));
+      assert.ok(mine.length >= 1, JSON.stringify(rejected.map((e) => e.source)));
+      for (const e of mine) assert.equal(e.remote?.name, 'build', `rejected line recorded with its remote: ${e.summary}`);
+    } finally {
+      r.close();
+    }
+  });
+});
