@@ -100,6 +100,9 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
       const sockets = hooks.remotes ?? noRemotes();
       if (!store.removeRemote(p.name)) throw new RpcError(RPC.notFound, `no remote ${p.name}`);
       await sockets.close(p.name);
+      // Its allow grants go with it: a remote added again under this name (perhaps another
+      // server) starts with none, as a new task does. Its deny grants stay: they only ever refuse.
+      for (const g of tasks.listGrants({})) if (g.remote === p.name && g.effect === 'allow') tasks.revokeGrant(g.id);
       return {};
     },
     'audit.verify': async () => store.verifyChain(),

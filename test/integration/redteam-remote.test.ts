@@ -173,6 +173,37 @@ describe('red team: a remote going away', () => {
   });
 });
 
+describe('red team: a remote added again', () => {
+  test('a remote removed and added again under the same name (perhaps another server) starts without the old one\'s allow grants; its deny grants stay', async () => {
+    const sock = (await ui.call<{ remote: Remote }>('remotes.add', { name: 'again' })).remote.socket;
+    const ask = async (resource: string) => {
+      const r = await RpcClient.connect(sock);
+      try {
+        const answer = r.call<AgentAnswer>('request', del({ resource }));
+        const p = await human.next(3000).catch(() => null);
+        if (p) await human.decide(p.id, 'deny');
+        return { prompted: p !== null, decision: (await answer).decision };
+      } finally {
+        r.close();
+      }
+    };
+    const asking = RpcClient.connect(sock).then((r) => r.call<AgentAnswer>('request', del({ resource: '/mail/again' })).finally(() => r.close()));
+    const p = await human.next();
+    assert.equal(p.remote?.name, 'again');
+    const { grant } = await human.decide(p.id, 'allow', 'always');
+    assert.equal((await asking).decision, 'allow');
+    await ui.call('grants.create', { action: 'delete', resource: '/mail/never', effect: 'deny', remote: 'again' });
+    assert.deepEqual(await ask('/mail/again'), { prompted: false, decision: 'allow' }, 'the grant answers while the remote is there');
+    await ui.call('remotes.remove', { name: 'again' });
+    await ui.call('remotes.add', { name: 'again' });
+    assert.deepEqual(await ask('/mail/again'), { prompted: true, decision: 'deny' }, 'the old allow grant does not answer the new remote');
+    const grants = (await ui.call<{ grants: Grant[] }>('grants.list', { includeInactive: true })).grants.filter((g) => g.remote === 'again');
+    assert.notEqual(grants.find((g) => g.id === grant?.id)?.revokedAt ?? null, null, 'revoked with its remote');
+    assert.deepEqual(await ask('/mail/never'), { prompted: false, decision: 'deny' }, 'a deny grant stays');
+    await ui.call('remotes.remove', { name: 'again' });
+  });
+});
+
 describe('red team: history of a remote', () => {
   test('lines a remote\'s socket rejects are recorded with the remote, like its requests', async () => {
     const r = await onRemote();

@@ -90,7 +90,7 @@ export function registerRemote(program: Command): void {
     });
   remote
     .command('remove <name>')
-    .description('close the remote\'s socket (its grants stay until revoked, and match nothing)')
+    .description('close the remote\'s socket, deny its open prompts and revoke its allow grants (its deny grants stay)')
     .action(async (name: string) => {
       if (!RemoteName.safeParse(name).success) throw new CliError(`bad remote name "${name}"`);
       await callUi('remotes.remove', { name });
