@@ -3,6 +3,10 @@
 //   - per task (`maxPendingPerTask`); a request without a task counts against the same
 //     number on its own connection, as if the connection were its task;
 //   - per connection (`maxPendingPerConnection`), across all the tasks it asks for;
+//   - per remote (`airlock remote`): its agents all arrive through one ssh forward, however
+//     many connections they open, so a remote as a whole waits on at most
+//     `maxPendingPerConnection` prompts and cannot fill the daemon's total alone, starving
+//     the agents of this machine (red team: two connections of a remote filled it);
 //   - for the whole daemon (`maxPendingTotal`), so that many connections or many tasks
 //     cannot bury the human either (issue 10: 50 connections made 1,000 prompts in 2 s).
 // A request over a cap is refused at once (-32001) and recorded; the prompts already
@@ -13,6 +17,8 @@ export interface PendingView {
   task: string | null;
   /** The connections waiting on this prompt (undefined: an in-process caller). */
   connections: readonly (string | undefined)[];
+  /** The remote the prompt's requests came through (airlock remote), if any. */
+  remote?: string | undefined;
 }
 
 type Limits = Pick<Settings, 'maxPendingPerTask' | 'maxPendingPerConnection' | 'maxPendingTotal'>;
@@ -22,13 +28,21 @@ type Limits = Pick<Settings, 'maxPendingPerTask' | 'maxPendingPerConnection' | '
  * `task` is 'new' for the grants a `task.start` asks for: a task that does not exist yet
  * has no prompts of its own, so only the connection and total caps apply.
  */
-export function overPendingCap(pending: Iterable<PendingView>, task: string | null | { new: true }, connection: string | undefined, limits: Limits): string | null {
+export function overPendingCap(
+  pending: Iterable<PendingView>,
+  task: string | null | { new: true },
+  connection: string | undefined,
+  limits: Limits,
+  remote?: string,
+): string | null {
   let total = 0;
+  let ofRemote = 0;
   let ofTask = 0;
   let ofConnection = 0;
   let ofConnectionNoTask = 0;
   for (const p of pending) {
     total++;
+    if (remote !== undefined && p.remote === remote) ofRemote++;
     if (typeof task === 'string' && p.task === task) ofTask++;
     if (p.connections.includes(connection)) {
       ofConnection++;
@@ -40,6 +54,9 @@ export function overPendingCap(pending: Iterable<PendingView>, task: string | nu
   if (task === null && ofConnectionNoTask >= limits.maxPendingPerTask) return `too many prompts waiting for this connection (limit ${limits.maxPendingPerTask}); ${wait}`;
   if (ofConnection >= limits.maxPendingPerConnection) {
     return `too many prompts waiting for this connection across its tasks (limit ${limits.maxPendingPerConnection}); ${wait}`;
+  }
+  if (remote !== undefined && ofRemote >= limits.maxPendingPerConnection) {
+    return `too many prompts waiting from remote ${remote} across its connections (limit ${limits.maxPendingPerConnection}); ${wait}`;
   }
   if (total >= limits.maxPendingTotal) return `too many prompts waiting in Airlock as a whole (limit ${limits.maxPendingTotal}); ${wait}`;
   return null;

@@ -89,9 +89,9 @@ export class PromptQueue {
   }
 
   /** Why one more prompt for (task, connection) is refused (see flood.ts), or null. */
-  overCap(task: string | null | { new: true }, connection: string | undefined): string | null {
-    const views = [...this.pending.values()].map((p) => ({ task: p.prompt.task, connections: p.waiters.map((w) => w.connection) }));
-    return overPendingCap(views, task, connection, this.settings());
+  overCap(task: string | null | { new: true }, connection: string | undefined, remote?: string): string | null {
+    const views = [...this.pending.values()].map((p) => ({ task: p.prompt.task, connections: p.waiters.map((w) => w.connection), remote: p.prompt.remote?.name }));
+    return overPendingCap(views, task, connection, this.settings(), remote);
   }
 
   /** Asks the human (or joins an identical open prompt); refused at once over a cap. */
@@ -102,7 +102,7 @@ export class PromptQueue {
         return new Promise((resolve) => p.waiters.push({ resolve, connection: ctx.connection, req }));
       }
     }
-    const reason = this.overCap(req.task, ctx.connection);
+    const reason = this.overCap(req.task, ctx.connection, ctx.remote?.name);
     if (reason) {
       this.recorder.answer({ req, risk, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason });
       return Promise.reject(new RpcError(RPC.refused, reason));

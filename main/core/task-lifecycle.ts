@@ -53,7 +53,7 @@ export class TaskLifecycle implements TaskStarter {
     (p.grants ?? []).forEach((g, i) => checkCondition(g.when, `grants.${i}.when`));
     // Grants asked for at start are a prompt: the flood caps apply before the task exists.
     if (p.grants?.length) {
-      const reason = this.queue.overCap({ new: true }, ctx.connection);
+      const reason = this.queue.overCap({ new: true }, ctx.connection, ctx.remote?.name);
       if (reason) {
         const req: CoreRequest = {
           source: 'api', tool: 'task.start', action: 'other', resource: null, resources: [], summary: `task "${p.name}" asks for ${p.grants.length} grant(s)`.slice(0, LIMITS.summary),

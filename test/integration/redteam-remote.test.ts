@@ -204,6 +204,52 @@ describe('red team: a remote added again', () => {
   });
 });
 
+describe('red team: a remote flooding prompts', () => {
+  test('a remote holds at most maxPendingPerConnection prompts across all its connections, so this machine\'s agents are still asked', async () => {
+    const before = (await ui.call<{ settings: Record<string, number> }>('settings.get', {})).settings;
+    await ui.call('settings.set', { maxPendingPerConnection: 3, maxPendingTotal: 8, maxPendingPerTask: 3 });
+    const conns = await Promise.all([0, 1, 2].map(() => onRemote()));
+    const answers: Promise<unknown>[] = [];
+    try {
+      // Three connections of the remote, three prompts each (each within its own connection's cap).
+      const outcomes: (string | number)[] = [];
+      for (const [i, c] of conns.entries()) {
+        for (let j = 0; j < 3; j++) {
+          const a = c.call<AgentAnswer>('request', del({ resource: `/mail/flood/${i}/${j}` })).then((x) => x.decision, (e: Error & { code?: number }) => e.code ?? 'closed');
+          answers.push(a);
+          outcomes.push(await Promise.race([a, new Promise<string>((res) => setTimeout(() => res('asked'), 300))]));
+        }
+      }
+      assert.equal(outcomes.filter((o) => o === 'asked').length, 3, `the remote as a whole gets 3 prompts: ${JSON.stringify(outcomes)}`);
+      assert.equal(outcomes.filter((o) => o === -32001).length, 6, JSON.stringify(outcomes));
+      // This machine is still asked.
+      const local = agent.call<AgentAnswer>('request', del({ resource: '/mail/local-after-flood' }));
+      const seen = await waitForPrompt((p) => p.resource === '/mail/local-after-flood');
+      assert.equal(seen.remote, undefined);
+      await human.decide(seen.id, 'deny');
+      assert.equal((await local).decision, 'deny');
+      const refusedRows = (await latest(30)).filter((e) => e.reason.includes('remote build'));
+      assert.ok(refusedRows.length >= 1 && refusedRows.every((e) => e.remote?.name === 'build'), 'refusals are recorded with the remote');
+    } finally {
+      for (const c of conns) c.close();
+      await Promise.allSettled(answers);
+      await ui.call('settings.set', { maxPendingPerConnection: before.maxPendingPerConnection, maxPendingTotal: before.maxPendingTotal, maxPendingPerTask: before.maxPendingPerTask });
+      // The Human queued the flood's prompts (now denied by the disconnects): drop them.
+      while (human.unanswered().length) await human.next(100);
+    }
+  });
+});
+
+/** The open prompt matching `pred` (bounded wait), from the list: earlier prompts may be queued in the Human. */
+async function waitForPrompt(pred: (p: Prompt) => boolean): Promise<Prompt> {
+  for (let i = 0; i < 100; i++) {
+    const p = (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.find(pred);
+    if (p) return p;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error('no such prompt within 5 s');
+}
+
 describe('red team: history of a remote', () => {
   test('lines a remote\'s socket rejects are recorded with the remote, like its requests', async () => {
     const r = await onRemote();
