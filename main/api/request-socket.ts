@@ -40,7 +40,7 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
           await lifecycle.endTask(tasks.authorizeTask(p));
           return {};
         },
-        'task.network': async (p) => tasks.taskNetwork(tasks.authorizeTask(p)),
+        'task.network': async (p) => tasks.taskNetwork(tasks.authorizeTask(p), opts.remote ?? null),
         'mcp.tools': async (p) => tasks.learnMcpTools(p),
       }),
       // A requester that goes away is answered (deny) so history has its requests.

@@ -128,9 +128,13 @@ export class TasksAndGrants implements KeyScope {
    * transfers (bound to it or to any task) and no deny grant for them. One bit about the
    * agent's own task; it reads no grant's details and decides nothing.
    */
-  taskNetwork(task: string): { allowed: boolean; reason: string } {
+  taskNetwork(task: string, remote: string | null = null): { allowed: boolean; reason: string } {
     this.liveTask(task, `no task ${task}`);
-    const transfer = this.activeGrants().all.filter((g) => (g.task === null || g.task === task) && actionCovers(g.action, 'transfer'));
+    // As grants match requests (core/grants.ts): a grant limited to a remote counts for that
+    // remote only, and an allow grant without one for this machine only (red team: a local
+    // transfer grant told a remote's task it could have the network).
+    const reaches = (g: Grant) => (g.remote ?? null) !== null ? g.remote === remote : g.effect === 'deny' || remote === null;
+    const transfer = this.activeGrants().all.filter((g) => (g.task === null || g.task === task) && actionCovers(g.action, 'transfer') && reaches(g));
     if (transfer.some((g) => g.effect === 'deny')) return { allowed: false, reason: 'a grant denies transfers for this task' };
     const allow = transfer.find((g) => g.effect === 'allow');
     return allow ? { allowed: true, reason: `grant ${allow.id} allows transfers` } : { allowed: false, reason: 'the task holds no transfer grant' };

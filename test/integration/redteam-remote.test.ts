@@ -73,6 +73,29 @@ describe('red team: a remote acting as a local task (held)', () => {
   });
 });
 
+describe('red team: a remote\'s task and the network', () => {
+  test('task.network from a remote counts only the grants that would answer its requests: a local transfer grant does not give its task the network', async () => {
+    const r = await onRemote();
+    try {
+      const t = await r.call<Started>('task.start', { name: 'remote net', cwd: '/repo' });
+      const local = await ui.call<{ grant: Grant }>('grants.create', { action: 'transfer', resource: '**', effect: 'allow', note: 'this machine may upload' });
+      try {
+        const there = await r.call<{ allowed: boolean }>('task.network', { task: t.token });
+        assert.equal(there.allowed, false, 'a local allow grant does not reach the remote');
+        assert.equal((await agent.call<{ allowed: boolean }>('task.network', { task: t.token })).allowed, true, 'on this machine it does');
+        const mine = await ui.call<{ grant: Grant }>('grants.create', { task: t.task, action: 'transfer', resource: '**', effect: 'allow', remote: 'build' });
+        assert.equal((await r.call<{ allowed: boolean }>('task.network', { task: t.token })).allowed, true, 'a grant for the remote does');
+        await ui.call('grants.revoke', { id: mine.grant.id });
+      } finally {
+        await ui.call('grants.revoke', { id: local.grant.id });
+      }
+      await r.call('task.end', { task: t.token });
+    } finally {
+      r.close();
+    }
+  });
+});
+
 describe('red team: what the human is shown', () => {
   test('task.start from a remote: its grants prompt is marked remote, "anything" still needs its own confirmation, the grants are for the remote only', async () => {
     const r = await onRemote();
