@@ -6,6 +6,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
@@ -285,6 +286,33 @@ describe('red team: history of a remote', () => {
       for (const e of mine) assert.equal(e.remote?.name, 'build', `rejected line recorded with its remote: ${e.summary}`);
     } finally {
       r.close();
+    }
+  });
+
+  test('a connection over the cap on a remote\'s socket is refused and recorded with the remote', async () => {
+    const open: net.Socket[] = [];
+    try {
+      let refusal = '';
+      for (let i = 0; i < 140 && !refusal; i++) {
+        const s = net.createConnection(remoteSock);
+        open.push(s);
+        refusal = await new Promise<string>((res) => {
+          let got = '';
+          s.on('data', (b) => (got += b.toString()));
+          s.on('close', () => res(got || 'closed'));
+          s.on('error', () => undefined);
+          s.on('connect', () => setTimeout(() => res(got), 30));
+        });
+      }
+      assert.match(refusal, /-32001/, 'one connection over the cap is refused');
+      let row: HistoryEvent | undefined;
+      for (let i = 0; i < 50 && !row; i++) {
+        row = (await latest(20)).find((e) => e.tool === '(connect)' && e.source.startsWith('remotes/build'));
+        if (!row) await new Promise((res) => setTimeout(res, 100));
+      }
+      assert.equal(row?.remote?.name, 'build', 'the refusal is recorded with the remote');
+    } finally {
+      for (const s of open) s.destroy();
     }
   });
 });
