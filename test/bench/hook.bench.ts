@@ -80,13 +80,13 @@ export async function run(): Promise<BenchResult> {
     await timed(['-e', '0'], d.env, '');
     await timed([HOOK_BIN], d.env, input);
     await timed([CLI, 'hook', 'claude-code'], d.env, input);
-    await timed(['-c', hookCommand()], d.env, input, '/bin/sh');
+    await timed(['-c', hookCommand({ env: d.env })], d.env, input, '/bin/sh');
     if (BASE_BIN) await timed([BASE_BIN], d.env, input);
     for (let i = 0; i < N; i++) {
       node.push((await timed(['-e', '0'], d.env, '')).ms);
       hook.push(allowed('the hook', await timed([HOOK_BIN], d.env, input)));
       cli.push((await timed([CLI, 'hook', 'claude-code'], d.env, input)).ms);
-      shell.push(allowed('the installed command line', await timed(['-c', hookCommand()], d.env, input, '/bin/sh')));
+      shell.push(allowed('the installed command line', await timed(['-c', hookCommand({ env: d.env })], d.env, input, '/bin/sh')));
       if (BASE_BIN) base.push(allowed('BASELINE_DIST hook', await timed([BASE_BIN], d.env, input)));
     }
     const n = summarize(node);
