@@ -10,6 +10,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
+import { refused } from '../helpers/refused';
 import { closeDaemonSession, openDaemonSession } from '../helpers/daemon-session';
 import { RpcClient } from '../../main/client/rpc-client';
 import type { AgentAnswer } from '../../main/contract/agent';
@@ -37,16 +38,6 @@ after(() => closeDaemonSession({ d, ui, agent }));
 const onRemote = () => RpcClient.connect(remoteSock);
 const del = (extra: Record<string, unknown>) => ({ source: 'api', tool: 'mail', action: 'delete', resource: '/mail/inbox/1', summary: 'delete a mail', ...extra });
 const latest = async (n = 20) => (await ui.call<{ events: HistoryEvent[] }>('history.query', { limit: n })).events;
-
-async function refused(p: Promise<unknown>, code: number, what: string): Promise<string> {
-  let message = '';
-  await assert.rejects(p, (e: Error & { code?: number }) => {
-    assert.equal(e.code, code, `${what}: ${e.message}`);
-    message = e.message;
-    return true;
-  }, what);
-  return message;
-}
 
 describe('red team: a remote acting as a local task (held)', () => {
   test('a local task\'s id, or its leaked token, on the remote socket: the task\'s local grants never answer; the prompt is marked remote', async () => {

@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI, waitFor, type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
+import { refused } from '../helpers/refused';
 import { run } from '../helpers/run';
 import { closeDaemonSession, openDaemonSession } from '../helpers/daemon-session';
 import { RpcClient } from '../../main/client/rpc-client';
@@ -42,16 +43,6 @@ const grantsOf = async (task: string) => (await ui.call<{ grants: Grant[] }>('gr
 const eventsOf = async (task: string) => (await ui.call<{ events: HistoryEvent[] }>('history.query', { task, limit: 100 })).events;
 
 /** Rejects with JSON-RPC `code`; returns the message. */
-async function refused(p: Promise<unknown>, code: number, what: string): Promise<string> {
-  let message = '';
-  await assert.rejects(p, (e: Error & { code?: number }) => {
-    assert.equal(e.code, code, `${what}: ${e.message}`);
-    message = e.message;
-    return true;
-  }, what);
-  return message;
-}
-
 describe('red team: forging a task identity on the shared request.sock (held)', () => {
   test('a token in another shape is refused: other case, whitespace, cut, extended, the id with another secret, empty, an array or object', async () => {
     const t = await start('victim');
