@@ -117,6 +117,13 @@ function within(p: string, dir: string): boolean {
   return d.length > 0 && (p === d || p.startsWith(`${d}/`));
 }
 
+/** The Bash tool's dangerouslyDisableSandbox, in any spelling Claude Code might accept (only false, null or absent is "no"). */
+function escapesSandbox(args: unknown): boolean {
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return false;
+  const v = (args as Record<string, unknown>).dangerouslyDisableSandbox;
+  return v !== undefined && v !== null && v !== false && v !== 'false';
+}
+
 export function holdsSecrets(resource: string): string | null {
   const r = norm(resource);
   return SECRETS.find((x) => x.test.test(r))?.what ?? null;
@@ -174,6 +181,10 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory, ownPaths: readonl
     if (rank(to) > rank(level)) level = to;
     if (!reasons.includes(why)) reasons.push(why);
   };
+  // Claude Code's Bash tool asks to leave Claude Code's own sandbox: Claude Code would ask the
+  // human for that itself, and an "allow" from Airlock's hook would answer in its place. So it
+  // is high (a read included): asked, never answered by the default policy.
+  if (r.source === 'claude-code' && r.tool === 'Bash' && escapesSandbox(r.args)) raise('high', "runs outside Claude Code's own sandbox (dangerouslyDisableSandbox): Claude Code asks for this itself");
   // The generic reason quotes what does it: the command, or the tool and its resource.
   if (r.action !== 'read' && r.action !== 'other') reasons.push(`${r.action} is a high-impact action: ${triggerOf(r)}`);
 

@@ -110,6 +110,15 @@ describe('red team: the Claude Code hook', () => {
     }
   });
 
+  test("a Bash read that asks to leave Claude Code's sandbox (dangerouslyDisableSandbox) is asked, not allowed silently in Claude Code's place", async () => {
+    const control = await hook(claudeJson('Bash', { command: 'ls', description: 'list' }));
+    assert.equal(control.permissionDecision, 'allow', control.permissionDecisionReason);
+    const { prompt, out } = await mustPrompt(claudeJson('Bash', { command: 'ls', description: 'list', dangerouslyDisableSandbox: true }));
+    assert.equal(prompt.risk.level, 'high');
+    assert.ok(prompt.risk.reasons.some((r) => /dangerouslyDisableSandbox/.test(r)), prompt.risk.reasons.join(' | '));
+    assert.equal(out.permissionDecision, 'deny');
+  });
+
   test('a tool name the hook does not know is never a read: it asks', async () => {
     for (const name of ['read', 'Read ', 'ReadFile', 'Bash2', 'WebFetchX', 'mcp_x__y', 'Ｒead', 'Read\u200b']) {
       const { prompt, out } = await mustPrompt(claudeJson(name, { file_path: `${work}/a.txt` }));

@@ -151,3 +151,15 @@ test("the running daemon's own files under a custom AIRLOCK_HOME are critical to
   assert.equal(at('read', ['/work/proj/.airlock/airlock.db']).level, 'low');
   assert.equal(assessRisk(req({ action: 'delete', resources: ['/work/proj/.airlock/airlock.db'] }), {}).level, 'medium');
 });
+
+test("a Claude Code Bash call that asks to leave Claude Code's sandbox (dangerouslyDisableSandbox) is high, a read included, so it is asked; false or absent changes nothing; other sources are not read for it", () => {
+  const bash = (args: unknown, extra: Partial<CoreRequest> = {}) => assessRisk(req({ source: 'claude-code', tool: 'Bash', action: 'read', resources: ['/repo/a'], args, ...extra }), {});
+  for (const v of [true, 'true', 1, 'yes']) {
+    const r = bash({ command: 'cat a', dangerouslyDisableSandbox: v });
+    assert.equal(r.level, 'high', JSON.stringify(v));
+    assert.ok(r.reasons.some((x) => /dangerouslyDisableSandbox/.test(x)));
+  }
+  for (const v of [false, 'false', null, undefined]) assert.equal(bash({ command: 'cat a', dangerouslyDisableSandbox: v }).level, 'low', JSON.stringify(v));
+  assert.equal(bash(['dangerouslyDisableSandbox']).level, 'low');
+  assert.equal(assessRisk(req({ source: 'api', tool: 'Bash', action: 'read', resources: ['/repo/a'], args: { dangerouslyDisableSandbox: true } }), {}).level, 'low');
+});
