@@ -11,6 +11,7 @@ import { CONDITION_INDEX_MIN, ConditionIndex } from './condition-index';
 import { escapeGlob, globMatches, isPathPattern } from './glob';
 import type { CoreRequest } from './request';
 import { sensitivePart } from './risk';
+import { isWithin } from './classify/path-within';
 
 export type Miss = 'task' | 'source' | 'tool' | 'action' | 'resource' | 'condition' | 'key' | 'forwarded' | 'remote' | 'expired' | 'used-up' | 'revoked';
 
@@ -171,11 +172,6 @@ function sensitiveParts(resources: readonly string[]): (string | null)[] {
 
 type Part = NonNullable<CoreRequest['parts']>[number];
 
-function within(dir: string, p: string): boolean {
-  const d = dir.replace(/\/+$/, '');
-  return p === d || p.startsWith(d + '/');
-}
-
 /**
  * One part of a shell command is covered by `g` when the pattern names the command
  * (`npm run test *`, `git commit *`: a command pattern grants that command, whatever
@@ -189,7 +185,7 @@ export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, t
     if (g.effect === 'deny') return true;
     // A command pattern allows the command, not every path it may name: files must stay
     // inside the task's working directory and away from hooks and secrets.
-    return part.resources.every((res) => sensitivePart(res) === null && (!res.startsWith('/') || (taskCwd !== null && within(taskCwd, res))));
+    return part.resources.every((res) => sensitivePart(res) === null && (!res.startsWith('/') || (taskCwd !== null && isWithin(res, taskCwd))));
   }
   if (!actionCovers(g.action, part.action)) return false;
   return resourcesCovered(g.resource, part.resources, g.effect);

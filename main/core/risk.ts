@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import { RISK_LEVELS, type Risk, type RiskLevel } from '../contract/common';
 import type { CoreRequest } from './request';
 import { commandRules, RULE, ruleText } from './risk-rules';
+import { isWithin } from './classify/path-within';
 
 const HOME = os.homedir();
 
@@ -105,16 +106,9 @@ export function disablesApprover(resource: string, ownPaths: readonly string[] =
   const r = norm(resource);
   const hit = DISABLES_APPROVER.find((x) => x.test.test(r))?.what;
   if (hit) return hit;
-  if (ownPaths.some((d) => within(r, d))) return "Airlock's own files (its history, keys, secrets or sockets)";
-  if (action === 'delete' && ownPaths.some((d) => within(d, r))) return "a directory holding Airlock's own files (its history, keys, secrets or sockets)";
+  if (ownPaths.some((d) => isWithin(r, d))) return "Airlock's own files (its history, keys, secrets or sockets)";
+  if (action === 'delete' && r !== '' && ownPaths.some((d) => isWithin(d, r))) return "a directory holding Airlock's own files (its history, keys, secrets or sockets)";
   return null;
-}
-
-/** `p` is `dir` or below it (plain path prefix at a '/' boundary; both absolute, already resolved). */
-function within(p: string, dir: string): boolean {
-  const d = dir.length > 1 && dir.endsWith('/') ? dir.slice(0, -1) : dir;
-  if (d === '/') return p.startsWith('/');
-  return d.length > 0 && (p === d || p.startsWith(`${d}/`));
 }
 
 /** The Bash tool's dangerouslyDisableSandbox, in any spelling Claude Code might accept (only false, null or absent is "no"). */

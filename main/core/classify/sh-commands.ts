@@ -14,6 +14,7 @@ import { checkForm } from './sh-flags';
 import { GIT_GLOBAL, GIT_MIXED, GIT_READ } from './sh-git';
 import { checkRead, DOCKER_READ, KUBECTL_READ } from './sh-readonly';
 import { resolvePath, type WordValue } from './sh-words';
+import { isWithin } from './path-within';
 
 export type Arg = WordValue;
 export interface RiskReason {
@@ -296,8 +297,6 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
   return r;
 }
 
-const within = (dir: string, root: string) => dir === root || dir.startsWith(root.endsWith('/') ? root : `${root}/`);
-
 /**
  * Why a git read is not a read where it runs, or null. Even `git status` runs programs
  * that the repository's own configuration names (core.fsmonitor, diff.external …), and
@@ -319,7 +318,7 @@ function gitElsewhere(global: Arg[], dir: string | undefined, ctx: CmdContext): 
     const real = dir !== undefined && dir.startsWith('/') ? path.posix.resolve(dir) : null;
     if (real === null) return reason(dir ?? 'a directory computed at run time');
     const origin = path.posix.resolve(ctx.origin);
-    if (!within(real, origin)) return reason(real);
+    if (!isWithin(real, origin)) return reason(real);
     // A subdirectory is not the session's repository: git takes the first directory
     // upwards that holds `.git` or itself looks like a repository (HEAD, objects/,
     // refs/: bare-repository discovery), so `git -C sub log -p` obeyed sub/config, plain
