@@ -52,28 +52,6 @@ export function airlockPaths(env: NodeJS.ProcessEnv = process.env): AirlockPaths
 }
 
 /**
- * Airlock's own files and directories, as named and with symbolic links in their parents
- * resolved: what a request may never write or delete without the human (core/risk.ts). Not
- * the whole home directory: with AIRLOCK_HOME pointing at a project folder, a workspace
- * beside the database stays the workspace.
- */
-export function ownPathsOf(p: AirlockPaths): string[] {
-  const inHome = ['airlock.db', 'airlock.db-wal', 'airlock.db-shm', 'airlock.db-journal', 'keys', 'secrets', 'web.json'];
-  const inSockets = ['request.sock', 'ui.sock', 'agent.sock', 'tasks', 'remotes'];
-  const real = (d: string): string => {
-    try {
-      return fs.realpathSync(d);
-    } catch {
-      return d;
-    }
-  };
-  const out = new Set<string>([p.db, p.keysDir, p.secretsDir, p.requestSock, p.uiSock, p.agentSock, p.tasksDir, p.remotesDir]);
-  for (const home of new Set([p.home, real(p.home)])) for (const n of inHome) out.add(path.join(home, n));
-  for (const dir of new Set([p.sockets, real(p.sockets)])) for (const n of inSockets) out.add(path.join(dir, n));
-  return [...out];
-}
-
-/**
  * Creates a directory 0700 and refuses one that others can enter or that is not ours. The
  * name is looked at first without following it (lstat): in the shared temp dir another user
  * can plant `airlock-<uid>` as a symbolic link to a directory of ours, keep the link (sticky

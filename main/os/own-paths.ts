@@ -1,0 +1,31 @@
+// Airlock's own files and directories, as named and with symbolic links in their parents
+// resolved: what a request may never write or delete without the human (core/risk.ts). Not
+// the whole home directory: with AIRLOCK_HOME pointing at a project folder, a workspace
+// beside the database stays the workspace. Its own module, not paths.ts: paths.ts is in the
+// Claude Code hook's bundle, which needs none of this.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { AirlockPaths } from './paths';
+import { webStatePath } from './web-state';
+
+function realOrAsIs(d: string): string {
+  try {
+    return fs.realpathSync(d);
+  } catch {
+    return d;
+  }
+}
+
+export function ownPathsOf(p: AirlockPaths): string[] {
+  const inHome = [p.db, `${p.db}-wal`, `${p.db}-shm`, `${p.db}-journal`, p.keysDir, p.secretsDir, webStatePath(p.home)];
+  const inSockets = [p.requestSock, p.uiSock, p.agentSock, p.tasksDir, p.remotesDir];
+  const out = new Set([...inHome, ...inSockets]);
+  // The same names under the resolved directories (AIRLOCK_HOME through a symbolic link).
+  const relocate = (files: string[], dir: string) => {
+    const real = realOrAsIs(dir);
+    if (real !== dir) for (const f of files) out.add(path.join(real, path.relative(dir, f)));
+  };
+  relocate(inHome, p.home);
+  relocate(inSockets, p.sockets);
+  return [...out];
+}
