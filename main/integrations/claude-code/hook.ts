@@ -154,12 +154,13 @@ export interface HookResult {
  * The whole decision for one stdin text (exported for tests and the benchmark); null for an
  * event after the tool ran (PostToolUse): nothing to decide, nothing printed, exit 0.
  */
-export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env, early?: Promise<AirlockClient>): Promise<HookResult | null> {
+/** `pin`: pinnedSocketProblem(env), when the caller already has it (the hook checks it once, before connecting early). */
+export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env, early?: Promise<AirlockClient>, pin?: string | null): Promise<HookResult | null> {
   const input = parseHookInput(raw);
   if (isAfterToolEvent(input)) return null;
   if ('error' in input) return { decision: 'ask', reason: `Airlock could not read the hook input (${input.error}); asking instead` };
   // Before any byte goes to a socket the environment may have chosen (socket-pin.ts).
-  const unpinned = pinnedSocketProblem(env);
+  const unpinned = pin !== undefined ? pin : pinnedSocketProblem(env);
   if (unpinned) return { decision: 'ask', reason: `Airlock did not ask: ${unpinned}; asking instead` };
   let req;
   try {
@@ -202,9 +203,7 @@ export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env, 
  * are still reading and mapping the tool call instead of after. An event that needs no
  * decision closes it unused. A failed connect is handled where decide() awaits it.
  */
-function connectEarly(env: NodeJS.ProcessEnv): Promise<AirlockClient> | undefined {
-  // A socket outside the pinned directory is never connected to, not even early.
-  if (pinnedSocketProblem(env)) return undefined;
+function connectEarly(env: NodeJS.ProcessEnv): Promise<AirlockClient> {
   const early = AirlockClient.connect(defaultRequestSocket(env));
   early.catch(() => undefined);
   return early;
@@ -229,9 +228,11 @@ function writeOut(text: string): void {
 /** Entry point: stdin → decision JSON on stdout; exit 0 whatever happens. */
 export async function runClaudeCodeHook(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let result: HookResult | null;
-  const early = connectEarly(env);
+  // A socket outside the pinned directory is never connected to, not even early.
+  const pin = pinnedSocketProblem(env);
+  const early = pin ? undefined : connectEarly(env);
   try {
-    result = await decide(await readStdin(), env, early);
+    result = await decide(await readStdin(), env, early, pin);
   } catch (e) {
     result = { decision: 'ask', reason: `Airlock hook failed (${(e as Error).message}); asking instead` };
   } finally {
