@@ -4,16 +4,13 @@
 // what makes scavenges; `node --heap-prof` keeps only what is still alive at exit), sends N
 // signatures on one connection, and prints bytes per signature in all and per function.
 // Not a bench of its own (no baseline): `node dist/test/bench/heap-sign.js [N] [--cli DIST/main/cli/index.js]`.
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import WebSocket from 'ws';
 import { RawAgentClient, makeKey } from '../helpers/ssh';
 import { startDaemon, tempHome } from '../helpers/daemon';
-import { MSG } from '../../main/ssh/protocol';
-import { Writer } from '../../main/ssh/wire';
+import { grantSigning, signRequestBody } from './granted-sign';
 
-const DATA = Buffer.concat([Buffer.from('SSHSIG'), new Writer().string('bench').string('').string('sha512').string(Buffer.alloc(64, 7)).toBuffer()]);
 
 interface HeapNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
@@ -41,12 +38,8 @@ async function main(): Promise<void> {
   const d = await startDaemon({ nodeArgs: [`--inspect=127.0.0.1:${port}`], ...(cli ? { cli } : {}) });
   try {
     const file = await makeKey(tempHome('al-heapk-'), 'ed25519', ['-t', 'ed25519']);
-    const ui = await d.ui();
-    await ui.call('keys.import', { path: file, name: 'prof' });
-    await ui.call('grants.create', { source: 'ssh', tool: 'ssh-sign', action: 'sign', effect: 'allow', note: 'profile' });
-    ui.close();
-    const blob = Buffer.from(fs.readFileSync(file + '.pub', 'utf8').split(' ')[1]!, 'base64');
-    const body = new Writer().byte(MSG.SIGN_REQUEST).string(blob).string(DATA).uint32(0).toBuffer();
+    await grantSigning(d, file, 'profile');
+    const body = signRequestBody(file);
     const c = await RawAgentClient.connect(d.agentSock);
     for (let i = 0; i < 300; i++) await c.request(body, 10_000); // warm-up
     const [target] = (await getJson(`http://127.0.0.1:${port}/json/list`)) as { webSocketDebuggerUrl: string }[];

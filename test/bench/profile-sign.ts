@@ -7,11 +7,10 @@ import * as path from 'node:path';
 import { RawAgentClient, makeKey } from '../helpers/ssh';
 import { startDaemon, tempHome } from '../helpers/daemon';
 import { MSG } from '../../main/ssh/protocol';
-import { Writer } from '../../main/ssh/wire';
+import { grantSigning, signRequestBody } from './granted-sign';
 import { fmt, summarize } from './stats';
 import { type Profile, type Window, selfTimes, slowTimelines, stageHitRates, tailReport } from './profile-windows';
 
-const DATA = Buffer.concat([Buffer.from('SSHSIG'), new Writer().string('bench').string('').string('sha512').string(Buffer.alloc(64, 7)).toBuffer()]);
 
 async function main(): Promise<void> {
   const n = Number(process.argv[2] ?? 5000);
@@ -21,12 +20,8 @@ async function main(): Promise<void> {
   const dir = tempHome('al-profk-');
   try {
     const file = await makeKey(dir, 'ed25519', ['-t', 'ed25519']);
-    const ui = await d.ui();
-    await ui.call('keys.import', { path: file, name: 'prof' });
-    await ui.call('grants.create', { source: 'ssh', tool: 'ssh-sign', action: 'sign', effect: 'allow', note: 'profile' });
-    ui.close();
-    const blob = Buffer.from(fs.readFileSync(file + '.pub', 'utf8').split(' ')[1]!, 'base64');
-    const body = new Writer().byte(MSG.SIGN_REQUEST).string(blob).string(DATA).uint32(0).toBuffer();
+    await grantSigning(d, file, 'profile');
+    const body = signRequestBody(file);
     for (const mode of ['persistent', 'fresh'] as const) {
       const times: number[] = [];
       const spans: Window[] = [];

@@ -3,21 +3,16 @@
 // first signature of each burst timed apart from the rest. With BASELINE_DIST another build's
 // daemon runs the same bursts, interleaved. Not a bench of its own:
 // `node dist/test/bench/sign-after-pause.js [bursts] [perBurst] [pauseMs]`.
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RawAgentClient, makeKey } from '../helpers/ssh';
 import { startDaemon, tempHome, type Daemon } from '../helpers/daemon';
 import { MSG } from '../../main/ssh/protocol';
-import { Writer } from '../../main/ssh/wire';
+import { grantSigning, signRequestBody } from './granted-sign';
 import { fmt, nowMs, percentile, summarize } from './stats';
 
-const DATA = Buffer.concat([Buffer.from('SSHSIG'), new Writer().string('bench').string('').string('sha512').string(Buffer.alloc(64, 7)).toBuffer()]);
 
 async function setUp(d: Daemon, file: string): Promise<RawAgentClient> {
-  const ui = await d.ui();
-  await ui.call('keys.import', { path: file, name: 'prof' });
-  await ui.call('grants.create', { source: 'ssh', tool: 'ssh-sign', action: 'sign', effect: 'allow', note: 'bench' });
-  ui.close();
+  await grantSigning(d, file, 'bench');
   return RawAgentClient.connect(d.agentSock);
 }
 
@@ -27,8 +22,7 @@ async function main(): Promise<void> {
   const pauseMs = Number(process.argv[4] ?? 400);
   const dir = tempHome('al-pausek-');
   const file = await makeKey(dir, 'ed25519', ['-t', 'ed25519']);
-  const blob = Buffer.from(fs.readFileSync(file + '.pub', 'utf8').split(' ')[1]!, 'base64');
-  const body = new Writer().byte(MSG.SIGN_REQUEST).string(blob).string(DATA).uint32(0).toBuffer();
+  const body = signRequestBody(file);
   const base = process.env.BASELINE_DIST;
   const daemons = [await startDaemon(), ...(base ? [await startDaemon({ cli: path.resolve(base, 'main', 'cli', 'index.js') })] : [])];
   try {
