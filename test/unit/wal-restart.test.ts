@@ -99,10 +99,27 @@ test('the daemon maintenance: a pause after signatures ends in a checkpoint and 
   try {
     s.startMaintenance(20);
     for (let i = 0; i < 200; i++) s.appendEvent(ev(i));
-    // Bounded: a loaded machine may take a while to give the worker its pause and its turn.
+    // Wait for the pause to settle, bounded: a loaded machine may take a while to give the
+    // worker its pause and its turn. One restart is not enough to wait for: the search
+    // indexer writes in the same pause (background-index.ts), which brings another full
+    // checkpoint and another restart (the CI flake of stop 20 read the header between the
+    // two). Settled: at least one restart, no write since the last checkpoint, and nothing
+    // new for SETTLE_MS (several indexer and worker ticks).
+    const SETTLE_MS = 400;
     const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && s.walStats().restartsInPause === 0) await new Promise((r) => setTimeout(r, 20));
+    let seen = -1;
+    let since = Date.now();
+    while (Date.now() < deadline) {
+      const now = s.walStats().restartsInPause;
+      const quiet = now >= 1 && s.walFramesSinceCheckpoint() === 0;
+      if (!quiet || now !== seen) {
+        seen = now;
+        since = Date.now();
+      } else if (Date.now() - since >= SETTLE_MS) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
     assert.ok(s.walStats().restartsInPause >= 1, 'the worker reported a full checkpoint and the store restarted the WAL in the pause');
+    assert.equal(s.walFramesSinceCheckpoint(), 0, 'the pause settled: everything written was checkpointed');
     const header = walHeader(file);
     const e = s.appendEvent(ev(200));
     assert.equal(walHeader(file), header, 'the first signature after the pause appended to the WAL: no restart, no header fsync');
