@@ -61,7 +61,7 @@ export async function startSshd(dir: string): Promise<Sshd> {
     ].join('\n'),
   );
   const child = startChild('/usr/sbin/sshd', ['-D', '-e', '-f', config]);
-  await waitFor(() => /Server listening on 127\.0\.0\.1/.test(child.output()) || child.proc.exitCode !== null, 'sshd to listen', 10_000);
+  await waitFor(() => /Server listening on 127\.0\.0\.1/.test(child.output()) || child.proc.exitCode !== null, 'sshd to listen', 30_000);
   if (child.proc.exitCode !== null) throw new Error(`sshd exited: ${child.output()}`);
   return {
     port,
