@@ -47,13 +47,18 @@ async function stillPending(id: string, why: string): Promise<void> {
 }
 /** tmux pastes the text as a terminal would: bracketed when watch asked for it (it does). */
 function paste(text: string): void {
-  tmux('set-buffer', '-b', 'redkeys', text);
-  tmux('paste-buffer', '-p', '-d', '-b', 'redkeys', '-t', S);
+  // Buffers belong to the tmux server, which every tmux user of this machine shares: the
+  // name is this run's own (another run's paste-buffer -d would delete a shared one).
+  const buffer = `redkeys-${process.pid}`;
+  tmux('set-buffer', '-b', buffer, text);
+  tmux('paste-buffer', '-p', '-d', '-b', buffer, '-t', S);
 }
 async function controlKey(a: { answer: Promise<AgentAnswer> }, key: string, decision: 'allow' | 'deny'): Promise<void> {
   await sleep(700);
   tmux('send-keys', '-t', S, key);
-  assert.equal((await a.answer).decision, decision, 'a lone key after a pause decides (the test can fail)');
+  const answer = await a.answer;
+  assert.equal(answer.decision, decision, 'a lone key after a pause decides (the test can fail)');
+  assert.doesNotMatch(answer.reason, /no answer within/, 'decided by the key, not by the prompt timing out');
 }
 
 test('a paste never answers: a bracketed paste of "o", of "ayyy", of a long text ending in "o"', async () => {
