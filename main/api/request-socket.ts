@@ -30,7 +30,7 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
   const { desk, tasks, lifecycle } = agent;
   return startRpcSocket(sockPath, name, agent.recorder, (peer) => {
     const remote: RemoteInfo | undefined = opts.remote ? { name: opts.remote, via: remoteVia(peer.process) } : undefined;
-    const ctx = { process: peer.process, connection: peer.connection, ...(remote ? { remote } : {}) };
+    const ctx = { process: peer.process, connection: peer.connection, ...(remote ? { remote } : {}), get claudeConfigDirs() { return peer.claudeConfigDirs; } };
     return {
       dispatch: createDispatch(agentMethods, {
         // The policy checks the token of any task a request names.
