@@ -63,6 +63,12 @@ export const AgentRequest = z.strictObject({
   /** The capability token `task.start` returned; needed on the shared socket to act as `task`. */
   token: TaskToken.optional(),
   cwd: text().optional(),
+  /**
+   * The Claude Code hook's CLAUDE_CONFIG_DIR (absolute): where that Claude Code keeps its
+   * settings, which hold Airlock's hook. It can only make writes there riskier, never any
+   * request less risky (core/claude-config.ts); the daemon also reads it from /proc.
+   */
+  claudeConfigDir: text(4096).optional(),
 });
 export type AgentRequest = z.infer<typeof AgentRequest>;
 

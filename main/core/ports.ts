@@ -17,6 +17,12 @@ export interface RequestContext {
   egress?: EgressFacts;
   /** The request came through a remote's socket (airlock remote, ssh -R from another machine). */
   remote?: RemoteInfo;
+  /**
+   * CLAUDE_CONFIG_DIR as the requesting process and its ancestors have it (read from /proc,
+   * relative values resolved against each one's working directory): Claude Code's settings
+   * directory when it is not ~/.claude. Only ever adds protection (core/claude-config.ts).
+   */
+  claudeConfigDirs?: readonly string[];
 }
 
 /** The remotes' own request sockets (implemented by main/api): `airlock remote`. */

@@ -13,6 +13,7 @@ import { conditionMissText, conditionOutcome, coversLocalDestination, evaluateGr
 import { capArgs } from './history-recorder';
 import type { CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
+import { ClaudeDirMemory } from './claude-dir-memory';
 import type { CoreRequest } from './request';
 import { assessRisk, rank, type TaskMemory } from './risk';
 import { taskNameReasons } from './task-names';
@@ -44,6 +45,8 @@ export interface PolicyOptions {
    * locations (risk.ts DISABLES_APPROVER), which cannot know a custom AIRLOCK_HOME.
    */
   ownPaths?: readonly string[];
+  /** CLAUDE_CONFIG_DIR as the daemon itself has it (and its ancestors): always protected. */
+  claudeConfigDirs?: readonly string[];
   now?: () => number;
 }
 
@@ -76,6 +79,7 @@ export class RequestPolicy {
   private readonly realPaths?: PathResolver;
   private readonly repoLookalike?: RepoLookalikeProbe;
   private readonly ownPaths: readonly string[];
+  private readonly claudeDirs: ClaudeDirMemory;
   private readonly now: () => number;
 
   constructor(
@@ -86,6 +90,7 @@ export class RequestPolicy {
     this.realPaths = opts.realPaths;
     this.repoLookalike = opts.repoLookalike;
     this.ownPaths = opts.ownPaths ?? [];
+    this.claudeDirs = new ClaudeDirMemory(opts.claudeConfigDirs ?? []);
     this.now = opts.now ?? Date.now;
   }
 
@@ -175,6 +180,8 @@ export class RequestPolicy {
       ...(actionOrigin ? { actionOrigin } : {}),
     };
     if (this.realPaths) applyRealPaths(core, this.realPaths, rawParts);
+    const dirs = this.claudeDirs.forRequest([...(ctx.claudeConfigDirs ?? []), ...(req.claudeConfigDir !== undefined ? [req.claudeConfigDir] : [])], req.cwd ?? null, this.realPaths);
+    if (dirs.length) core.claudeDirs = dirs;
     return core;
   }
 
