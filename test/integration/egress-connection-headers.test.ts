@@ -128,7 +128,7 @@ describe('egress: headers a Connection header names are hop-by-hop', () => {
     assert.ok(headerLines(got).includes('x-keep: 2'), got);
   });
 
-  test('a response header the server names in Connection does not reach the sandbox; the others do, the credential swapped back (Node's HTTP client over TLS too)', async () => {
+  test("a response header the server names in Connection does not reach the sandbox; the others do, the credential swapped back (Node's HTTP client over TLS too)", async () => {
     const t = await newTask('response options');
     const back = await inTunnel(t, `GET /resp HTTP/1.1\r\nHost: ${api(hopEcho.port)}\r\nAuthorization: Bearer ${t.ph}\r\nConnection: close\r\n\r\n`, hopEcho.port);
     assert.equal(hopEcho.seen.at(-1)?.authorization, `Bearer ${TOKEN}`, 'injected on its host (control)');
