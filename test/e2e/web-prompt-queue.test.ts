@@ -189,13 +189,18 @@ test('web UI: one prompt in front, a queue moved on purpose, friction by risk, h
   await t.test('killing the daemon turns the prompts to "expired — denied" within 2 s, with no live buttons', async () => {
     const a = await ask(agent, human, { resource: '/srv/k/1.txt', summary: 'write before the crash' });
     await page.locator(`[data-prompt-id="${a.prompt.id}"]`).waitFor();
+    // The page notes (wall clock) when the card turns expired: the 2 s are the page's, not
+    // those of this test's polling over CDP, which a loaded machine can stretch.
+    await page.evaluate(`(() => {
+      const sel = '[data-prompt-id=${JSON.stringify(a.prompt.id)}][data-expired="true"]';
+      const note = () => { if (!window.__expiredAt && document.querySelector(sel)) window.__expiredAt = Date.now(); };
+      new MutationObserver(note).observe(document.body, { childList: true, subtree: true, attributes: true });
+    })()`);
     const t0 = Date.now();
     await d.kill();
     await page.locator(`[data-prompt-id="${a.prompt.id}"][data-expired="true"]`).waitFor({ timeout: 20_000 });
-    // Promised within 2 s; the page learns it from its socket closing, in milliseconds. The
-    // bound has the slack a loaded 2-core CI machine needs for Chromium to paint it, and still
-    // catches a page that waits for something else (a poll, a timeout) to notice.
-    assert.ok(Date.now() - t0 <= 6000, `expired after ${Date.now() - t0} ms`);
+    const expiredAt = (await page.evaluate('window.__expiredAt')) as number;
+    assert.ok(expiredAt - t0 <= 2000, `expired ${expiredAt - t0} ms after the kill`);
     assert.match((await page.getByTestId('prompt-expired').textContent()) ?? '', /expired — denied/i);
     assert.equal(await page.getByTestId('choice-deny').count(), 0, 'no live buttons');
     assert.equal(await page.getByTestId('choice-once').count(), 0);
