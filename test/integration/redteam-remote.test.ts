@@ -367,12 +367,12 @@ describe('red team: a remote flooding prompts', () => {
 
 /** The open prompt matching `pred` (bounded wait), from the list: earlier prompts may be queued in the Human. */
 async function waitForPrompt(pred: (p: Prompt) => boolean): Promise<Prompt> {
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 600; i++) {
     const p = (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.find(pred);
     if (p) return p;
     await new Promise((res) => setTimeout(res, 50));
   }
-  throw new Error('no such prompt within 5 s');
+  throw new Error('no such prompt within 30 s');
 }
 
 describe('red team: history of a remote', () => {
