@@ -55,7 +55,7 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
           await lifecycle.endTask(controlled(p, 'task.end'));
           return {};
         },
-        'task.network': async (p) => tasks.taskNetwork(controlled(p, 'task.network'), opts.remote ?? null),
+        'task.network': async (p) => tasks.taskNetwork(controlled(p, 'task.network')),
         'mcp.tools': async (p) => tasks.learnMcpTools(p),
       }),
       // A requester that goes away is answered (deny) so history has its requests.

@@ -146,7 +146,7 @@ export const agentMethods = {
   request: { params: AgentRequest, result: AgentAnswer },
   'task.start': { params: TaskStartParams, result: TaskStartResult },
   'task.end': { params: TaskEndParams, result: z.object({}) },
-  /** May a sandbox of this task have the network? Yes when the task holds a transfer grant. */
+  /** May a sandbox of this task have the network? Yes when a grant answers its egress connections without a condition and no deny may (docs/egress.md). */
   'task.network': { params: TaskEndParams, result: z.object({ allowed: z.boolean(), reason: z.string() }) },
   /** `airlock mcp` reports a server's tools/list (a batch of at most 500 tools). */
   'mcp.tools': { params: McpToolsReport, result: z.object({ learned: z.number().int(), kept: z.array(z.string()) }) },

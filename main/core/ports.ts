@@ -49,8 +49,8 @@ export interface TaskFacts {
   authorizeTask(p: { task?: string; token?: string }): string;
   /** Why a caller from `from` (a remote; null: this machine) may not end or inspect `task`, or null when it may. */
   controlRefusal(task: string, from: string | null, method: string): string | null;
-  /** `remote`: the remote asking (airlock remote); grants count for it as they would match its requests. */
-  taskNetwork(task: string, remote?: string | null): { allowed: boolean; reason: string };
+  /** Whether the task's egress requests are answered by its grants (counted as they are decided, for the task's origin). */
+  taskNetwork(task: string): { allowed: boolean; reason: string };
   learnMcpTools(p: McpToolsReport): { learned: number; kept: string[] };
 }
 

@@ -22,7 +22,7 @@ import { taskNameReasons } from './task-names';
 export interface PolicyFacts {
   settings(): Settings;
   /** A running task (throws the error to answer for an unknown or ended one). */
-  liveTask(id: string): { name: string; cwd: string | null };
+  liveTask(id: string): { name: string; cwd: string | null; remote?: string | null };
   /** Other running tasks whose name reads the same as this task's (task-names.ts); none when not given. */
   namesakes?(task: string): string[];
   /** The task a caller on a shared socket may act as, by its token (throws otherwise). */
@@ -114,9 +114,14 @@ export class RequestPolicy {
       task = req.task !== undefined || req.token !== undefined ? this.facts.authorizeTask(req) : null;
     }
     let taskInfo: CoreRequest['taskInfo'];
+    let remote = ctx.remote;
     if (task) {
       const t = this.facts.liveTask(task);
       taskInfo = { name: t.name, cwd: t.cwd };
+      // A task started through a remote is the remote's: what its egress proxy asks is
+      // decided as that remote's request (its grants, never this machine's allow grants),
+      // exactly as task.network counts them (tasks-and-grants.ts).
+      if (ctx.egress && !remote && t.remote) remote = { name: t.remote, via: `the egress proxy of task ${task} (started through remote ${t.remote})` };
       // The prompt shows the name an agent may have chosen to look like another task's or Airlock's.
       for (const reason of taskNameReasons({ id: task, name: t.name }, this.facts.namesakes?.(task) ?? [])) classifierRisk.push({ level: 'medium', reason });
     }
@@ -174,7 +179,7 @@ export class RequestPolicy {
       process: ctx.process,
       ssh: ctx.ssh,
       ...(ctx.egress ? { egress: ctx.egress } : {}),
-      ...(ctx.remote ? { remote: ctx.remote } : {}),
+      ...(remote ? { remote } : {}),
       ...(parts ? { parts } : {}),
       classifierRisk,
       ...(actionOrigin ? { actionOrigin } : {}),

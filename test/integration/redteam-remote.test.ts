@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
 import { refused } from '../helpers/refused';
+import { connectTunnel } from '../helpers/egress-client';
 import { closeDaemonSession, openDaemonSession } from '../helpers/daemon-session';
 import { RpcClient } from '../../main/client/rpc-client';
 import type { AgentAnswer } from '../../main/contract/agent';
@@ -149,15 +150,24 @@ describe('red team: a remote ending or inspecting a task it did not start', () =
 });
 
 describe('red team: a remote\'s task and the network', () => {
-  test('task.network from a remote counts only the grants that would answer its requests: a local transfer grant does not give its task the network', async () => {
+  test('task.network of a remote\'s task counts only the grants that would answer its connections: a local transfer grant neither answers them nor gives it the network, whoever asks', async () => {
     const r = await onRemote();
     try {
-      const t = await r.call<Started>('task.start', { name: 'remote net', cwd: '/repo' });
+      const t = await r.call<Started & { egress: { sock: string } | null }>('task.start', { name: 'remote net', cwd: '/repo' });
       const local = await ui.call<{ grant: Grant }>('grants.create', { action: 'transfer', resource: '**', effect: 'allow', note: 'this machine may upload' });
       try {
-        const there = await r.call<{ allowed: boolean }>('task.network', { task: t.token });
-        assert.equal(there.allowed, false, 'a local allow grant does not reach the remote');
-        assert.equal((await agent.call<{ allowed: boolean }>('task.network', { task: t.token })).allowed, true, 'on this machine it does');
+        assert.equal((await r.call<{ allowed: boolean }>('task.network', { task: t.token })).allowed, false, 'a local allow grant does not reach the remote');
+        assert.equal((await agent.call<{ allowed: boolean }>('task.network', { task: t.token })).allowed, false, 'asked from this machine: the same answer, the task is the remote\'s');
+        // Its connections are the remote's too: the local grant does not answer them (red team:
+        // they were decided as this machine's, while task.network counted the remote's grants).
+        assert.ok(t.egress, 'this daemon runs an egress proxy');
+        const tunnel = connectTunnel(t.egress.sock, 'nowhere.example.test:443').then(() => 'open', (e: Error) => e.message);
+        const p = await human.next();
+        assert.equal(p.source, 'egress');
+        assert.equal(p.task, t.task);
+        assert.equal(p.remote?.name, 'build', 'the connection is asked as the remote\'s');
+        await human.decide(p.id, 'deny');
+        assert.match(await tunnel, /^HTTP\/1\.1 403/);
         const mine = await ui.call<{ grant: Grant }>('grants.create', { task: t.task, action: 'transfer', resource: '**', effect: 'allow', remote: 'build' });
         assert.equal((await r.call<{ allowed: boolean }>('task.network', { task: t.token })).allowed, true, 'a grant for the remote does');
         await ui.call('grants.revoke', { id: mine.grant.id });

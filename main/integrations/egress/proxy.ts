@@ -21,6 +21,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { AgentAnswer } from '../../contract/agent';
 import type { ProcessInfo } from '../../contract/common';
+import { EGRESS_TOOL } from '../../contract/constants';
 import type { EgressCore, EgressFacts, EgressRecord } from '../../core/ports';
 import { HOP, hopHeaders } from './hop-headers';
 import { injectHeader, placeholdersIn, ReplaceStream, secretsForHost, StreamScanner, type TaskSecret } from './placeholders';
@@ -201,7 +202,7 @@ export class EgressProxy {
       const a = await this.o.core.ask(
         {
           source: 'egress',
-          tool: 'net.connect',
+          tool: EGRESS_TOOL,
           action: 'transfer',
           resource,
           summary: summary.slice(0, 2000),
