@@ -18,6 +18,7 @@ import { classifyShell } from '../core/classify/shell';
 import type { AgentSide, CommandClassifier, KeyService, NotificationSource, RejectionRecorder } from '../core/ports';
 import { airlockPaths, ensurePrivateDir, type AirlockPaths } from '../os/paths';
 import { ownPathsOf } from '../os/own-paths';
+import { claudeConfigDirsOf } from '../os/claude-config-env';
 import { socketDistrust } from '../os/socket-trust';
 import { assertPeerCredAvailable } from '../os/peer';
 import { foreignPeerAttempt } from '../os/private-socket';
@@ -89,7 +90,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     const tasks = new TasksAndGrants(store, bus);
     const policy = new RequestPolicy(
       { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), namesakes: (id) => tasks.namesakes(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
-      { classifier, realPaths: resolveRealPaths, repoLookalike: findRepoLookalike, ownPaths: ownPathsOf(paths) },
+      { classifier, realPaths: resolveRealPaths, repoLookalike: findRepoLookalike, ownPaths: ownPathsOf(paths), claudeConfigDirs: claudeConfigDirsOf(process.pid) },
     );
     // Airlock's own entry points (bin/airlock, dist/…): "who" on a prompt walks past them to the agent.
     const installRoot = path.resolve(__dirname, '..', '..', '..');

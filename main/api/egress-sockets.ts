@@ -56,7 +56,7 @@ export class EgressSockets implements EgressService {
     const secrets: TaskSecret[] = secretNames.map((name) => {
       const s = this.secrets.get(name);
       if (!s) throw new RpcError(RPC.invalidParams, `invalid params: secrets: no secret named ${name}`);
-      return { name, hosts: s.hosts, headers: s.headers, value: s.value, placeholder: newPlaceholder(name) };
+      return { name, hosts: s.hosts, headers: s.headers, value: s.value, placeholder: newPlaceholder(name), lineage: s.lineage };
     });
     // @peculiar/x509 takes ~100 ms to load: only a task that uses secrets pays for it.
     const ca = secrets.length ? await (require('../integrations/egress/task-ca') as typeof import('../integrations/egress/task-ca')).TaskCa.create(task) : null;
@@ -71,7 +71,7 @@ export class EgressSockets implements EgressService {
     // The system store plus the task's CA: clients that replace their store with this file
     // (curl, git, Python) still verify every other host as before.
     const caBundle = ca ? write('egress-ca.pem', `${this.trust.upstream}\n${ca.certPem}`) : null;
-    const proxy = new EgressProxy({ task, core: this.core, resolver: this.resolver, secrets, ca, upstreamCa: this.trust.upstream, ownListeners: () => this.own, stillStored: (name) => this.secrets.get(name) !== undefined });
+    const proxy = new EgressProxy({ task, core: this.core, resolver: this.resolver, secrets, ca, upstreamCa: this.trust.upstream, ownListeners: () => this.own, stillStored: (s) => this.secrets.stillGranted(s.name, s.lineage) });
     const server = await listenPrivate(sock, {
       onPeer: (s, peer) => proxy.accept(s, peer),
       onForeign: (cred) => {

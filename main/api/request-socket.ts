@@ -3,6 +3,7 @@
 // (TaskFacts.authorizeTask); a task's own socket is main/api/task-request-sockets.ts.
 import { agentMethods } from '../contract/agent';
 import type { ProcessInfo, RemoteInfo } from '../contract/common';
+import { RPC, RpcError } from '../contract/rpc';
 import type { AgentSide } from '../core/ports';
 import { sshDestinationOf } from '../ssh/ssh-argv';
 import { createDispatch } from './dispatch';
@@ -30,17 +31,31 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
   const { desk, tasks, lifecycle } = agent;
   return startRpcSocket(sockPath, name, agent.recorder, (peer) => {
     const remote: RemoteInfo | undefined = opts.remote ? { name: opts.remote, via: remoteVia(peer.process) } : undefined;
-    const ctx = { process: peer.process, connection: peer.connection, ...(remote ? { remote } : {}) };
+    const ctx = { process: peer.process, connection: peer.connection, ...(remote ? { remote } : {}), get claudeConfigDirs() { return peer.claudeConfigDirs; } };
+    // The task a call may end or inspect: its token, and (through a remote's socket) a task
+    // started through that remote. A refusal is recorded with the task, so the task's own
+    // history shows that a remote tried (-32001 is an answer, which the one JSON-RPC path
+    // does not record by itself).
+    const controlled = (p: { task?: string; token?: string }, method: string): string => {
+      const id = tasks.authorizeTask(p);
+      const why = tasks.controlRefusal(id, opts.remote ?? null, method);
+      if (why === null) return id;
+      agent.recorder.recordRejected({
+        source: name, tool: method, summary: `refused "${method}" of task ${id} on ${name}`, raw: p, reason: why,
+        process: peer.process, task: id, connection: peer.connection, ...(remote ? { remote } : {}),
+      });
+      throw new RpcError(RPC.refused, why);
+    };
     return {
       dispatch: createDispatch(agentMethods, {
         // The policy checks the token of any task a request names.
         request: (p) => desk.ask(p, ctx),
         'task.start': (p) => lifecycle.startTask(p, ctx),
         'task.end': async (p) => {
-          await lifecycle.endTask(tasks.authorizeTask(p));
+          await lifecycle.endTask(controlled(p, 'task.end'));
           return {};
         },
-        'task.network': async (p) => tasks.taskNetwork(tasks.authorizeTask(p), opts.remote ?? null),
+        'task.network': async (p) => tasks.taskNetwork(controlled(p, 'task.network')),
         'mcp.tools': async (p) => tasks.learnMcpTools(p),
       }),
       // A requester that goes away is answered (deny) so history has its requests.

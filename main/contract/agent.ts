@@ -63,6 +63,12 @@ export const AgentRequest = z.strictObject({
   /** The capability token `task.start` returned; needed on the shared socket to act as `task`. */
   token: TaskToken.optional(),
   cwd: text().optional(),
+  /**
+   * The Claude Code hook's CLAUDE_CONFIG_DIR (absolute): where that Claude Code keeps its
+   * settings, which hold Airlock's hook. It can only make writes there riskier, never any
+   * request less risky (core/claude-config.ts); the daemon also reads it from /proc.
+   */
+  claudeConfigDir: text(4096).optional(),
 });
 export type AgentRequest = z.infer<typeof AgentRequest>;
 
@@ -140,7 +146,7 @@ export const agentMethods = {
   request: { params: AgentRequest, result: AgentAnswer },
   'task.start': { params: TaskStartParams, result: TaskStartResult },
   'task.end': { params: TaskEndParams, result: z.object({}) },
-  /** May a sandbox of this task have the network? Yes when the task holds a transfer grant. */
+  /** May a sandbox of this task have the network? Yes when a grant answers its egress connections without a condition and no deny may (docs/egress.md). */
   'task.network': { params: TaskEndParams, result: z.object({ allowed: z.boolean(), reason: z.string() }) },
   /** `airlock mcp` reports a server's tools/list (a batch of at most 500 tools). */
   'mcp.tools': { params: McpToolsReport, result: z.object({ learned: z.number().int(), kept: z.array(z.string()) }) },

@@ -58,6 +58,8 @@ export const Task = z.object({
   createdAt: z.number(),
   endedAt: z.number().nullable(),
   sshAuthSock: z.string().nullable(),
+  /** Where it was started: null on this machine, else the remote (`airlock remote`) whose socket task.start came through. */
+  remote: z.string().nullable(),
 });
 export type Task = z.infer<typeof Task>;
 

@@ -31,4 +31,6 @@ export const riskier = (a: Action, b: Action): Action => (ACTION_RANK[b] > ACTIO
 
 /** `egress`: a sandbox's outbound connection through its task's egress proxy (resource `host:port`). */
 export const SOURCES = ['api', 'exec', 'claude-code', 'mcp', 'ssh', 'egress'] as const;
+/** The tool of every egress request (source `egress`): one connection, or one plain HTTP request, to `host:port`. */
+export const EGRESS_TOOL = 'net.connect';
 export const RISK_LEVELS = ['low', 'medium', 'high', 'critical'] as const;

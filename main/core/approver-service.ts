@@ -103,6 +103,9 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
       // Its allow grants go with it: a remote added again under this name (perhaps another
       // server) starts with none, as a new task does. Its deny grants stay: they only ever refuse.
       for (const g of tasks.listGrants({})) if (g.remote === p.name && g.effect === 'allow') tasks.revokeGrant(g.id);
+      // Its tasks end too: nothing can reach them any more, and a remote added again under
+      // this name must not be able to end (or keep using) the old one's tasks.
+      for (const t of tasks.listTasks(false)) if (t.remote === p.name) await lifecycle.endTask(t.id);
       return {};
     },
     'audit.verify': async () => store.verifyChain(),

@@ -126,6 +126,23 @@ export function grantMiss(g: Grant, r: CoreRequest, now: number): Miss | null {
   return missBeforeCondition(g, r, now) ?? (conditionMiss(g, r) ? 'condition' : null);
 }
 
+/** What a destination `host:port` is made of (an IPv6 address is bracketed, and brackets are glob syntax). */
+const DESTINATION_CHARS = /^[A-Za-z0-9._:-]*$/;
+
+/**
+ * Whether `g` may answer an egress request of `probe`'s task (task.network): the decision's
+ * own checks (action, scopeMiss: task, source, tool, key, forwarded, remote, expiry, uses)
+ * on a request that stands for every connection the task's proxy may ask. Only the
+ * destination and the connection's arguments are unknown here, so the resource must be
+ * able to name some `host:port`: a pattern whose literal start holds a character no
+ * destination has (a path, `~/`, a command with a space, a URL's `/`) never matches one.
+ * Conditions are the caller's to weigh (one may hold for some connections only).
+ */
+export function mayAnswerEgress(g: Grant, probe: CoreRequest, now: number): boolean {
+  if (!actionCovers(g.action, probe.action) || scopeMiss(g, probe, now)) return false;
+  return DESTINATION_CHARS.test(LITERAL_PREFIX.exec(g.resource)![0]);
+}
+
 const WILDCARD = /(?<!\\)[*?[{]/;
 
 /**

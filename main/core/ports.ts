@@ -17,6 +17,12 @@ export interface RequestContext {
   egress?: EgressFacts;
   /** The request came through a remote's socket (airlock remote, ssh -R from another machine). */
   remote?: RemoteInfo;
+  /**
+   * CLAUDE_CONFIG_DIR as the requesting process and its ancestors have it (read from /proc,
+   * relative values resolved against each one's working directory): Claude Code's settings
+   * directory when it is not ~/.claude. Only ever adds protection (core/claude-config.ts).
+   */
+  claudeConfigDirs?: readonly string[];
 }
 
 /** The remotes' own request sockets (implemented by main/api): `airlock remote`. */
@@ -41,8 +47,10 @@ export interface RequestDesk extends Asker {
 export interface TaskFacts {
   /** The task a caller on a shared socket may act as: it must present the task's token. */
   authorizeTask(p: { task?: string; token?: string }): string;
-  /** `remote`: the remote asking (airlock remote); grants count for it as they would match its requests. */
-  taskNetwork(task: string, remote?: string | null): { allowed: boolean; reason: string };
+  /** Why a caller from `from` (a remote; null: this machine) may not end or inspect `task`, or null when it may. */
+  controlRefusal(task: string, from: string | null, method: string): string | null;
+  /** Whether the task's egress requests are answered by its grants (counted as they are decided, for the task's origin). */
+  taskNetwork(task: string): { allowed: boolean; reason: string };
   learnMcpTools(p: McpToolsReport): { learned: number; kept: string[] };
 }
 

@@ -13,6 +13,7 @@ import { conditionMissText, conditionOutcome, coversLocalDestination, evaluateGr
 import { capArgs } from './history-recorder';
 import type { CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
+import { ClaudeDirMemory } from './claude-dir-memory';
 import type { CoreRequest } from './request';
 import { assessRisk, rank, type TaskMemory } from './risk';
 import { taskNameReasons } from './task-names';
@@ -21,7 +22,7 @@ import { taskNameReasons } from './task-names';
 export interface PolicyFacts {
   settings(): Settings;
   /** A running task (throws the error to answer for an unknown or ended one). */
-  liveTask(id: string): { name: string; cwd: string | null };
+  liveTask(id: string): { name: string; cwd: string | null; remote?: string | null };
   /** Other running tasks whose name reads the same as this task's (task-names.ts); none when not given. */
   namesakes?(task: string): string[];
   /** The task a caller on a shared socket may act as, by its token (throws otherwise). */
@@ -44,6 +45,8 @@ export interface PolicyOptions {
    * locations (risk.ts DISABLES_APPROVER), which cannot know a custom AIRLOCK_HOME.
    */
   ownPaths?: readonly string[];
+  /** CLAUDE_CONFIG_DIR as the daemon itself has it (and its ancestors): always protected. */
+  claudeConfigDirs?: readonly string[];
   now?: () => number;
 }
 
@@ -76,6 +79,7 @@ export class RequestPolicy {
   private readonly realPaths?: PathResolver;
   private readonly repoLookalike?: RepoLookalikeProbe;
   private readonly ownPaths: readonly string[];
+  private readonly claudeDirs: ClaudeDirMemory;
   private readonly now: () => number;
 
   constructor(
@@ -86,6 +90,7 @@ export class RequestPolicy {
     this.realPaths = opts.realPaths;
     this.repoLookalike = opts.repoLookalike;
     this.ownPaths = opts.ownPaths ?? [];
+    this.claudeDirs = new ClaudeDirMemory(opts.claudeConfigDirs ?? []);
     this.now = opts.now ?? Date.now;
   }
 
@@ -109,9 +114,14 @@ export class RequestPolicy {
       task = req.task !== undefined || req.token !== undefined ? this.facts.authorizeTask(req) : null;
     }
     let taskInfo: CoreRequest['taskInfo'];
+    let remote = ctx.remote;
     if (task) {
       const t = this.facts.liveTask(task);
       taskInfo = { name: t.name, cwd: t.cwd };
+      // A task started through a remote is the remote's: what its egress proxy asks is
+      // decided as that remote's request (its grants, never this machine's allow grants),
+      // exactly as task.network counts them (tasks-and-grants.ts).
+      if (ctx.egress && !remote && t.remote) remote = { name: t.remote, via: `the egress proxy of task ${task} (started through remote ${t.remote})` };
       // The prompt shows the name an agent may have chosen to look like another task's or Airlock's.
       for (const reason of taskNameReasons({ id: task, name: t.name }, this.facts.namesakes?.(task) ?? [])) classifierRisk.push({ level: 'medium', reason });
     }
@@ -169,12 +179,14 @@ export class RequestPolicy {
       process: ctx.process,
       ssh: ctx.ssh,
       ...(ctx.egress ? { egress: ctx.egress } : {}),
-      ...(ctx.remote ? { remote: ctx.remote } : {}),
+      ...(remote ? { remote } : {}),
       ...(parts ? { parts } : {}),
       classifierRisk,
       ...(actionOrigin ? { actionOrigin } : {}),
     };
     if (this.realPaths) applyRealPaths(core, this.realPaths, rawParts);
+    const dirs = this.claudeDirs.forRequest([...(ctx.claudeConfigDirs ?? []), ...(req.claudeConfigDir !== undefined ? [req.claudeConfigDir] : [])], req.cwd ?? null, this.realPaths);
+    if (dirs.length) core.claudeDirs = dirs;
     return core;
   }
 

@@ -28,6 +28,12 @@ export interface CoreRequest {
   parts?: { command: string; action: Action; resources: string[] }[];
   /** Extra risk from classification (e.g. `curl | sh`). */
   classifierRisk: { level: import('../contract/common').RiskLevel; reason: string }[];
+  /**
+   * Claude Code settings directories other than ~/.claude (CLAUDE_CONFIG_DIR) known for this
+   * request: from the requesting processes' environment, the hook's word, and earlier requests.
+   * Only ever adds protection (core/claude-config.ts).
+   */
+  claudeDirs?: string[];
   /** MCP: where the action came from (the server's annotations, the human's pin, the tool's name). */
   actionOrigin?: 'annotation' | 'pin' | 'name';
 }

@@ -4,8 +4,13 @@ import { RISK_LEVELS, type Risk, type RiskLevel } from '../contract/common';
 import type { CoreRequest } from './request';
 import { commandRules, RULE, ruleText } from './risk-rules';
 import { isWithin } from './classify/path-within';
+import { claudeAliases, DEFAULT_CLAUDE_DIR, GLOBAL_CLAUDE_FILE } from './claude-config';
 
 const HOME = os.homedir();
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 function norm(p: string): string {
   return p.startsWith('~/') ? HOME + p.slice(1) : p;
@@ -22,7 +27,12 @@ function norm(p: string): string {
  */
 const DISABLES_APPROVER: { test: RegExp; what: string }[] = [
   // The directories holding them too: `rm -rf ~/.claude` or `mv .claude x` removes the hook.
-  { test: /(^|\/)\.claude(\/settings(\.local)?\.json)?\/?$|^\/etc\/claude-code(\/managed-settings\.json)?\/?$|^\/Library\/Application Support\/ClaudeCode(\/managed-settings\.json)?\/?$/, what: "Claude Code's settings (its hooks, including Airlock's)" },
+  // Without regard to case (macOS's default file system ignores it: `.Claude/Settings.json` is the file).
+  { test: /(^|\/)\.claude(\/settings(\.local)?\.json)?\/?$|^\/etc\/claude-code(\/managed-settings\.json)?\/?$|^\/Library\/Application Support\/ClaudeCode(\/managed-settings\.json)?\/?$/i, what: "Claude Code's settings (its hooks, including Airlock's)" },
+  // Claude Code's global config (`~/.claude.json`, or `<CLAUDE_CONFIG_DIR>/.claude.json` through
+  // claude-config.ts): it names the MCP servers Claude Code starts, outside any hook, and which
+  // projects' settings (hooks included) are trusted without a dialog.
+  { test: new RegExp(`^${escapeRe(GLOBAL_CLAUDE_FILE)}$|^${escapeRe(DEFAULT_CLAUDE_DIR)}/\\.config\\.json$`, 'i'), what: "Claude Code's global config (~/.claude.json: MCP servers it starts, trusted projects)" },
   { test: /(^|\/)(\.local\/share\/airlock|Library\/Application Support\/Airlock)(\/|$)/, what: "Airlock's own data (settings, grants, history, keys)" },
 ];
 
@@ -31,7 +41,8 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   ...DISABLES_APPROVER,
   // Claude Code runs what these name: MCP servers (.mcp.json, ~/.claude.json), slash
   // commands with `!` lines, agents, skills with scripts, hook scripts.
-  { test: /(^|\/)(\.mcp\.json|\.claude\.json)$|(^|\/)\.claude\/(commands|agents|skills|hooks|plugins)(\/|$)/, what: 'Claude Code configuration that names programs it runs (MCP servers, commands, skills, hooks)' },
+  // shell-snapshots: Claude Code sources the newest snapshot before every Bash command.
+  { test: /(^|\/)(\.mcp\.json|\.claude\.json)$|(^|\/)\.claude\/(commands|agents|skills|hooks|plugins|shell-snapshots)(\/|$)/i, what: 'Claude Code configuration that names programs it runs (MCP servers, commands, skills, hooks)' },
   { test: /(^|\/)\.git\/hooks(\/|$)/, what: 'a git hook (runs on the next git command)' },
   { test: /(^|\/)\.git\/config$/, what: 'git config (can set hooks, aliases, fsmonitor)' },
   // Everything else git reads from its directory can lead to code too (red team wave 5):
@@ -73,6 +84,7 @@ const SECRETS: { test: RegExp; what: string }[] = [
   { test: /\.(pem|key|p12|pfx)$/i, what: 'a private key file' },
   { test: /^\/proc\/[^/]+\/(environ|mem|root|cwd|fd|map_files)(\/|$)/, what: "another process's environment, memory or files (/proc)" },
   { test: /(^|\/)id_(rsa|ecdsa|ed25519|dsa)$/, what: 'an SSH private key' },
+  { test: /(^|\/)\.claude\/\.credentials\.json$/i, what: "Claude Code's login token" },
   // Airlock's key store (keys/master.secret unseals every SSH key it holds) and the egress
   // secrets: a task that read them and later sends data out is a critical chain too.
   { test: /(^|\/)(\.local\/share\/airlock|Library\/Application Support\/Airlock)\/(keys|secrets)(\/|$)/, what: "Airlock's key and secret store" },
@@ -91,9 +103,13 @@ export function sensitivePart(resource: string): string | null {
   return null;
 }
 
-export function runsCodeLater(resource: string): string | null {
+export function runsCodeLater(resource: string, claudeDirs: readonly string[] = []): string | null {
   const r = norm(resource);
-  return RUNS_CODE_LATER.find((x) => x.test.test(r))?.what ?? null;
+  for (const p of [r, ...claudeAliases(r, claudeDirs)]) {
+    const what = RUNS_CODE_LATER.find((x) => x.test.test(p))?.what;
+    if (what) return what;
+  }
+  return null;
 }
 
 /**
@@ -102,12 +118,21 @@ export function runsCodeLater(resource: string): string | null {
  * AIRLOCK_HOME too), which the default locations above cannot know. A delete of a directory
  * that holds one of them (`rm -rf ~`, `rm -rf $AIRLOCK_HOME`) removes it as well.
  */
-export function disablesApprover(resource: string, ownPaths: readonly string[] = [], action: string = 'write'): string | null {
+export function disablesApprover(resource: string, ownPaths: readonly string[] = [], action: string = 'write', claudeDirs: readonly string[] = []): string | null {
   const r = norm(resource);
   const hit = DISABLES_APPROVER.find((x) => x.test.test(r))?.what;
   if (hit) return hit;
+  // Claude Code's settings directory moved by CLAUDE_CONFIG_DIR (claude-config.ts).
+  for (const alias of claudeAliases(r, claudeDirs)) {
+    const moved = DISABLES_APPROVER.find((x) => x.test.test(alias))?.what;
+    if (moved) return `${moved}, in the directory CLAUDE_CONFIG_DIR names`;
+  }
   if (ownPaths.some((d) => isWithin(r, d))) return "Airlock's own files (its history, keys, secrets or sockets)";
   if (action === 'delete' && r !== '' && ownPaths.some((d) => isWithin(d, r))) return "a directory holding Airlock's own files (its history, keys, secrets or sockets)";
+  // Deleting or moving a directory that holds Claude Code's settings directory removes the hook too.
+  if (action === 'delete' && r.startsWith('/') && [DEFAULT_CLAUDE_DIR, ...claudeDirs].some((d) => isWithin(d.toLowerCase(), r.toLowerCase().replace(/\/+$/, '') || '/'))) {
+    return "a directory holding Claude Code's settings (its hooks, including Airlock's)";
+  }
   return null;
 }
 
@@ -118,9 +143,13 @@ function escapesSandbox(args: unknown): boolean {
   return v !== undefined && v !== null && v !== false && v !== 'false';
 }
 
-export function holdsSecrets(resource: string): string | null {
+export function holdsSecrets(resource: string, claudeDirs: readonly string[] = []): string | null {
   const r = norm(resource);
-  return SECRETS.find((x) => x.test.test(r))?.what ?? null;
+  for (const p of [r, ...claudeAliases(r, claudeDirs)]) {
+    const what = SECRETS.find((x) => x.test.test(p))?.what;
+    if (what) return what;
+  }
+  return null;
 }
 
 const GIT_COMMIT = /(^|[\s;&|(])git(\s+-[^\s]+(\s+[^\s-][^\s]*)?)*\s+commit\b/;
@@ -169,6 +198,7 @@ function triggerOf(r: CoreRequest): string {
 }
 
 export function assessRisk(r: CoreRequest, memory: TaskMemory, ownPaths: readonly string[] = []): Risk {
+  const claudeDirs = r.claudeDirs ?? [];
   const reasons: string[] = [];
   let level: RiskLevel = r.action === 'read' || r.action === 'other' ? 'low' : 'medium';
   const raise = (to: RiskLevel, why: string) => {
@@ -190,14 +220,14 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory, ownPaths: readonl
   for (const p of r.parts ?? []) if (p.action === 'write' || p.action === 'delete') for (const res of p.resources) if (!changed.has(res)) changed.set(res, p.action);
   if (changed.size) {
     for (const [res, action] of changed) {
-      const off = disablesApprover(res, ownPaths, action);
+      const off = disablesApprover(res, ownPaths, action, claudeDirs);
       if (off) raise('critical', `${action} to ${off}: it can switch Airlock off, so no grant answers for it (${res})`);
-      const what = runsCodeLater(res);
+      const what = runsCodeLater(res, claudeDirs);
       if (what && !off) raise('high', `${action} to ${what}: can run code later (${res})`);
     }
   }
   for (const res of r.resources) {
-    const what = holdsSecrets(res);
+    const what = holdsSecrets(res, claudeDirs);
     if (!what) continue;
     // With parts, the command rules below say which part sends it (and a piped
     // `curl -d @.env … | sh` is an execute that still sends the secret).

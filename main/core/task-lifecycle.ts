@@ -63,7 +63,8 @@ export class TaskLifecycle implements TaskStarter {
         throw new RpcError(RPC.refused, reason);
       }
     }
-    const task: Task = { id: newId('t'), name: p.name, cwd: p.cwd ?? null, createdAt: this.now(), endedAt: null, sshAuthSock: null };
+    // Where it was started (the socket says, never the request): only there may it be ended from the agent side.
+    const task: Task = { id: newId('t'), name: p.name, cwd: p.cwd ?? null, createdAt: this.now(), endedAt: null, sshAuthSock: null, remote: ctx.remote?.name ?? null };
     const { token, hash } = newTaskToken(task.id);
     this.tasks.insertTask(task, hash);
     if (ssh) {

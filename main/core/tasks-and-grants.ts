@@ -6,15 +6,17 @@
 import type { GrantSpec, McpToolsReport } from '../contract/agent';
 import type { Grant, Task } from '../contract/approver';
 import { ACTION_RANK } from '../contract/common';
+import { EGRESS_TOOL } from '../contract/constants';
 import { RPC, RpcError } from '../contract/rpc';
 import type { Store } from '../store';
 import { newId } from '../store/ids';
 import { mcpAction, type ToolAnnotations } from './classify/mcp';
 import { compileCondition, ConditionError, conditionWords } from './condition';
-import { actionCovers, GrantIndex } from './grants';
+import { GrantIndex, mayAnswerEgress } from './grants';
 import type { NotificationBus } from './notification-bus';
 import type { KeyScope } from './ports';
 import { nameKey } from './task-names';
+import type { CoreRequest } from './request';
 import { taskClaim, tokenMatches } from './task-token';
 
 export type TasksAndGrantsStore = Pick<
@@ -124,20 +126,33 @@ export class TasksAndGrants implements KeyScope {
   }
 
   /**
-   * Whether a sandbox of `task` may have the network: the task holds an allow grant for
-   * transfers (bound to it or to any task) and no deny grant for them. One bit about the
-   * agent's own task; it reads no grant's details and decides nothing.
+   * Whether a sandbox of `task` may have the network: counted exactly as the task's egress
+   * requests are decided (source egress, tool net.connect, action transfer, from where the
+   * task was started: a remote's task asks as that remote, request-policy.ts), with the
+   * decision's own matching (grants.ts mayAnswerEgress) — so an expired or used-up grant,
+   * one of another task or remote, one for an SSH key, another tool or source, or a
+   * resource no `host:port` can match (a path, a command) does not count. Allowed: an allow
+   * grant answers connections without a condition, and no deny grant may answer any (a
+   * deny under a condition counts: it may). An allow under a condition is not the network:
+   * each connection is asked unless the condition holds. Whoever asks, the answer is about
+   * the task (a remote may ask only about its own tasks: controlRefusal). One bit about
+   * the agent's own task; it decides nothing.
    */
-  taskNetwork(task: string, remote: string | null = null): { allowed: boolean; reason: string } {
-    this.liveTask(task, `no task ${task}`);
-    // As grants match requests (core/grants.ts): a grant limited to a remote counts for that
-    // remote only, and an allow grant without one for this machine only (red team: a local
-    // transfer grant told a remote's task it could have the network).
-    const reaches = (g: Grant) => (g.remote ?? null) !== null ? g.remote === remote : g.effect === 'deny' || remote === null;
-    const transfer = this.activeGrants().all.filter((g) => (g.task === null || g.task === task) && actionCovers(g.action, 'transfer') && reaches(g));
-    if (transfer.some((g) => g.effect === 'deny')) return { allowed: false, reason: 'a grant denies transfers for this task' };
-    const allow = transfer.find((g) => g.effect === 'allow');
-    return allow ? { allowed: true, reason: `grant ${allow.id} allows transfers` } : { allowed: false, reason: 'the task holds no transfer grant' };
+  taskNetwork(task: string): { allowed: boolean; reason: string } {
+    const t = this.liveTask(task, `no task ${task}`);
+    const probe: CoreRequest = {
+      source: 'egress', tool: EGRESS_TOOL, action: 'transfer', resource: null, resources: [], summary: '', argsText: null, args: {}, task,
+      cwd: null, classifierRisk: [], ...(t.remote ? { remote: { name: t.remote, via: 'task.network' } } : {}),
+    };
+    const now = this.now();
+    const reach = this.activeGrants().forTool(EGRESS_TOOL).filter((g) => mayAnswerEgress(g, probe, now));
+    if (reach.some((g) => g.effect === 'deny')) return { allowed: false, reason: 'a grant denies transfers for this task' };
+    const allows = reach.filter((g) => g.effect === 'allow');
+    const allow = allows.find((g) => !g.when);
+    if (allow) return { allowed: true, reason: `grant ${allow.id} allows transfers${allow.resource === '*' || allow.resource === '**' ? '' : ` to ${allow.resource}`}` };
+    const conditional = allows[0];
+    if (conditional) return { allowed: false, reason: `grant ${conditional.id} allows transfers only when ${conditionWords(conditional.when ?? '')}: each connection is asked unless that holds` };
+    return { allowed: false, reason: 'the task holds no transfer grant' };
   }
 
   // ---- tasks --------------------------------------------------------------------------
@@ -176,6 +191,22 @@ export class TasksAndGrants implements KeyScope {
     }
     if (!tokenMatches(this.store.taskTokenHash(id), claim.token)) throw new RpcError(RPC.invalidParams, `invalid params: token: not the token of task ${id}`);
     return id;
+  }
+
+  /**
+   * Why a caller may not end or inspect `task` (null: it may). `from` is the remote the call
+   * came through (null: this machine). A remote controls only the tasks started through it:
+   * a token that leaked to a server lets it ask as a task of this machine (marked remote,
+   * never answered by the task's local grants), but not end it or learn about its grants.
+   * This machine may end a remote's task it holds the token of (the human's machine; the
+   * human can end any task anyway). Tasks from before origins were recorded count as local.
+   */
+  controlRefusal(task: string, from: string | null, method: string): string | null {
+    if (from === null) return null;
+    const origin = this.liveTask(task, `no task ${task}`).remote ?? null;
+    if (origin === from) return null;
+    const where = origin === null ? 'on this machine' : `through remote ${origin}`;
+    return `${method} refused: task ${task} was started ${where}, and remote ${from} may end or inspect only tasks started through it (holding the token is not enough); end it ${origin === null ? 'on this machine (airlock task end ' + task + ', or the app\'s Tasks view)' : 'from Airlock on this machine'}`;
   }
 
   insertTask(task: Task, tokenHash: string): void {

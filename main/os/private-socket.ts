@@ -15,6 +15,7 @@
 //   closed at once, after the socket's own refusal text if its protocol has one (a JSON-RPC
 //   error line; the SSH agent protocol has none, so it is just closed), and handed to
 //   `onRefused` to be recorded (overCapAttempt; the recorder coalesces a flood of them).
+import { claudeConfigDirsOf } from './claude-config-env';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -29,6 +30,8 @@ export interface Peer {
   cred: PeerCred;
   /** The peer's process and its parents, read once when first asked for. */
   readonly process: ProcessInfo;
+  /** CLAUDE_CONFIG_DIR as the peer and its parents have it (claude-config-env.ts), read once when first asked for. */
+  readonly claudeConfigDirs: readonly string[];
 }
 
 export interface PrivateSocketOptions {
@@ -120,6 +123,7 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
       else ofPeer.delete(key);
     });
     let info: ProcessInfo | undefined;
+    let configDirs: readonly string[] | undefined;
     const peer: Peer = {
       connection: `c${++connections}`,
       cred,
@@ -127,6 +131,9 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
         // Frozen: every request of the connection carries this same object, and the store
         // serialises a frozen one only once (store.ts processJson).
         return (info ??= deepFreeze(processInfo(cred)));
+      },
+      get claudeConfigDirs() {
+        return (configDirs ??= Object.freeze(claudeConfigDirsOf(cred.pid)));
       },
     };
     if (!opts.lazyProcess) void peer.process;

@@ -42,7 +42,7 @@ export interface LearnedMcpTool {
   description: string | null;
   learnedAt: number;
 }
-type TaskRow = { id: string; name: string; cwd: string | null; created_at: number; ended_at: number | null; ssh_auth_sock: string | null };
+type TaskRow = { id: string; name: string; cwd: string | null; created_at: number; ended_at: number | null; ssh_auth_sock: string | null; remote: string | null };
 
 function parseJson<T>(text: string | null): T | null {
   if (text === null) return null;
@@ -126,7 +126,7 @@ function toGrant(r: GrantRow): Grant {
 }
 
 function toTask(r: TaskRow): Task {
-  return { id: r.id, name: r.name, cwd: r.cwd, createdAt: r.created_at, endedAt: r.ended_at, sshAuthSock: r.ssh_auth_sock };
+  return { id: r.id, name: r.name, cwd: r.cwd, createdAt: r.created_at, endedAt: r.ended_at, sshAuthSock: r.ssh_auth_sock, remote: r.remote ?? null };
 }
 
 /** Quote every word so user text can never be FTS5 syntax (NEAR, OR, column filters). */
@@ -628,11 +628,11 @@ export class Store {
 
   // ---- tasks --------------------------------------------------------------------
 
-  /** `tokenHash`: the SHA-256 (hex) of the task's capability token (migration 008). */
+  /** `tokenHash`: the SHA-256 (hex) of the task's capability token (migration 008); `t.remote`: where it was started (009). */
   insertTask(t: Task, tokenHash: string | null = null): void {
     this.sql
-      .prepare('INSERT INTO tasks (id, name, cwd, created_at, ended_at, ssh_auth_sock, token_hash) VALUES (?, ?, ?, ?, ?, ?, ?)')
-      .run(t.id, t.name, t.cwd, t.createdAt, t.endedAt, t.sshAuthSock, tokenHash);
+      .prepare('INSERT INTO tasks (id, name, cwd, created_at, ended_at, ssh_auth_sock, token_hash, remote) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(t.id, t.name, t.cwd, t.createdAt, t.endedAt, t.sshAuthSock, tokenHash, t.remote ?? null);
   }
 
   /** The SHA-256 (hex) of a task's capability token, or null (no task, or one from before migration 008). */

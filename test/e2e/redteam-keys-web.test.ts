@@ -32,6 +32,21 @@ async function freshKeyDecides(page: Page, a: Asked, key: string, decision: 'all
   await page.keyboard.press(key);
   assert.equal((await a.answer).decision, decision, 'a fresh key press after the guard decides (the test can fail)');
 }
+/**
+ * Runs an attack up to three times while its key was late rather than wrong. On a loaded
+ * machine a key meant to land inside the half-second guard (right after a card appeared,
+ * or the next of a stream of keys) can come later than that, and then deciding is right;
+ * the attack returns false then and runs afresh. A defence that does not hold gives way
+ * every time, and the test fails.
+ */
+async function holds(what: string, attack: (attempt: number) => Promise<boolean>): Promise<void> {
+  for (let attempt = 1; attempt <= 3; attempt++) if (await attack(attempt)) return;
+  assert.fail(`${what}: decided in all 3 attempts; the guard does not hold`);
+}
+async function decided(ui: RpcClient, a: Asked): Promise<boolean> {
+  await sleep(250);
+  return !(await pendingIds(ui)).includes(a.prompt.id);
+}
 async function center(page: Page, id: string, testId: string): Promise<{ x: number; y: number }> {
   const b = await page.locator(`[data-prompt-id="${id}"]`).getByTestId(testId).boundingBox();
   assert.ok(b, `${testId} is on screen`);
@@ -42,18 +57,21 @@ test('red team: keystrokes and clicks bind only to the prompt seen, by a fresh g
   const { d, browser, page, errors, agent, ui, human } = await openWebSession(t);
 
   await t.test('a held key: its auto-repeat after the guard never decides (keydown with repeat=true)', async () => {
-    const a = await ask(agent, human, { resource: '/srv/rk/held.txt', summary: 'held key' });
-    await page.locator(`[data-prompt-id="${a.prompt.id}"]`).waitFor();
-    await page.keyboard.down('o'); // pressed as the card appears: the guard swallows it
-    await sleep(800);
-    // Held: the keyboard repeats (30/s), well past the half second.
-    for (let i = 0; i < 12; i++) {
-      await page.keyboard.down('o');
-      await sleep(30);
-    }
-    await page.keyboard.up('o');
-    await stillPending(ui, a, 'auto-repeat of a key pressed inside the guard');
-    await freshKeyDecides(page, a, 'o', 'allow');
+    await holds('auto-repeat of a key pressed inside the guard', async (attempt) => {
+      const a = await ask(agent, human, { resource: `/srv/rk/held-${attempt}.txt`, summary: `held key ${attempt}` });
+      await page.locator(`[data-prompt-id="${a.prompt.id}"]`).waitFor();
+      await page.keyboard.down('o'); // pressed as the card appears: the guard swallows it
+      await sleep(800);
+      // Held: the keyboard repeats (30/s), well past the half second.
+      for (let i = 0; i < 12; i++) {
+        await page.keyboard.down('o');
+        await sleep(30);
+      }
+      await page.keyboard.up('o');
+      if (await decided(ui, a)) return false; // or the press itself came after the guard
+      await freshKeyDecides(page, a, 'o', 'allow');
+      return true;
+    });
   });
 
   await t.test('a key held down before the prompt arrived: its repeats never decide it', async () => {
@@ -74,18 +92,24 @@ test('red team: keystrokes and clicks bind only to the prompt seen, by a fresh g
   await t.test('typing that goes on while the prompt arrives (keys meant for another window) decides nothing', async () => {
     // No space, j, k or D: letters only, rich in o (allow once), m (minutes) and a (always).
     const text = 'thequickbrownfoxjumpsoveralazydogtomatopotatomonsoonmoonroom';
-    const typing = (async () => {
-      for (const ch of text) {
-        await page.keyboard.press(ch);
-        await sleep(60);
-      }
-    })();
-    await sleep(200);
-    const a = await ask(agent, human, { resource: '/srv/rk/typing.txt', summary: 'while typing' });
-    await typing; // about 3.5 s of typing after the card came up
-    assert.equal(await page.locator(`[data-prompt-id="${a.prompt.id}"]`).getAttribute('data-armed'), 'false', 'the guard holds while the keys keep coming');
-    await stillPending(ui, a, 'continuous typing');
-    await freshKeyDecides(page, a, 'd', 'deny');
+    // A key every 60 ms; a gap of more than half a second (a stall of this test or of
+    // Chromium on a loaded machine) would rightly let the next key decide.
+    await holds('continuous typing', async (attempt) => {
+      const typing = (async () => {
+        for (const ch of text) {
+          await page.keyboard.press(ch);
+          await sleep(60);
+        }
+      })();
+      await sleep(200);
+      const a = await ask(agent, human, { resource: `/srv/rk/typing-${attempt}.txt`, summary: `while typing ${attempt}` });
+      await typing; // about 3.5 s of typing after the card came up
+      if (await decided(ui, a)) return false;
+      const card = page.locator(`[data-prompt-id="${a.prompt.id}"]`);
+      assert.ok(Number(await card.getAttribute('data-swallowed')) > 0, 'the guard swallowed keys while they kept coming');
+      await freshKeyDecides(page, a, 'd', 'deny');
+      return true;
+    });
   });
 
   await t.test('mouse pressed on prompt 1, prompt 1 answered elsewhere, released on prompt 2: no decision', async () => {
@@ -166,15 +190,43 @@ test('red team: keystrokes and clicks bind only to the prompt seen, by a fresh g
       mo.observe(document.body, { childList: true, subtree: true });
     })()`);
     await page.getByTestId('pending-empty').waitFor();
-    const a = await ask(agent, human, { resource: '/srv/rk/busy.txt', summary: 'busy paint' });
-    await sleep(350);
-    await page.keyboard.press('o'); // delivered once the thread is free: 1 s after the card was mounted
-    const b = (await page.evaluate('window.__block')) as { mountedAt: number; unblockedAt: number; keys: { pressed: number; delivered: number }[] };
-    assert.ok(b.mountedAt > 0 && b.keys.length === 1, `the key reached the page with the card mounted: ${JSON.stringify(b)}`);
-    assert.ok(b.keys[0]!.delivered - b.mountedAt >= 600, `precondition: delivered past half a second after mount (${JSON.stringify(b)})`);
-    assert.ok(b.keys[0]!.pressed < b.unblockedAt, `precondition: pressed before the card could be painted (${JSON.stringify(b)})`);
-    await stillPending(ui, a, 'a key pressed before the card was painted');
-    await freshKeyDecides(page, a, 'd', 'deny');
+    type Block = { mountedAt: number; unblockedAt: number; keys: { pressed: number; delivered: number }[] };
+    let b: Block | null = null;
+    // The key must be pressed while the main thread is held (after the card was mounted,
+    // before it could be painted). On a loaded machine the page may mount the card later
+    // than 350 ms after the daemon sent it, or the key may come after the block: then the
+    // scenario did not happen, and it is set up afresh (up to 3 times).
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      if (attempt > 1) {
+        await page.evaluate(`(() => {
+          Object.assign(window.__block, { mountedAt: 0, unblockedAt: 0, keys: [] });
+          const mo = new MutationObserver(() => {
+            const b = window.__block;
+            if (b.mountedAt || !document.querySelector('[data-prompt-id]')) return;
+            b.mountedAt = performance.now();
+            while (performance.now() - b.mountedAt < b.ms) {}
+            b.unblockedAt = performance.now();
+            mo.disconnect();
+          });
+          mo.observe(document.body, { childList: true, subtree: true });
+        })()`);
+      }
+      const a = await ask(agent, human, { resource: `/srv/rk/busy-${attempt}.txt`, summary: `busy paint ${attempt}` });
+      await sleep(350);
+      await page.keyboard.press('o'); // delivered once the thread is free: 1 s after the card was mounted
+      const got = (await page.evaluate('window.__block')) as Block;
+      const happened = got.mountedAt > 0 && got.keys.length === 1 && got.keys[0]!.delivered - got.mountedAt >= 600 && got.keys[0]!.pressed < got.unblockedAt;
+      if (!happened) {
+        if (!(await decided(ui, a))) await human.decide(a.prompt.id, 'deny');
+        await page.getByTestId('pending-empty').waitFor();
+        continue;
+      }
+      b = got;
+      await stillPending(ui, a, 'a key pressed before the card was painted');
+      await freshKeyDecides(page, a, 'd', 'deny');
+      break;
+    }
+    assert.ok(b, 'precondition: in 3 attempts, a key pressed while the busy main thread held the card back, delivered past half a second after mount');
   });
 
   await t.test('a prompt that arrives while the tab is hidden is not decided by input until it was visible for the guard time', async () => {
@@ -195,10 +247,23 @@ test('red team: keystrokes and clicks bind only to the prompt seen, by a fresh g
       const once = await center(page, a.prompt.id, 'choice-once');
       await page.mouse.click(once.x, once.y);
       await stillPending(ui, a, 'input while the page is hidden');
-      await setVisible(true);
-      await page.keyboard.press('o'); // the moment it shows: still guarded
-      await stillPending(ui, a, 'a key right after the page became visible');
-      await freshKeyDecides(page, a, 'o', 'allow');
+      // The moment it shows, a key is still guarded; one that comes more than half a second
+      // later on a loaded machine rightly decides: then hidden again, a fresh prompt.
+      await holds('a key right after the page became visible', async (attempt) => {
+        const b = attempt === 1 ? a : await ask(agent, human, { resource: `/srv/rk/hidden-${attempt}.txt`, summary: `while hidden ${attempt}` });
+        if (attempt > 1) {
+          await page.locator(`[data-prompt-id="${b.prompt.id}"]`).waitFor();
+          await sleep(800);
+        }
+        await setVisible(true);
+        await page.keyboard.press('o');
+        if (await decided(ui, b)) {
+          await setVisible(false);
+          return false;
+        }
+        await freshKeyDecides(page, b, 'o', 'allow');
+        return true;
+      });
     } finally {
       await setVisible(true);
     }

@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import type { AgentAnswer } from '../../main/contract/agent';
 import { REPO } from '../helpers/daemon';
 import { startWebParts } from '../helpers/web-session';
-import { browserMissing, shot } from '../helpers/web-ui';
+import { browserMissing, shot, waitForPage } from '../helpers/web-ui';
 
 const skip = browserMissing();
 const AXE = path.join(REPO, 'node_modules', 'axe-core', 'axe.min.js');
@@ -90,8 +90,9 @@ test('accessibility: a new prompt is an announced alertdialog, the countdown spe
   await page.goto(d.url);
   await page.getByTestId('nav-pending').waitFor();
 
-  // A prompt that times out in 32 s: announced when it arrives, and again at 30 s left.
-  await human.ui.call('settings.set', { promptTimeoutSec: 32 });
+  // A prompt that times out in 40 s: announced when it arrives, and again at 30 s left (10 s
+  // after it came: room for a loaded machine to show the card before the mark).
+  await human.ui.call('settings.set', { promptTimeoutSec: 40 });
   const pending = agent.call<AgentAnswer>('request', { source: 'api', action: 'delete', tool: 'fs.delete', resource: '/srv/k/all', summary: 'delete everything in k' });
   pending.catch(() => undefined);
   const p = await human.next();
@@ -102,7 +103,7 @@ test('accessibility: a new prompt is an announced alertdialog, the countdown spe
   assert.ok(labelled && (await page.locator(`[id="${labelled}"]`).textContent())?.includes('delete everything in k'), 'the dialog is named by its headline');
   await page.locator('[data-testid=announce-urgent]', { hasText: 'New request waiting for you' }).waitFor();
   assert.match((await page.getByTestId('announce-urgent').textContent()) ?? '', /medium risk, delete: delete everything in k|high risk, delete|delete everything in k/);
-  await page.locator('[data-testid=announce-polite]', { hasText: '30 seconds left' }).waitFor({ timeout: 6000 });
+  await page.locator('[data-testid=announce-polite]', { hasText: '30 seconds left' }).waitFor({ timeout: 30_000 });
   await human.decide(p.id, 'deny');
   await human.ui.call('settings.set', { promptTimeoutSec: 60 });
 
@@ -113,7 +114,7 @@ test('accessibility: a new prompt is an announced alertdialog, the countdown spe
   // Wait for the list to settle (the settings change above lands as a new top row): a row
   // list that re-renders between focus and key press is the page still loading, not the
   // keyboard handling under test.
-  const settle = Date.now() + 5000;
+  const settle = Date.now() + 15_000;
   let count = -1;
   while (Date.now() < settle) {
     const now = await rows.count();
@@ -125,7 +126,8 @@ test('accessibility: a new prompt is an announced alertdialog, the countdown spe
   const firstId = await rows.first().getAttribute('data-event-id');
   await page.keyboard.press('ArrowDown');
   const focused = () => page.evaluate('document.activeElement && document.activeElement.getAttribute("data-event-id")');
-  await page.waitForFunction(`document.activeElement && document.activeElement.getAttribute("data-event-id") !== ${JSON.stringify(firstId)}`, undefined, { timeout: 2000 }).catch(() => undefined);
+  // Polled over CDP (waitForFunction would eval in the page, which its CSP refuses).
+  await waitForPage(page, `document.activeElement && document.activeElement.getAttribute("data-event-id") !== ${JSON.stringify(firstId)}`, 20_000).catch(() => undefined);
   const focusedId = await focused();
   assert.ok(focusedId, 'a row has the focus');
   assert.notEqual(focusedId, firstId, 'ArrowDown moved the focus to the next row');
@@ -154,7 +156,7 @@ test('accessibility: a prompt already waiting when the page opens (it arrives th
   const page = await context.newPage();
   await page.goto(d.url);
   await page.locator(`[data-prompt-id="${p.id}"]`).waitFor();
-  await page.locator('[data-testid=announce-urgent]', { hasText: 'New request waiting for you' }).waitFor({ timeout: 5000 });
+  await page.locator('[data-testid=announce-urgent]', { hasText: 'New request waiting for you' }).waitFor({ timeout: 20_000 });
   assert.match((await page.getByTestId('announce-urgent').textContent()) ?? '', /delete the early folder/);
   await human.decide(p.id, 'deny');
   assert.equal((await pending).decision, 'deny');

@@ -43,18 +43,38 @@ test('web UI: one prompt in front, a queue moved on purpose, friction by risk, h
     const first = await onScreen(page);
     assert.equal(first, as[0]!.prompt.id, 'the oldest is on screen');
     assert.equal(await page.getByTestId('prompt-id').textContent(), first, 'the card names its prompt id');
-    await waitArmed(page, first!);
-    await page.keyboard.press('d');
-    await sleep(120);
-    await page.keyboard.press('d');
-    const decided = await settled(as, 400);
-    assert.deepEqual([...decided.entries()], [[first, 'deny']], 'exactly one prompt decided: the one that was on screen');
-    const next = await onScreen(page);
-    assert.equal(next, as[1]!.prompt.id);
-    assert.equal(await page.locator(`[data-prompt-id="${next}"]`).getAttribute('data-swallowed'), '1', 'the second key hit the fresh guard of the next prompt');
-    assert.deepEqual((await pendingIds(ui)).sort(), as.slice(1).map((a) => a.prompt.id).sort());
+    // A double press: "d", then "d" again as the next prompt comes up (the human's second
+    // press lands on it; pressed earlier, while the first answer is on its way, it would
+    // find the first card busy). It meets the next card's fresh guard. On a loaded machine
+    // the second key can come more than half a second after that card was painted, and then
+    // deciding it is right: the double press is tried afresh, up to three times (a guard that
+    // does not hold decides every time).
+    let at = 0;
+    let held = false;
+    for (let attempt = 1; attempt <= 3 && !held; attempt++) {
+      while (as.length - at < 2) as.push(await ask(agent, human, { resource: `/srv/q/${as.length + 1}.txt`, summary: `queued write ${as.length + 1}` }));
+      const [cur, nxt] = [as[at]!, as[at + 1]!];
+      await waitArmed(page, cur.prompt.id);
+      await page.keyboard.press('d');
+      await page.locator(`[data-testid=prompt][data-prompt-id="${nxt.prompt.id}"]`).waitFor({ timeout: 30_000 });
+      await page.keyboard.press('d');
+      let nxtDecided = false;
+      nxt.answer.then(() => (nxtDecided = true), () => (nxtDecided = true));
+      const swallowed = () => page.locator(`[data-prompt-id="${nxt.prompt.id}"]`).getAttribute('data-swallowed', { timeout: 1000 }).catch(() => null);
+      for (const until = Date.now() + 30_000; !nxtDecided && (await swallowed()) !== '1' && Date.now() < until; ) await sleep(20);
+      assert.equal((await cur.answer).decision, 'deny');
+      if (nxtDecided) {
+        at += 2;
+        continue;
+      }
+      held = true;
+      assert.equal(await onScreen(page), nxt.prompt.id);
+      assert.equal(await swallowed(), '1', 'the second key hit the fresh guard of the next prompt');
+      assert.deepEqual((await pendingIds(ui)).sort(), as.slice(at + 1).map((a) => a.prompt.id).sort(), 'exactly one prompt decided: the one that was on screen');
+    }
+    assert.ok(held, 'the second "d" decided the next prompt in all 3 attempts: its guard does not hold');
     await shot(page, 'queue');
-    for (const a of as.slice(1)) await human.decide(a.prompt.id, 'deny');
+    for (const a of as.slice(at + 1)) await human.decide(a.prompt.id, 'deny');
   });
 
   await t.test('a key with the focus in prompt 3 decides prompt 3; a new request never takes the screen', async () => {
@@ -169,10 +189,18 @@ test('web UI: one prompt in front, a queue moved on purpose, friction by risk, h
   await t.test('killing the daemon turns the prompts to "expired — denied" within 2 s, with no live buttons', async () => {
     const a = await ask(agent, human, { resource: '/srv/k/1.txt', summary: 'write before the crash' });
     await page.locator(`[data-prompt-id="${a.prompt.id}"]`).waitFor();
+    // The page notes (wall clock) when the card turns expired: the 2 s are the page's, not
+    // those of this test's polling over CDP, which a loaded machine can stretch.
+    await page.evaluate(`(() => {
+      const sel = '[data-prompt-id=${JSON.stringify(a.prompt.id)}][data-expired="true"]';
+      const note = () => { if (!window.__expiredAt && document.querySelector(sel)) window.__expiredAt = Date.now(); };
+      new MutationObserver(note).observe(document.body, { childList: true, subtree: true, attributes: true });
+    })()`);
     const t0 = Date.now();
     await d.kill();
-    await page.locator(`[data-prompt-id="${a.prompt.id}"][data-expired="true"]`).waitFor({ timeout: 2000 });
-    assert.ok(Date.now() - t0 <= 2000);
+    await page.locator(`[data-prompt-id="${a.prompt.id}"][data-expired="true"]`).waitFor({ timeout: 20_000 });
+    const expiredAt = (await page.evaluate('window.__expiredAt')) as number;
+    assert.ok(expiredAt - t0 <= 2000, `expired ${expiredAt - t0} ms after the kill`);
     assert.match((await page.getByTestId('prompt-expired').textContent()) ?? '', /expired — denied/i);
     assert.equal(await page.getByTestId('choice-deny').count(), 0, 'no live buttons');
     assert.equal(await page.getByTestId('choice-once').count(), 0);

@@ -197,11 +197,20 @@ test('web UI: prompts, choices, grants, input guard, revoke', { skip: skip ?? fa
   });
 
   await t.test('the input guard swallows a key pressed right after the prompt appears', async () => {
-    const a = await ask(agent, human, { tool: 'fs.write', resource: '/srv/app/guard.txt', summary: 'write guard.txt' });
-    const seen = await promptSeenAt(page, a.prompt.id);
-    await page.keyboard.press('o'); // "Allow once", far too early
-    const pressedAfter = Date.now() - seen;
-    assert.ok(pressedAfter < 500, `the early key came ${pressedAfter} ms after the prompt (test too slow to check the guard)`);
+    // The key must come within half a second of the card appearing. On a loaded machine this
+    // test can be slower than that: then the check did not happen, and a fresh prompt is
+    // tried (up to 3 times). The guard counts from the card's first painted frame, which is
+    // after it appeared in the DOM (seen), so a key pressed before seen + 500 ms is early.
+    let a: Ask | null = null;
+    let seen = 0;
+    for (let attempt = 1; attempt <= 3 && !a; attempt++) {
+      const tried = await ask(agent, human, { tool: 'fs.write', resource: `/srv/app/guard-${attempt}.txt`, summary: `write guard.txt (${attempt})` });
+      seen = await promptSeenAt(page, tried.prompt.id);
+      await page.keyboard.press('o'); // "Allow once", far too early
+      if (Date.now() - seen < 450) a = tried;
+      else if ((await pendingIds(ui)).includes(tried.prompt.id)) await human.decide(tried.prompt.id, 'deny');
+    }
+    assert.ok(a, 'in 3 attempts, the early key never came within half a second of the prompt (test too slow to check the guard)');
     const card = page.locator(`[data-prompt-id="${a.prompt.id}"]`);
     assert.equal(await card.getAttribute('data-swallowed'), '1', 'the early key was swallowed');
     await page.click(`[data-prompt-id="${a.prompt.id}"] [data-testid=choice-once]`, { force: true }); // an early click too

@@ -33,7 +33,10 @@ export function tempHome(prefix = 'al-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000, stepMs = 25): Promise<void> {
+// The default deadline is for a condition that should hold soon: generous, because CI runs
+// two test files at once on a busy 2-core machine, where a daemon or tmux can stall for
+// seconds. A deadline that is itself the product's promise is checked apart, with its bound.
+export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000, stepMs = 25): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (let i = 0; Date.now() < deadline && i < 100_000; i++) {
     if (await check()) return;

@@ -22,8 +22,8 @@ export class Human {
     return h;
   }
 
-  /** The next prompt (bounded wait). */
-  next(timeoutMs = 10_000): Promise<Prompt> {
+  /** The next prompt (bounded wait; generous: a loaded CI machine can stall the daemon for seconds). */
+  next(timeoutMs = 30_000): Promise<Prompt> {
     const p = this.seen.shift();
     if (p) return Promise.resolve(p);
     return new Promise((resolve, reject) => {

@@ -155,7 +155,8 @@ export class RawAgentClient {
     this.socket.write(b);
   }
 
-  async read(timeoutMs = 5000): Promise<Buffer> {
+  // Generous defaults: an answer that is merely slow on a loaded CI machine is not a failure.
+  async read(timeoutMs = 30_000): Promise<Buffer> {
     const deadline = Date.now() + timeoutMs;
     while (this.bodies.length === 0) {
       if (this.closed) throw new Error('agent closed the connection');
@@ -172,7 +173,7 @@ export class RawAgentClient {
     return this.bodies.shift()!;
   }
 
-  async request(body: Buffer, timeoutMs = 5000): Promise<Buffer> {
+  async request(body: Buffer, timeoutMs = 30_000): Promise<Buffer> {
     this.send(body);
     return this.read(timeoutMs);
   }

@@ -39,7 +39,18 @@ export async function startSshd(dir: string): Promise<Sshd> {
   if (r.code !== 0) throw new Error(`ssh-keygen: ${r.stderr}`);
   const authorizedKeys = path.join(dir, 'authorized_keys');
   fs.writeFileSync(authorizedKeys, '', { mode: 0o600 });
-  const port = await freePort();
+  // The port is free when asked for, but something else (a client's ephemeral port, another
+  // test's listen) can take it before sshd binds it: then a fresh port, a few times.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const sshd = await sshdOn(dir, port, hostKey, authorizedKeys);
+    if (sshd) return sshd;
+    if (attempt === 3) throw new Error('sshd found its port taken 3 times in a row');
+  }
+}
+
+/** sshd on `port`; null when the port was taken meanwhile. */
+async function sshdOn(dir: string, port: number, hostKey: string, authorizedKeys: string): Promise<Sshd | null> {
   const config = path.join(dir, 'sshd_config');
   fs.writeFileSync(
     config,
@@ -61,8 +72,11 @@ export async function startSshd(dir: string): Promise<Sshd> {
     ].join('\n'),
   );
   const child = startChild('/usr/sbin/sshd', ['-D', '-e', '-f', config]);
-  await waitFor(() => /Server listening on 127\.0\.0\.1/.test(child.output()) || child.proc.exitCode !== null, 'sshd to listen', 10_000);
-  if (child.proc.exitCode !== null) throw new Error(`sshd exited: ${child.output()}`);
+  await waitFor(() => /Server listening on 127\.0\.0\.1/.test(child.output()) || child.proc.exitCode !== null, 'sshd to listen', 30_000);
+  if (child.proc.exitCode !== null) {
+    if (/Address already in use/.test(child.output())) return null;
+    throw new Error(`sshd exited: ${child.output()}`);
+  }
   return {
     port,
     dir,

@@ -35,3 +35,32 @@ export function watchInTmux(name: string, cols: number, rows: number): WatchPane
   });
   return pane;
 }
+
+/**
+ * Runs a scenario in which a key lands inside watch's input guard (half a second after what
+ * re-armed it: a new prompt on screen, j/k, a resize, a focus-in) and must be ignored. The
+ * scenario returns true when the key was ignored and the rest of it held, false when the
+ * key acted. On a loaded machine a key can reach watch more than half a second after the
+ * event that re-armed the guard (tmux, watch or the test stalled), and then acting on it is
+ * right; so the scenario runs afresh, up to `attempts` times. A guard that does not hold
+ * acts every time, and the test fails.
+ */
+export async function guardHolds(what: string, scenario: (attempt: number) => Promise<boolean>, attempts = 3): Promise<void> {
+  for (let i = 1; i <= attempts; i++) if (await scenario(i)) return;
+  throw new Error(`${what}: the key acted in all ${attempts} attempts; the input guard does not hold`);
+}
+
+/**
+ * Waits until `re` matches the screen with the prompt card drawn whole. A frame is one
+ * write, but tmux may take it in two reads, and a capture between them shows the top of the
+ * new card over the rest of the old screen; the keys line ("[d]/Esc deny …") is the card's
+ * last, so it is waited for too.
+ */
+export async function waitForCard(screen: () => string, re: RegExp, what: string): Promise<string> {
+  let s = '';
+  await waitFor(() => {
+    s = screen();
+    return re.test(s) && /\[d\]\/Esc deny/.test(s);
+  }, what);
+  return s;
+}

@@ -70,7 +70,7 @@ export async function watchPromptArrivals(page: Page): Promise<void> {
   await page.evaluate(OBSERVE_PROMPTS);
 }
 
-export async function promptSeenAt(page: Page, id: string, timeoutMs = 10_000): Promise<number> {
+export async function promptSeenAt(page: Page, id: string, timeoutMs = 30_000): Promise<number> {
   // Polled from here: waitForFunction(string) would need eval, which the page's CSP forbids.
   const expr = `(window.__seen && window.__seen[${JSON.stringify(id)}]) || 0`;
   const deadline = Date.now() + timeoutMs;
@@ -91,7 +91,7 @@ export async function shot(page: Page, name: string): Promise<string> {
 
 /** Waits until the card's input guard has passed (buttons live). */
 export async function waitArmed(page: Page, promptId: string): Promise<void> {
-  await page.waitForSelector(`[data-prompt-id="${promptId}"][data-armed="true"]`, { timeout: 5000 });
+  await page.waitForSelector(`[data-prompt-id="${promptId}"][data-armed="true"]`, { timeout: 20_000 });
 }
 
 /**
@@ -99,7 +99,7 @@ export async function waitArmed(page: Page, promptId: string): Promise<void> {
  * because page.waitForFunction(string) compiles the string with eval inside the page,
  * which the renderer's CSP rightly refuses.
  */
-export async function waitForPage(page: Page, expr: string, timeoutMs = 10_000): Promise<unknown> {
+export async function waitForPage(page: Page, expr: string, timeoutMs = 30_000): Promise<unknown> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await page.evaluate(expr);

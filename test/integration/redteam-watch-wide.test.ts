@@ -12,7 +12,7 @@ const pane = watchInTmux('airlock-watch-wide', 80, 24);
 const SESSION = pane.session;
 const { tmux, screen } = pane;
 
-test('fullwidth text in every agent field cannot scroll the risk, action and tool off the screen', { timeout: 30_000 }, async () => {
+test('fullwidth text in every agent field cannot scroll the risk, action and tool off the screen', { timeout: 120_000 }, async () => {
   const wide = 'Ｗ'.repeat(400);
   const pending = pane.agent.call<AgentAnswer>('request', {
     source: 'api',
@@ -25,7 +25,9 @@ test('fullwidth text in every agent field cannot scroll the risk, action and too
     cwd: `/c/${wide}`,
   });
   await waitFor(() => /wide\.tool/.test(screen()), 'the prompt on screen');
-  await new Promise((r) => setTimeout(r, 300));
+  // The frame drawn whole (its keys line is the card's last; tmux may take a frame in two
+  // reads), then the checks below on one capture.
+  await waitFor(() => screen().includes('[d]/Esc deny'), 'the keys line', 10_000).catch(() => undefined);
   const s = screen();
   const rows = s.split('\n');
   assert.match(rows[0] ?? '', /^Airlock watch — 1 pending/, `the header stays on the first row:\n${s}`);
@@ -36,16 +38,18 @@ test('fullwidth text in every agent field cannot scroll the risk, action and too
   assert.equal((await pending).decision, 'deny');
 });
 
-test('a wide note on a task.start grant cannot cut off its [WILDCARD HIGH-IMPACT] mark', { timeout: 30_000 }, async () => {
+test('a wide note on a task.start grant cannot cut off its [WILDCARD HIGH-IMPACT] mark', { timeout: 120_000 }, async () => {
   const started = pane.agent.call('task.start', {
     name: 'wide-grants',
     grants: [{ action: 'write', resource: '**', effect: 'allow', note: 'Ｎ'.repeat(120) }],
   });
   started.catch(() => undefined);
   await waitFor(() => /wide-grants/.test(screen()), 'the grant prompt on screen');
-  await new Promise((r) => setTimeout(r, 300));
+  const mark = /\[WILDCARD HIGH-IMPACT: not created unless confirmed with c\]/;
+  // The frame drawn whole (tmux may take a frame in two reads), then the check on one capture.
+  await waitFor(() => mark.test(screen().replace(/\n\s*/g, '')), 'the mark', 10_000).catch(() => undefined);
   const s = screen();
-  assert.match(s.replace(/\n\s*/g, ''), /\[WILDCARD HIGH-IMPACT: not created unless confirmed with c\]/, `the mark is on screen:\n${s}`);
+  assert.match(s.replace(/\n\s*/g, ''), mark, `the mark is on screen:\n${s}`);
   await new Promise((r) => setTimeout(r, 600));
   tmux('send-keys', '-t', SESSION, 'd');
   await started.catch(() => undefined);

@@ -21,11 +21,11 @@ test('settings.set upstreamAgent switches the fronted agent without a restart', 
     const listed = async () => (await ui.call<Keys>('keys.list', {})).keys.filter((k) => k.origin === 'upstream').map((k) => k.comment);
     assert.deepEqual(await listed(), []);
     await ui.call('settings.set', { upstreamAgent: sock });
-    await waitFor(async () => (await listed()).includes('upstream-key'), 'the upstream key to be listed', 5000);
+    await waitFor(async () => (await listed()).includes('upstream-key'), 'the upstream key to be listed', 20_000);
     const viaOurAgent = execFileSync('ssh-add', ['-l'], { env: { ...process.env, SSH_AUTH_SOCK: d.agentSock } }).toString();
     assert.match(viaOurAgent, /upstream-key/);
     await ui.call('settings.set', { upstreamAgent: null });
-    await waitFor(async () => (await listed()).length === 0, 'the upstream key to go', 5000);
+    await waitFor(async () => (await listed()).length === 0, 'the upstream key to go', 20_000);
     ui.close();
   } finally {
     await d.stop();

@@ -170,7 +170,7 @@ test('a client that goes away while its prompt is open withdraws the prompt', as
   }, 'the prompt');
   child.kill('SIGKILL');
   await exited;
-  await waitFor(async () => (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.every((p) => p.id !== prompt!.id), 'the prompt to be withdrawn', 5000);
+  await waitFor(async () => (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.every((p) => p.id !== prompt!.id), 'the prompt to be withdrawn', 20_000);
   ui.close();
 });
 

@@ -64,7 +64,8 @@ test('watch with a planted $TMPDIR/airlock-<uid>: shows "will not connect", why 
   // The message is long: watch wraps it over several lines at spaces; read it as one text.
   const screen = () => tmux('capture-pane', '-p', '-t', session).replace(/\s+/g, ' ');
 
-  await waitFor(() => /Airlock will not connect to/.test(screen()), `watch to say it will not connect (screen:\n${screen()})`, 15_000);
+  // The whole message (it ends with the retry promise): tmux may take a frame in two reads.
+  await waitFor(() => /Airlock will not connect to[\s\S]*Retrying every second/.test(screen()), `watch to say it will not connect (screen:\n${screen()})`, 30_000);
   const s = screen();
   assert.match(s, new RegExp(`Airlock will not connect to ${sockets.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/ui\\.sock`));
   assert.match(s, new RegExp(`belongs to uid ${NOBODY}, not to you`));

@@ -157,7 +157,7 @@ test('queue: "duration" expires; "task" is for the task only and refused without
     p.tasks.grantsChanged();
     assert.equal(p.tasks.activeGrants().all.length, 0, 'expired');
 
-    p.tasks.insertTask({ id: 't_1', name: 'one', cwd: null, createdAt: T0, endedAt: null, sshAuthSock: null }, 'h');
+    p.tasks.insertTask({ id: 't_1', name: 'one', cwd: null, createdAt: T0, endedAt: null, sshAuthSock: null, remote: null }, 'h');
     const t = p.queue.ask(req({ task: 't_1' }), RISK, {});
     const { grant: tg } = p.queue.decide({ id: p.queue.list()[0]!.id, decision: 'deny', scope: 'task' });
     assert.equal(tg!.task, 't_1');
@@ -186,7 +186,7 @@ test('queue: "only reads from this server" makes an allow for reads and a deny f
 
 test('queue: a task\'s start grants are one prompt; a blank cheque is created only when confirmed by index', () =>
   withParts(async (p) => {
-    const task = { id: 't_x', name: 'fix', cwd: '/repo', createdAt: T0, endedAt: null, sshAuthSock: null };
+    const task = { id: 't_x', name: 'fix', cwd: '/repo', createdAt: T0, endedAt: null, sshAuthSock: null, remote: null };
     p.tasks.insertTask(task, 'h');
     const asked = p.queue.askTaskGrants(task, [{ action: 'write', effect: 'allow', resource: '/repo/**' }, { action: 'delete', effect: 'allow' }], { connection: 'c' });
     const prompt = p.queue.list()[0]!;

@@ -38,8 +38,8 @@ function ev(i: number, p: Partial<NewEvent>): NewEvent {
 
 test('store: taskRecentEvents reads only the task, newest first, bounded, with the command from args', () => {
   const s = new Store(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'al-past-')), 'airlock.db'));
-  s.insertTask({ id: 't_a', name: 'a', cwd: null, createdAt: 1, endedAt: null, sshAuthSock: null }, 'ab'.repeat(32));
-  s.insertTask({ id: 't_b', name: 'b', cwd: null, createdAt: 1, endedAt: null, sshAuthSock: null }, 'cd'.repeat(32));
+  s.insertTask({ id: 't_a', name: 'a', cwd: null, createdAt: 1, endedAt: null, sshAuthSock: null, remote: null }, 'ab'.repeat(32));
+  s.insertTask({ id: 't_b', name: 'b', cwd: null, createdAt: 1, endedAt: null, sshAuthSock: null, remote: null }, 'cd'.repeat(32));
   for (let i = 0; i < 30; i++) s.appendEvent(ev(i, { task: i % 2 ? 't_a' : 't_b', decision: i % 3 ? 'allow' : 'deny' }));
   s.appendEvent(ev(99, { task: 't_a', tool: 'Bash', resources: [], args: JSON.stringify({ command: 'npm test' }) }));
   const all = s.taskRecentEvents('t_a', 1000);

@@ -253,9 +253,27 @@ test('migration 008: tasks keep only a hash of their token; tasks from before ha
   assert.deepEqual(migrate(db, 8), [8]);
   assert.equal((db.prepare('SELECT token_hash FROM tasks WHERE id = ?').get('t_old') as { token_hash: string | null }).token_hash, null);
   const s = new Store(tmpDb());
-  s.insertTask({ id: 't_new', name: 'n', cwd: null, createdAt: 1, endedAt: null, sshAuthSock: null }, 'ab'.repeat(32));
+  s.insertTask({ id: 't_new', name: 'n', cwd: null, createdAt: 1, endedAt: null, sshAuthSock: null, remote: null }, 'ab'.repeat(32));
   assert.equal(s.taskTokenHash('t_new'), 'ab'.repeat(32));
   assert.equal(s.taskTokenHash('t_missing'), null);
   assert.ok(!('tokenHash' in s.getTask('t_new')!) && !JSON.stringify(s.listTasks(true)).includes('abab'), 'the hash never leaves the store in a Task');
+  s.close();
+});
+
+test('migration 009: a task records where it was started (a remote, or null: this machine); tasks from before count as local', () => {
+  const db = new Database(':memory:');
+  migrate(db, 8);
+  db.prepare(`INSERT INTO tasks (id, name, cwd, created_at, ended_at, ssh_auth_sock, token_hash) VALUES ('t_old', 'old', NULL, 1, NULL, NULL, NULL)`).run();
+  assert.deepEqual(migrate(db, 9), [9]);
+  assert.equal((db.prepare('SELECT remote FROM tasks WHERE id = ?').get('t_old') as { remote: string | null }).remote, null, 'an older task is local');
+  db.close();
+  const s = new Store(tmpDb());
+  s.insertTask({ id: 't_here', name: 'here', cwd: null, createdAt: 1, endedAt: null, sshAuthSock: null, remote: null }, 'ab'.repeat(32));
+  s.insertTask({ id: 't_there', name: 'there', cwd: null, createdAt: 2, endedAt: null, sshAuthSock: null, remote: 'build' }, 'cd'.repeat(32));
+  assert.equal(s.getTask('t_here')!.remote, null);
+  assert.equal(s.getTask('t_there')!.remote, 'build');
+  assert.deepEqual(s.listTasks(true).map((t) => [t.id, t.remote]), [['t_there', 'build'], ['t_here', null]]);
+  s.endTask('t_there', 3);
+  assert.equal(s.getTask('t_there')!.remote, 'build', 'kept after the task ends');
   s.close();
 });

@@ -9,6 +9,8 @@ const SPOKEN_AT = [30, 10];
 export function Countdown({ createdAt, expiresAt, announce = false }: { createdAt: number; expiresAt: number; announce?: boolean }) {
   const [now, setNow] = useState(() => Date.now());
   const spoken = useRef(new Set<number>());
+  /** The count at the previous render: a busy page can skip a second, and the mark with it. */
+  const before = useRef<number | null>(null);
   useEffect(() => {
     const t = setInterval(() => setNow(Date.now()), 250);
     return () => clearInterval(t);
@@ -18,10 +20,15 @@ export function Countdown({ createdAt, expiresAt, announce = false }: { createdA
   const secs = Math.ceil(left / 1000);
   const urgent = secs <= 10;
   useEffect(() => {
+    const prev = before.current;
+    before.current = secs;
     if (!announce) return;
     for (const at of SPOKEN_AT) {
-      // Only when the count passes the mark, not for a prompt that was already past it.
-      if (secs === at && !spoken.current.has(at)) {
+      // Only when the count passes the mark (on it, or from above it to below when a busy
+      // main thread held the timer back over that second), not for a prompt that was
+      // already past it when it came up.
+      const passed = secs === at || (prev !== null && prev > at && secs < at && secs > 0);
+      if (passed && !spoken.current.has(at)) {
         spoken.current.add(at);
         useAnnounce.getState().say(`${at} seconds left to answer; then the request is denied.`);
       }

@@ -145,6 +145,18 @@ const loadClassifier = (): CommandClassifier => {
   return classifier;
 };
 
+/**
+ * Claude Code's settings directory when CLAUDE_CONFIG_DIR moves it (the hook runs in Claude
+ * Code's environment): the daemon then guards it like ~/.claude. Sent as an absolute path (a
+ * relative one is Claude Code's working directory's, which is ours). The daemon also reads it
+ * from /proc; this is for systems without /proc, and it can only add protection.
+ */
+function configDirOf(env: NodeJS.ProcessEnv): { claudeConfigDir?: string } {
+  const v = env.CLAUDE_CONFIG_DIR;
+  if (v === undefined || v.length > 4000) return {};
+  return { claudeConfigDir: path.resolve(process.cwd(), v) };
+}
+
 export interface HookResult {
   decision: HookDecision;
   reason: string;
@@ -180,11 +192,11 @@ export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env, 
     try {
       const task = await resolveTask(client, input, env, null);
       try {
-        answer = await client.ask({ ...req, task });
+        answer = await client.ask({ ...req, task, ...configDirOf(env) });
       } catch (e) {
         if (!staleTask(e) || env.AIRLOCK_TASK) throw e;
         // The task ended (the human ended it, or the daemon's data was reset): start a new one.
-        answer = await client.ask({ ...req, task: await resolveTask(client, input, env, task) });
+        answer = await client.ask({ ...req, task: await resolveTask(client, input, env, task), ...configDirOf(env) });
       }
     } catch (e) {
       if (e instanceof AirlockRpcError && e.code === RPC_REFUSED) return { decision: 'deny', reason: `Airlock refused: ${e.message}` };

@@ -15,6 +15,8 @@ export interface TaskSecret {
   headers: string[];
   value: string;
   placeholder: string;
+  /** The secret store's lineage of the value the task took (secret-store.ts). */
+  lineage?: number;
 }
 
 export function newPlaceholder(name: string): string {

@@ -21,7 +21,9 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import type { AgentAnswer } from '../../contract/agent';
 import type { ProcessInfo } from '../../contract/common';
+import { EGRESS_TOOL } from '../../contract/constants';
 import type { EgressCore, EgressFacts, EgressRecord } from '../../core/ports';
+import { HOP, hopHeaders } from './hop-headers';
 import { injectHeader, placeholdersIn, ReplaceStream, secretsForHost, StreamScanner, type TaskSecret } from './placeholders';
 import type { Resolver } from './resolve';
 import type { TaskCa } from './task-ca';
@@ -44,14 +46,12 @@ export interface EgressProxyOptions {
   connectTimeoutMs?: number;
   /** Most connections open at once for this task (the rest get 503). */
   maxConnections?: number;
-  /** Is this secret still stored? One the human removed is injected no more, even in a running task. */
-  stillStored?: (name: string) => boolean;
+  /** Does this task still have this secret? One the human removed is injected no more, even in a running task, and even once a secret of the same name is added again. */
+  stillStored?: (secret: TaskSecret) => boolean;
   /** Airlock's own TCP listeners on this machine (the web UI), read at each decision. */
   ownListeners?: () => readonly { port: number; what: string }[];
 }
 
-/** Headers that belong to one hop (RFC 9110 §7.6.1) or to the proxy, never forwarded. */
-const HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
 interface Tunnel {
   target: Target;
@@ -202,7 +202,7 @@ export class EgressProxy {
       const a = await this.o.core.ask(
         {
           source: 'egress',
-          tool: 'net.connect',
+          tool: EGRESS_TOOL,
           action: 'transfer',
           resource,
           summary: summary.slice(0, 2000),
@@ -383,20 +383,26 @@ export class EgressProxy {
     const forHost = isTls ? secretsForHost(this.o.secrets, t.host) : [];
     // Removing a secret takes it back at once, like revoking a grant: a running task that
     // still holds its placeholder gets it sent as it is (to its own host: no leak either).
-    const mine = forHost.filter((s) => this.o.stillStored?.(s.name) ?? true);
+    // A remove followed by a new add under the same name is a new secret: it reaches tasks
+    // started after it, never this one again (the store compares lineages).
+    const mine = forHost.filter((s) => this.o.stillStored?.(s) ?? true);
     const others = this.o.secrets.filter((s) => !forHost.includes(s));
     const injected = new Set<string>();
     // Exactly one Host goes upstream, the one checked above: a second `Host:` line (Node's
     // parser keeps both, req.headers only the first) would reach the server beside the
     // secret, and a front end that reads the last one routes it to another name.
     const headers: http.OutgoingHttpHeaders = { Host: req.headers.host };
+    // Hop-by-hop headers, those the request's Connection names included, are dropped before
+    // any injection (hop-headers.ts): a secret never goes into a header that is not forwarded.
+    const hop = hopHeaders(req.rawHeaders, true);
+    if ('refused' in hop) return refuseRes(res, 400, 'Bad Request', `airlock egress: ${hop.refused}`);
     const leaks = new Set<string>();
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i]!;
       const lower = name.toLowerCase();
       let value = req.rawHeaders[i + 1]!;
       for (const n of placeholdersIn(name, others)) leaks.add(n);
-      if (HOP.has(lower) || lower === 'host') continue;
+      if (hop.drop(lower) || lower === 'host') continue;
       // Identity encoding from hosts that get a secret, so an echoed value can be swapped back.
       if (lower === 'accept-encoding' && mine.length) continue;
       for (const n of placeholdersIn(value, others)) leaks.add(n);
@@ -422,6 +428,9 @@ export class EgressProxy {
     if (!t) {
       return refuseRes(res, 400, 'Bad Request', "airlock egress: this is Airlock's egress proxy; send absolute-form requests (http://host/path) or CONNECT host:port");
     }
+    // A malformed Connection list is refused before anyone is asked about it.
+    const hop = hopHeaders(req.rawHeaders, true);
+    if ('refused' in hop) return refuseRes(res, 400, 'Bad Request', `airlock egress: ${hop.refused}`);
     const d = await this.decide(t, req.method ?? 'GET', t.path, peer);
     if (!d.ok) return refuseRes(res, d.status, d.reason, d.body, d.event);
     // The Host is the one of the allowed URL, whatever the request says (RFC 9112 §3.2.2: a
@@ -432,7 +441,7 @@ export class EgressProxy {
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i]!;
       for (const n of placeholdersIn(name, this.o.secrets)) leaks.add(n);
-      if (HOP.has(name.toLowerCase()) || name.toLowerCase() === 'host') continue;
+      if (hop.drop(name.toLowerCase()) || name.toLowerCase() === 'host') continue;
       for (const n of placeholdersIn(req.rawHeaders[i + 1]!, this.o.secrets)) leaks.add(n);
       const prev = headers[name];
       headers[name] = prev === undefined ? req.rawHeaders[i + 1]! : Array.isArray(prev) ? [...prev, req.rawHeaders[i + 1]!] : [String(prev), req.rawHeaders[i + 1]!];
@@ -493,9 +502,11 @@ export class EgressProxy {
         // What the secret's own host answers: the value becomes the placeholder again.
         const swap = f.mine.map((s) => ({ from: Buffer.from(s.value), to: Buffer.from(s.placeholder) }));
         const outHeaders: http.OutgoingHttpHeaders = {};
+        const hop = hopHeaders(ur.rawHeaders, false);
+        const dropped = (lower: string) => ('drop' in hop ? hop.drop(lower) : HOP.has(lower));
         for (let i = 0; i < ur.rawHeaders.length; i += 2) {
           const name = ur.rawHeaders[i]!;
-          if (HOP.has(name.toLowerCase())) continue;
+          if (dropped(name.toLowerCase())) continue;
           if (swap.length && name.toLowerCase() === 'content-length') continue;
           let v = ur.rawHeaders[i + 1]!;
           for (const s of f.mine) v = v.split(s.value).join(s.placeholder);

@@ -33,6 +33,12 @@ const SealedPayload = z.object({ name: z.string(), value: z.string() });
 
 export interface SecretEntry extends Secret {
   value: string;
+  /**
+   * Which adding of this name it is (in memory only). A replacement keeps it; an add after a
+   * remove gets a new one: a task started before the remove never gets the secret back,
+   * whatever is added under the same name later (docs/egress.md "Secrets").
+   */
+  lineage: number;
 }
 
 /** Does `host` (normalised) belong to a secret host entry (`api.x.com`, `*.x.com`, `[::1]`)? */
@@ -48,6 +54,7 @@ export function secretHostMatches(entry: string, host: string): boolean {
 
 export class SecretStore implements SecretService {
   private readonly byName = new Map<string, SecretEntry>();
+  private lineages = 0;
   readonly loadWarnings: string[] = [];
 
   constructor(
@@ -68,7 +75,7 @@ export class SecretStore implements SecretService {
         const payload = SealedPayload.parse(JSON.parse(this.sealer.open(Buffer.from(meta.sealed, 'base64')).toString('utf8')));
         // The sealed payload names its secret, so swapping sealed blobs between files is noticed.
         if (payload.name !== meta.name || `${meta.name}.secret` !== f) throw new Error('name mismatch');
-        this.byName.set(meta.name, { name: meta.name, hosts: meta.hosts, headers: meta.headers, createdAt: meta.createdAt, value: payload.value });
+        this.byName.set(meta.name, { name: meta.name, hosts: meta.hosts, headers: meta.headers, createdAt: meta.createdAt, value: payload.value, lineage: ++this.lineages });
       } catch (e) {
         this.loadWarnings.push(`${f}: ${(e as Error).message}; skipped`);
       }
@@ -88,6 +95,15 @@ export class SecretStore implements SecretService {
     return this.byName.get(name);
   }
 
+  /**
+   * May a task that took `name` at `lineage` still have it injected? Only while that same
+   * lineage is stored: not after a remove, and not after a remove and a new add of the name.
+   */
+  stillGranted(name: string, lineage: number | undefined): boolean {
+    const s = this.byName.get(name);
+    return s !== undefined && s.lineage === lineage;
+  }
+
   add(p: SecretAdd): Secret {
     for (const h of p.hosts) {
       const bare = h.startsWith('*.') ? h.slice(2) : h;
@@ -99,6 +115,9 @@ export class SecretStore implements SecretService {
       headers: [...new Set((p.headers ?? []).map((h) => h.toLowerCase()))],
       createdAt: Date.now(),
       value: p.value,
+      // Replacing a stored secret keeps its lineage (running tasks keep the value they started
+      // with); adding one that is not stored (first time, or after a remove) starts a new one.
+      lineage: this.byName.get(p.name)?.lineage ?? ++this.lineages,
     };
     const sealed = this.sealer.seal(Buffer.from(JSON.stringify({ name: entry.name, value: entry.value }), 'utf8'));
     const file = path.join(this.dir, `${entry.name}.secret`);

@@ -9,6 +9,7 @@ import { m005SearchIndexMark } from './005_search_index_mark';
 import { m006GrantConditionsMcpTools } from './006_grant_conditions_mcp_tools';
 import { m007RemotesKeyUsage } from './007_remotes_key_usage';
 import { m008TaskToken } from './008_task_token';
+import { m009TaskOrigin } from './009_task_origin';
 
 export interface Migration {
   version: number;
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m006GrantConditionsMcpTools,
   m007RemotesKeyUsage,
   m008TaskToken,
+  m009TaskOrigin,
 ];
 
 export function schemaVersion(db: Database): number {

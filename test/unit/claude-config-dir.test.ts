@@ -1,0 +1,112 @@
+// Claude Code's settings directory moved by CLAUDE_CONFIG_DIR is guarded like ~/.claude:
+// the risk rules (core/risk.ts through core/claude-config.ts), the daemon's memory of the
+// directories it has seen (core/claude-dir-memory.ts) and the reading of a process's
+// environment from /proc (os/claude-config-env.ts), with the ways around each kept as cases.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { CoreRequest } from '../../main/core/request';
+import { assessRisk } from '../../main/core/risk';
+import { ClaudeDirMemory } from '../../main/core/claude-dir-memory';
+import { MAX_REMEMBERED_DIRS } from '../../main/core/claude-config';
+import { claudeConfigDirsOf, configValuesOf } from '../../main/os/claude-config-env';
+import { resolveRealPaths } from '../../main/os/real-path';
+
+function req(p: Partial<CoreRequest>): CoreRequest {
+  const resources = p.resources ?? [];
+  return { source: 'claude-code', tool: 'Write', action: 'write', resource: resources[0] ?? null, resources, summary: '', argsText: null, args: undefined, task: 't_1', cwd: '/repo', classifierRisk: [], ...p };
+}
+const at = (action: string, res: string, dirs: string[] = ['/srv/cc']) => assessRisk(req({ action: action as CoreRequest['action'], resources: [res], claudeDirs: dirs }), {});
+
+test('a CLAUDE_CONFIG_DIR directory is Claude Code settings: its settings.json, .claude.json and the directory itself are critical; commands and shell snapshots high; other files there plain', () => {
+  for (const [action, res] of [
+    ['write', '/srv/cc/settings.json'],
+    ['write', '/srv/cc/settings.local.json'],
+    ['write', '/srv/cc/.claude.json'],
+    ['write', '/srv/cc/.config.json'],
+    ['delete', '/srv/cc'],
+    ['delete', '/srv/cc/'],
+    ['delete', '/srv'],
+    ['delete', '/'],
+    // Spellings: trailing slashes, doubled slashes, `.` and `..`, case (macOS ignores it).
+    ['write', '/srv/cc/settings.json/'],
+    ['write', '/srv//cc/./settings.json'],
+    ['write', '/srv/cc/sub/../settings.json'],
+    ['write', '/srv/other/../cc/settings.json'],
+    ['write', '/SRV/CC/Settings.JSON'],
+  ] as const) {
+    const r = at(action, res);
+    assert.equal(r.level, 'critical', `${action} ${res}: ${r.reasons.join(' | ')}`);
+    assert.ok(r.reasons.some((x) => /switch Airlock off/.test(x)), `${action} ${res}: ${r.reasons.join(' | ')}`);
+  }
+  for (const res of ['/srv/cc/commands/ship.md', '/srv/cc/hooks/x.sh', '/srv/cc/shell-snapshots/snapshot-bash-1.sh', '/srv/cc/agents/a.md']) {
+    assert.equal(at('write', res).level, 'high', res);
+  }
+  // Its login token is a secret: read then sent is the read-then-send chain.
+  assert.equal(at('read', '/srv/cc/.credentials.json').level, 'medium');
+  assert.equal(at('transfer', '/srv/cc/.credentials.json').level, 'critical');
+  // Names that merely start alike, and files Claude Code keeps there that run nothing.
+  for (const res of ['/srv/cc-evil/settings.json', '/srv/ccsettings.json', '/srv/cc/projects/x/1.jsonl', '/srv/cc/todos/a.json']) {
+    assert.equal(at('write', res).level, 'medium', res);
+  }
+  // Without the directory known, the same path is a plain write (the control).
+  assert.equal(at('write', '/srv/cc/settings.json', []).level, 'medium');
+  // A directory of `/` makes `/settings.json` critical, not every write.
+  assert.equal(at('write', '/settings.json', ['/']).level, 'critical');
+  assert.equal(at('write', '/repo/a.txt', ['/']).level, 'medium');
+});
+
+test("~/.claude.json (Claude Code's global config: MCP servers it starts) is critical; a project's .claude.json stays high; .claude in any case is Claude Code's", () => {
+  const home = os.homedir();
+  for (const res of [`${home}/.claude.json`, '~/.claude.json', `${home}/.claude/.config.json`, `${home}/.CLAUDE/settings.json`, '/repo/.Claude/Settings.Local.json']) {
+    assert.equal(at('write', res, []).level, 'critical', res);
+  }
+  assert.equal(at('write', '/repo/sub/.claude.json', []).level, 'high');
+  assert.equal(at('write', `${home}/.claude/shell-snapshots/s.sh`, []).level, 'high');
+  // Deleting a directory that holds ~/.claude removes the hook.
+  assert.equal(at('delete', home, []).level, 'critical');
+});
+
+test('the daemon remembers every CLAUDE_CONFIG_DIR it was told, resolves relative ones and links, and a flood stops at the cap without pushing any out', () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'al-ccdir-'));
+  const real = path.join(root, 'real-cc');
+  fs.mkdirSync(real);
+  fs.symlinkSync(real, path.join(root, 'link-cc'));
+  const m = new ClaudeDirMemory(['/seeded/']);
+  // A relative value is the requesting process's working directory's; a link's target counts too.
+  const dirs = m.forRequest(['link-cc', ''], root, resolveRealPaths);
+  for (const d of ['/seeded', path.join(root, 'link-cc'), real, root]) assert.ok(dirs.includes(d), `${d} in ${dirs.join(', ')}`);
+  // A later request that says nothing still gets them.
+  assert.ok(m.forRequest([], null).includes(real));
+  // Garbage is ignored, never a crash.
+  assert.deepEqual(m.forRequest(['rel-without-cwd', 'x'.repeat(5000), 'a\0b'], null), m.list());
+  for (let i = 0; i < 200; i++) m.forRequest([`/flood/${i}`], null);
+  assert.equal(m.list().length, MAX_REMEMBERED_DIRS);
+  assert.ok(m.list().includes(real) && m.list().includes('/seeded'), 'nothing remembered before the flood is pushed out');
+  // Past the cap a request's own directory still counts for it.
+  assert.ok(m.forRequest(['/late'], null).includes('/late'));
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test("CLAUDE_CONFIG_DIR is read from /proc for the process and all its parents (past a setsid), relative to each one's working directory, links resolved", { skip: !fs.existsSync('/proc/self') }, async () => {
+  assert.deepEqual(configValuesOf(Buffer.from('A=1\0CLAUDE_CONFIG_DIR=/x\0CLAUDE_CONFIG_DIR_NOT=/y\0CLAUDE_CONFIG_DIR=\0')), ['/x', '']);
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'al-ccenv-'));
+  fs.mkdirSync(path.join(root, 'cfg'));
+  fs.symlinkSync(path.join(root, 'cfg'), path.join(root, 'cfglink'));
+  // The parent has a relative CLAUDE_CONFIG_DIR (through a link); its child drops the variable and starts a new session.
+  const env = { ...process.env, CLAUDE_CONFIG_DIR: 'cfglink/' };
+  const p = spawn('sh', ['-c', 'env -u CLAUDE_CONFIG_DIR setsid sleep 30 & echo $!; wait'], { cwd: root, env, stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    const pid = await new Promise<number>((resolve) => p.stdout!.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
+    const dirs = claudeConfigDirsOf(pid);
+    assert.ok(dirs.includes(path.join(root, 'cfglink')), dirs.join(', '));
+    assert.ok(dirs.includes(path.join(root, 'cfg')), dirs.join(', '));
+    assert.deepEqual(claudeConfigDirsOf(-1), []);
+  } finally {
+    p.kill('SIGKILL');
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+});
