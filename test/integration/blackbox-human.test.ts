@@ -34,7 +34,6 @@ test('watch (stdin a pipe): shows the prompt — what, who, risk, countdown — 
   try {
     const ans = agent.call('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/srv/watched/file.txt', summary: 'bb watch write' }, 30_000);
     await waitFor(() => out.includes('bb watch write'), 'watch to show the prompt', 15_000);
-    // eslint-disable-next-line no-control-regex
     const plain = () => out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
     await waitFor(() => plain().includes('/srv/watched/file.txt') && /write/.test(plain()), 'what: action and resource', 5000);
     assert.ok(plain().includes(String(process.pid)), 'who: the requesting process');
