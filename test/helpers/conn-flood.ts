@@ -38,10 +38,17 @@ for (let i = 0; i < count; i++) {
   conns.push(c);
 }
 setTimeout(firstReport, 20000);
+// One command per line: a long one (garbage spam) can arrive in several reads.
+let pending = '';
 process.stdin.on('data', (d) => {
-  const cmd = JSON.parse(d.toString('utf8'));
-  for (const c of conns) if (!c.ended) c.write(cmd.send);
-  setTimeout(report, cmd.settle);
+  pending += d.toString('utf8');
+  let i;
+  while ((i = pending.indexOf('\\n')) >= 0) {
+    const cmd = JSON.parse(pending.slice(0, i));
+    pending = pending.slice(i + 1);
+    for (const c of conns) if (!c.ended) c.write(cmd.send);
+    setTimeout(report, cmd.settle);
+  }
 });
 process.stdin.on('end', () => { for (const c of conns) c.destroy(); process.exit(0); });
 `;
@@ -74,7 +81,7 @@ export async function floodConnections(sock: string, count: number, opts: { firs
     ...first,
     async send(text, settleMs = 500) {
       const r = next();
-      child.stdin.write(JSON.stringify({ send: text, settle: settleMs }));
+      child.stdin.write(JSON.stringify({ send: text, settle: settleMs }) + '\n');
       return r;
     },
     async stop() {

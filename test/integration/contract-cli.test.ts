@@ -186,6 +186,9 @@ test('airlock watch driven through a pipe (not a terminal): one key per line ans
     await waitFor(() => screen.includes('contract: answered through a pipe'), 'watch to show the prompt', 20_000, 50);
     // A line of two keys is a burst, never an answer; then past the half-second guard, "o".
     watch.stdin.write('oo\n');
+    // The burst holds the guard from when watch read it: wait for watch to say so, then past
+    // the half second (a fixed pause from the write could end inside it on a loaded machine).
+    await waitFor(() => /ignored 2 keys at once/.test(screen), 'watch to ignore the burst', 30_000, 20);
     await new Promise((r) => setTimeout(r, 800));
     watch.stdin.write('o\n');
     assert.equal(await checkExit, 0, checkErr);

@@ -43,7 +43,9 @@ async function stop(f: Flood): Promise<void> {
   await f.stop();
   floods.splice(floods.indexOf(f), 1);
   // The daemon sees the closes on its next turns; give it those before counting places again.
-  await new Promise((r) => setTimeout(r, 300));
+  // The kernel queued the hang-ups when the flood process exited (above), before these
+  // calls on ui.sock, so the daemon's loop has met them once the calls are answered.
+  await settleDaemon();
 }
 
 /**
@@ -62,8 +64,12 @@ async function settleDaemon(): Promise<void> {
   await new Promise((r) => setTimeout(r, 300));
 }
 
-/** This process, as an ordinary client: a read is answered (allowed) within 5 s. */
-async function servedWithin5s(what: string): Promise<void> {
+/**
+ * This process, as an ordinary client: a read is answered (allowed) within 8 s. Milliseconds
+ * normally; the bound has a loaded machine's slack and stays under the 10 s after which the
+ * daemon closes a stalled half frame, so a daemon held up by the flood until then fails it.
+ */
+async function servedWithin8s(what: string): Promise<void> {
   const t0 = Date.now();
   const agent = await d.agent();
   try {
@@ -73,7 +79,14 @@ async function servedWithin5s(what: string): Promise<void> {
     agent.close();
   }
   assert.ok((await ui.call<{ prompts: unknown[] }>('pending.list', {})).prompts !== undefined);
-  assert.ok(Date.now() - t0 < 5000, `${what}: served in ${Date.now() - t0} ms`);
+  assert.ok(Date.now() - t0 < 8000, `${what}: served in ${Date.now() - t0} ms`);
+}
+
+/** The flood's report once `done` holds: replies can take a while on a loaded machine (bounded). */
+async function reportWhen(f: Flood, done: (r: Awaited<ReturnType<Flood['send']>>) => boolean, what: string): Promise<Awaited<ReturnType<Flood['send']>>> {
+  let r = await f.send('', 0);
+  await waitFor(async () => done((r = await f.send('', 100))), what, 30_000, 100);
+  return r;
 }
 
 /** ssh-add (real OpenSSH) lists the agent's keys: exit 0 or 1 "no identities", never "could not connect". */
@@ -111,7 +124,7 @@ test('one process gets 128 connections per socket: the rest are closed at once (
   assert.deepEqual(agentState.said, [], 'the agent protocol has no unsolicited error: just closed');
 
   // The two floods are held open; this process is another peer and is served on both.
-  await servedWithin5s('two processes hold 128 connections each');
+  await servedWithin8s('two processes hold 128 connections each');
   sshAddWorks();
 
   // Each refusal is in history, attributed to the flooding process (12 each: under the coalescing threshold).
@@ -124,7 +137,7 @@ test('one process gets 128 connections per socket: the rest are closed at once (
   await stop(req);
   await stop(agent);
   const again = await flood(d.requestSock, 128);
-  await servedWithin5s('the flood came back'); // by then the daemon has seen all 128
+  await servedWithin8s('the flood came back'); // by then the daemon has seen all 128
   const againState = await again.send('', 300);
   assert.equal(againState.open, 128);
   assert.equal(againState.closed, 0);
@@ -153,14 +166,14 @@ test('a socket holds 256 connections in all: past that everyone is refused with 
     s.on('data', (x: string) => (got += x));
     s.on('close', () => resolve(got));
     s.on('error', reject);
-    setTimeout(() => reject(new Error('no answer from a full socket in 5 s')), 5000).unref();
+    setTimeout(() => reject(new Error('no answer from a full socket in 20 s')), 20_000).unref();
   });
   assert.match(full, /"code":-32001.*too many connections to request\.sock/);
   // …while the human side is untouched.
   assert.deepEqual((await ui.call<{ prompts: unknown[] }>('pending.list', {})).prompts, []);
   sshAddWorks();
   await stop(fs3[0]!);
-  await servedWithin5s('two floods still hold 200 connections');
+  await servedWithin8s('two floods still hold 200 connections');
   for (const f of fs3.slice(1)) await stop(f);
 });
 
@@ -173,7 +186,7 @@ test('half a frame then silence is closed after 10 s (recorded); a request waiti
   // A write that prompts: its requester waits, its line complete, far longer than 10 s.
   const waiter = await d.agent();
   const asked = waiter.call<{ decision: string }>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/srv/keep-waiting', summary: 'waits for the human' });
-  const prompt = await human.next(10_000);
+  const prompt = await human.next(30_000);
   // While its prompt is open it even sends half of a next line: still waiting, not stalled.
   waiter.writeRaw('{"jsonrpc":"2.0","id":99,"method":"requ');
 
@@ -185,7 +198,7 @@ test('half a frame then silence is closed after 10 s (recorded); a request waiti
   const err = JSON.parse(said[0]!) as { error: { code: number; message: string } };
   assert.equal(err.error.code, -32600);
   assert.match(err.error.message, /half a line, then nothing for 10 s; connection closed \(send each request as one whole line/);
-  await waitFor(async () => (await halfMsg.send('', 200)).closed === 1, 'the half agent message closed', 10_000, 500);
+  await waitFor(async () => (await halfMsg.send('', 200)).closed === 1, 'the half agent message closed', 20_000, 500);
 
   // Not cut: the idle connection and the waiting request, well past 10 s.
   assert.equal((await idle.send('', 0)).open, 1, 'a connection that sent nothing stays open');
@@ -195,7 +208,8 @@ test('half a frame then silence is closed after 10 s (recorded); a request waiti
   await ui.call('pending.decide', { id: prompt.id, decision: 'allow', scope: 'once' });
   assert.equal((await asked).decision, 'allow', 'the request that waited for the human got its answer');
   waiter.close();
-  const again = await idle.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'request', params: { source: 'api', tool: 't', action: 'read', summary: 'after 10 s idle' } }) + '\n', 1000);
+  await idle.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'request', params: { source: 'api', tool: 't', action: 'read', summary: 'after 10 s idle' } }) + '\n', 0);
+  const again = await reportWhen(idle, (r) => r.lines >= 1, 'the idle connection to be answered');
   assert.equal(again.lines, 1, 'the idle connection is answered');
   assert.match(again.said[0]!, /"decision":"allow"/);
 
@@ -210,9 +224,9 @@ test('garbage spam: every line answered, history grows by at most 100 rows per c
   const spammers = await Promise.all(Array.from({ length: 4 }, () => flood(d.requestSock, 1)));
   const N = 1500;
   const t0 = Date.now();
-  const sent = Promise.all(spammers.map((s) => s.send('not json at all\n'.repeat(N), 3000)));
-  await servedWithin5s('four processes spam garbage');
-  const reports = await sent;
+  await Promise.all(spammers.map((s) => s.send('not json at all\n'.repeat(N), 0)));
+  await servedWithin8s('four processes spam garbage');
+  const reports = await Promise.all(spammers.map((s) => reportWhen(s, (r) => r.lines >= N, 'every garbage line answered')));
   const spamMs = Date.now() - t0;
   for (const r of reports) assert.equal(r.lines, N, 'every garbage line got its error reply');
   const rowsOf = async (pid: number) => (await rejects()).filter((e) => pidOf(e) === pid);
@@ -225,20 +239,21 @@ test('garbage spam: every line answered, history grows by at most 100 rows per c
     30_000,
     250,
   );
-  // The spam took less than one window, so it touched at most two: at most 2 × (100 + 1) rows each.
-  assert.ok(spamMs < 10_000, `the spam took ${spamMs} ms`);
+  // The spam touched at most `windows` 10 s windows (two when it took less than one, as it
+  // does unless the machine is loaded): at most 100 rows one by one plus one count row each.
+  const windows = Math.floor(spamMs / 10_000) + 2;
   for (const s of spammers) {
     const rows = await rowsOf(s.pid);
-    assert.ok(rows.length >= 101 && rows.length <= 202, `${rows.length} rows for ${N} lines from process ${s.pid}`);
+    assert.ok(rows.length >= 101 && rows.length <= windows * 101, `${rows.length} rows for ${N} lines from process ${s.pid} in ${spamMs} ms`);
     const counted = rows.filter((e) => countOf(e) > 0);
-    assert.ok(counted.length >= 1 && counted.length <= 2);
+    assert.ok(counted.length >= 1 && counted.length <= windows);
     for (const c of counted) {
       assert.match(c.summary, new RegExp(`^\\d+ more rejected attempts from one connection of process ${s.pid} on request\\.sock within 10 s \\(after the first 100\\), counted in one row; the last: rejected line on request\\.sock`));
       assert.match(c.reason, /^parse error: .*coalesced\)$/);
     }
   }
   const after = (await rejects()).length;
-  assert.ok(after - before <= 4 * 202 + 5, `history grew by ${after - before} rows for ${4 * N} garbage lines`);
+  assert.ok(after - before <= 4 * windows * 101 + 5, `history grew by ${after - before} rows for ${4 * N} garbage lines`);
   for (const s of spammers) await stop(s);
   // The chain is whole.
   const v = spawnSync(process.execPath, [CLI, 'audit', 'verify'], { env: d.env, encoding: 'utf8', timeout: 30_000 });

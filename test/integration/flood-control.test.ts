@@ -115,7 +115,7 @@ test('the whole daemon has a cap too: 50 connections without a task cannot make 
   const all = conns.flatMap((c, ci) =>
     Array.from({ length: 20 }, (_, i) => settle(c.call<AgentAnswer>('request', { source: 'api', tool: 'flood.upload', action: 'transfer', resource: `/g/c${ci}-${i}`, summary: `upload /g/c${ci}-${i}` }))),
   );
-  await waitFor(async () => (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.length >= 100, '100 prompts', 20_000);
+  await waitFor(async () => (await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.length >= 100, '100 prompts', 45_000);
   // Wait for the refusals to come back (every answer is bounded by the refusal path).
   const refusals: { ok?: unknown; err?: unknown }[] = [];
   await waitFor(async () => {
@@ -125,11 +125,13 @@ test('the whole daemon has a cap too: 50 connections without a task cannot make 
       if (r) refusals.push(r);
     }
     return refusals.length >= 900;
-  }, '900 refusals', 20_000);
+  }, '900 refusals', 45_000);
   assert.equal((await ui.call<{ prompts: Prompt[] }>('pending.list', {})).prompts.length, 100, 'exactly the cap is shown');
   assert.equal(refusals.length, 900);
   assert.ok(refusals.every((r) => refusedWith(r, /too many prompts waiting in Airlock as a whole \(limit 100\)/)), 'each refusal says which cap');
-  assert.ok(Date.now() - t0 < 20_000);
+  // Refused at once, not left to the prompt timeout (60 s): a few seconds normally, with a
+  // loaded machine's slack for 1,000 requests.
+  assert.ok(Date.now() - t0 < 45_000, `1,000 requests answered or shown in ${Date.now() - t0} ms`);
 
   // A task's request is refused as well while the daemon is full, and says why.
   const task = remember(await conns[0]!.call<{ task: string; token: string }>('task.start', { name: 'late' }));

@@ -277,7 +277,11 @@ describe('MCP proxy framing, hostile input and exit codes', () => {
     assert.equal(p.action, 'delete', 'a delete is shown as one: its name says it removes, and it is destructive');
     assert.equal(p.actionOrigin, 'annotation');
     x.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"user gave up"}}\n');
-    await new Promise((r) => setTimeout(r, 200));
+    // The proxy takes its input lines in order: once a ping sent after the cancellation is
+    // answered, it has read the cancellation (a fixed pause could be too short on a loaded
+    // machine, and a decision that came first would rightly be forwarded).
+    x.send('{"jsonrpc":"2.0","id":"after-cancel","method":"ping"}\n');
+    await waitFor(() => x.lines.some((l) => l.id === 'after-cancel'), 'the ping after the cancellation', 30_000);
     await human.decide(p.id, 'allow');
     x.send('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
     await waitFor(() => x.lines.some((l) => l.id === 2), 'ping answer', 15_000);

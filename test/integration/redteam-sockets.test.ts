@@ -158,12 +158,14 @@ test('200 idle connections and 50 slowloris half-lines do not stall the next cli
       'all 250 are below the caps and stay open',
     );
     const t0 = Date.now();
-    const [r] = await exchange(d.requestSock, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'request', params: { source: 'api', tool: 't', action: 'read', summary: 'after the hogs' } }) + '\n', 1, 5000);
+    const [r] = await exchange(d.requestSock, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'request', params: { source: 'api', tool: 't', action: 'read', summary: 'after the hogs' } }) + '\n', 1, 20_000);
     assert.equal((r!.result as { decision: string }).decision, 'allow');
     const ui = await d.ui();
     await ui.call('pending.list', {});
     ui.close();
-    assert.ok(Date.now() - t0 < 5000, `answered in ${Date.now() - t0} ms`);
+    // Milliseconds normally; under the 10 s after which the half-lines are closed, so a
+    // daemon stalled by them until then fails it, with a loaded machine's slack.
+    assert.ok(Date.now() - t0 < 8000, `answered in ${Date.now() - t0} ms`);
   } finally {
     for (const h of hogs) await h.stop();
   }

@@ -93,7 +93,9 @@ describe('framing', () => {
         if (i % 8 === 0) {
           const t0 = Date.now();
           await withClient(async (fast) => assert.equal((await fast.request(LIST))[0], MSG.IDENTITIES_ANSWER));
-          assert.ok(Date.now() - t0 < 2000);
+          // Milliseconds normally. An agent held up by the dripping client would never answer
+          // (the drip waits for this answer); the bound has a loaded machine's slack.
+          assert.ok(Date.now() - t0 < 10_000, `answered in ${Date.now() - t0} ms`);
         }
       }
       a.asked.length = 0;
@@ -109,8 +111,8 @@ describe('framing', () => {
       const burst = Buffer.concat(Array.from({ length: 40 }, () => Buffer.from([0, 0, 0, 1, MSG.REQUEST_IDENTITIES])));
       for (const c of clients) c.writeRaw(burst);
       const t0 = Date.now();
-      await withClient(async (fresh) => assert.equal((await fresh.request(LIST, 10_000))[0], MSG.IDENTITIES_ANSWER));
-      assert.ok(Date.now() - t0 < 10_000);
+      await withClient(async (fresh) => assert.equal((await fresh.request(LIST, 30_000))[0], MSG.IDENTITIES_ANSWER));
+      assert.ok(Date.now() - t0 < 20_000, `answered in ${Date.now() - t0} ms`);
       for (const c of clients) for (let i = 0; i < 40; i++) assert.equal((await c.read(20_000))[0], MSG.IDENTITIES_ANSWER);
     } finally {
       for (const c of clients) c.close();

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { waitFor } from '../helpers/daemon';
 import { KEY_TYPES, makeKey, run, startTestAgent, type TestAgent } from '../helpers/ssh';
 
 let a: TestAgent;
@@ -79,15 +80,18 @@ describe('ssh-add against the agent', () => {
 
   test('-t lifetime: the key disappears after it', async () => {
     const k = await makeKey(dir, 'lifetime', ['-t', 'ed25519']);
-    let r = await sshAdd(['-t', '1', k]);
+    // 4 s: long enough for the listing below to come first on a loaded machine (with 1 s,
+    // two ssh-add runs could outlast it), short enough to wait for.
+    const t0 = Date.now();
+    let r = await sshAdd(['-t', '4', k]);
     assert.equal(r.code, 0, r.stderr);
     r = await sshAdd(['-l']);
-    assert.match(r.stdout, /test-lifetime/);
+    if (Date.now() - t0 < 3500) assert.match(r.stdout, /test-lifetime/);
     const keys = await a.agent.keyService.list();
-    assert.ok(keys.find((x) => x.comment === 'test-lifetime')?.expiresAt, 'expiry is shown');
-    await new Promise((res) => setTimeout(res, 1500));
-    r = await sshAdd(['-l']);
-    assert.doesNotMatch(r.stdout, /test-lifetime/);
+    const expiresAt = keys.find((x) => x.comment === 'test-lifetime')?.expiresAt;
+    if (Date.now() - t0 < 3500) assert.ok(expiresAt, 'expiry is shown');
+    await waitFor(async () => !/test-lifetime/.test((await sshAdd(['-l'])).stdout), 'the key to disappear', 30_000, 250);
+    assert.ok(Date.now() - t0 >= 3500, `gone after ${Date.now() - t0} ms, before its 4 s lifetime`);
   });
 
   test('-x locks (no keys listed, no signing), -X with a wrong then the right passphrase unlocks', async () => {

@@ -13,6 +13,7 @@ import { classifyShell } from '../../main/core/classify/shell';
 import { BUDGET_MS, resolveRealPaths } from '../../main/os/real-path';
 import { LOCK_BUDGET_MS } from '../../main/store';
 import { makeParts, type Parts } from './core-parts';
+import { waitFor } from '../helpers/daemon';
 
 const W = fs.mkdtempSync(path.join(os.tmpdir(), 'al-budget-'));
 after(() => fs.rmSync(W, { recursive: true, force: true }));
@@ -53,7 +54,8 @@ test('a read whose paths could not be resolved in time is asked, never allowed a
   ] as const) {
     let answered = false;
     const p = b.ask(raw as Parameters<Parts['broker']['ask']>[0], { connection: `c-${raw.source}` }).then((x) => ((answered = true), x));
-    await new Promise((r) => setTimeout(r, 50));
+    // Until it is asked or answered (a fixed pause could end before either on a loaded machine).
+    await waitFor(() => answered || queue.list().some((x) => x.summary === raw.summary), `${raw.summary}: asked or answered`);
     assert.equal(answered, false, `${raw.summary}: answered without asking`);
     const prompt = queue.list().find((x) => x.summary === raw.summary);
     assert.ok(prompt, `${raw.summary}: a prompt`);
@@ -85,7 +87,7 @@ test('a locked database: the answer is a deny within the bound, the event loop s
     // An allow by policy and a human's allow: neither may become an allow without its record.
     const policy = b.ask({ source: 'api', tool: 'fs.read', action: 'read', resource: '/tmp/b', summary: 'during' }, { connection: 'c' });
     const asked = b.ask({ source: 'api', tool: 'fs.write', action: 'write', resource: '/tmp/w', summary: 'write during' }, { connection: 'c' });
-    await new Promise((r) => setTimeout(r, 20));
+    await waitFor(() => queue.list().some((x) => x.summary === 'write during'), 'the write to be asked', 30_000, 5);
     const prompt = queue.list().find((x) => x.summary === 'write during')!;
     queue.decide({ id: prompt.id, decision: 'allow', scope: 'once' });
     const [a1, a2] = await Promise.all([policy, asked]);
