@@ -56,7 +56,16 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
           return {};
         },
         'task.network': async (p) => tasks.taskNetwork(controlled(p, 'task.network')),
-        'mcp.tools': async (p) => tasks.learnMcpTools(p),
+        // What the daemon learns about an MCP server's tools classifies this machine's calls
+        // too (the Claude Code hook reads it), so a server could make a local agent's
+        // `mcp__mail__tidy_inbox` a silent read by reporting it first. A remote teaches
+        // nothing, as a task's socket does not; its proxy still sends the annotations with each call.
+        'mcp.tools': async (p) => {
+          if (opts.remote) {
+            throw new RpcError(RPC.refused, `mcp.tools is refused on the socket of remote ${opts.remote}: what a remote reports about an MCP server would classify this machine's calls too; its airlock mcp still sends the annotations with each call`);
+          }
+          return tasks.learnMcpTools(p);
+        },
       }),
       // A requester that goes away is answered (deny) so history has its requests.
       onClose: () => desk.dropConnection(peer.connection),

@@ -117,7 +117,7 @@ function missBeforeCondition(g: Grant, r: CoreRequest, now: number): Miss | null
   if (!actionCovers(g.action, r.action)) return 'action';
   const scope = scopeMiss(g, r, now);
   if (scope) return scope;
-  if (!resourcesCovered(g.resource, r.resources, g.effect)) return 'resource';
+  if (!resourcesCovered(g.resource, r.resources, g.effect, r.claudeDirs)) return 'resource';
   return null;
 }
 
@@ -165,7 +165,8 @@ export function coversLocalDestination(g: Grant, resource: string): boolean {
  * path that can run code later or holds secrets unless it names that part itself
  * (`/repo/**` does not cover `/repo/.git/hooks/x`; `/repo/.git/hooks/*` does).
  */
-export function resourcesCovered(glob: string, resources: string[], effect: 'allow' | 'deny' = 'allow'): boolean {
+/** `claudeDirs`: Claude Code settings directories CLAUDE_CONFIG_DIR names (risk.ts sensitivePart). */
+export function resourcesCovered(glob: string, resources: string[], effect: 'allow' | 'deny' = 'allow', claudeDirs: readonly string[] = []): boolean {
   const any = glob === '*' || glob === '**';
   if (!any && resources.length === 0) return false;
   // A deny reaches a request when it reaches any one of its resources: a write listed as
@@ -174,16 +175,16 @@ export function resourcesCovered(glob: string, resources: string[], effect: 'all
   return resources.every((res, i) => {
     if (!any && !globMatches(glob, res)) return false;
     if (!WILDCARD.test(glob)) return true;
-    const part = sensitiveParts(resources)[i];
+    const part = sensitiveParts(resources, claudeDirs)[i];
     return part === null || glob.includes(part!);
   });
 }
 
 /** sensitivePart of each resource, once per request's list (it runs ~20 regexes; a decision may check hundreds of allows). */
 const sensitiveOf = new WeakMap<readonly string[], (string | null)[]>();
-function sensitiveParts(resources: readonly string[]): (string | null)[] {
+function sensitiveParts(resources: readonly string[], claudeDirs: readonly string[]): (string | null)[] {
   let parts = sensitiveOf.get(resources);
-  if (!parts || parts.length !== resources.length) sensitiveOf.set(resources, (parts = resources.map(sensitivePart)));
+  if (!parts || parts.length !== resources.length) sensitiveOf.set(resources, (parts = resources.map((r) => sensitivePart(r, claudeDirs))));
   return parts;
 }
 
@@ -202,10 +203,10 @@ export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, t
     if (g.effect === 'deny') return true;
     // A command pattern allows the command, not every path it may name: files must stay
     // inside the task's working directory and away from hooks and secrets.
-    return part.resources.every((res) => sensitivePart(res) === null && (!res.startsWith('/') || (taskCwd !== null && isWithin(res, taskCwd))));
+    return part.resources.every((res) => sensitivePart(res, r.claudeDirs) === null && (!res.startsWith('/') || (taskCwd !== null && isWithin(res, taskCwd))));
   }
   if (!actionCovers(g.action, part.action)) return false;
-  return resourcesCovered(g.resource, part.resources, g.effect);
+  return resourcesCovered(g.resource, part.resources, g.effect, r.claudeDirs);
 }
 
 export interface PartsVerdict {

@@ -102,7 +102,7 @@ export class HistoryRecorder implements RejectionRecorder {
       },
       { consumeGrants: d.consumeGrants, createGrant: d.createGrant },
     );
-    if (d.decision === 'allow' && req.task) remember(this.memoryOf(req.task), req.action, req.resources);
+    if (d.decision === 'allow' && req.task) remember(this.memoryOf(req.task), req.action, req.resources, undefined, undefined, req.claudeDirs);
     const a: AgentAnswer = { decision: d.decision, reason: d.reason, event: ev.id, ...(d.grant ? { grant: d.grant } : {}), ...(req.task ? { task: req.task } : {}) };
     const commit = this.store.committed(ev);
     // Announced only once committed: a watcher must never be told of an event history does

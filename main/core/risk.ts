@@ -4,7 +4,7 @@ import { RISK_LEVELS, type Risk, type RiskLevel } from '../contract/common';
 import type { CoreRequest } from './request';
 import { commandRules, RULE, ruleText } from './risk-rules';
 import { isWithin } from './classify/path-within';
-import { claudeAliases, DEFAULT_CLAUDE_DIR, GLOBAL_CLAUDE_FILE } from './claude-config';
+import { claudeAliases, DEFAULT_CLAUDE_DIR, GLOBAL_CLAUDE_FILE, tidy } from './claude-config';
 
 const HOME = os.homedir();
 
@@ -94,11 +94,28 @@ const SECRETS: { test: RegExp; what: string }[] = [
  * The part of a path that makes it sensitive (".git/hooks", ".env.local", ".ssh" …), or
  * null. A wildcard grant covers a sensitive path only when its pattern names that part.
  */
-export function sensitivePart(resource: string): string | null {
+export function sensitivePart(resource: string, claudeDirs: readonly string[] = []): string | null {
   const r = norm(resource);
   for (const x of [...RUNS_CODE_LATER, ...SECRETS]) {
     const m = x.test.exec(r);
     if (m) return m[0].replace(/^\/+|\/+$/g, '');
+  }
+  // In a directory CLAUDE_CONFIG_DIR names: the part is said in the real path's words (the
+  // directory and what follows it up to the sensitive name), so `/srv/cc/commands/*` names
+  // it and `/srv/**` does not.
+  if (!claudeDirs.length || !r.startsWith('/')) return null;
+  const real = tidy(r);
+  for (const alias of claudeAliases(r, claudeDirs)) {
+    for (const x of [...RUNS_CODE_LATER, ...SECRETS]) {
+      const m = x.test.exec(alias);
+      if (!m) continue;
+      if (!alias.startsWith(DEFAULT_CLAUDE_DIR)) return real.replace(/^\/+|\/+$/g, '');
+      const rest = alias.length - DEFAULT_CLAUDE_DIR.length;
+      const prefix = real.length - rest;
+      const end = m.index + m[0].length;
+      const realEnd = end <= DEFAULT_CLAUDE_DIR.length ? prefix : prefix + (end - DEFAULT_CLAUDE_DIR.length);
+      return real.slice(0, realEnd).replace(/^\/+|\/+$/g, '') || real.replace(/^\/+|\/+$/g, '');
+    }
   }
   return null;
 }
@@ -173,9 +190,9 @@ export const PLACEHOLDER_LEAK_TOOL = 'net.placeholder-leak';
 const GIT_HOOK = /(^|\/)\.git\/hooks\//;
 
 /** Updates a task's memory with one allowed request. */
-export function remember(m: TaskMemory, action: string, resources: readonly string[], tool?: string, reason?: string): void {
+export function remember(m: TaskMemory, action: string, resources: readonly string[], tool?: string, reason?: string, claudeDirs: readonly string[] = []): void {
   if (tool === PLACEHOLDER_LEAK_TOOL && !m.placeholderLeak) m.placeholderLeak = reason ?? 'a placeholder was sent where its secret does not belong';
-  if (action === 'read' && !m.secretRead) m.secretRead = resources.find((x) => holdsSecrets(x));
+  if (action === 'read' && !m.secretRead) m.secretRead = resources.find((x) => holdsSecrets(x, claudeDirs));
   if ((action === 'write' || action === 'execute') && !m.hookWrite) m.hookWrite = resources.find((x) => GIT_HOOK.test(x));
 }
 

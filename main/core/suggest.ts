@@ -71,7 +71,7 @@ export function suggest(r: CoreRequest, risk: Risk, taskCwd: string | null): Sug
   // Dangerous requests are answered one at a time: high covers curl | sh, hooks, secrets.
   if (risk.level === 'critical' || risk.level === 'high') return undefined;
   const cwd = taskCwd ?? r.cwd;
-  if (r.resources.some((x) => sensitivePart(x) !== null)) return undefined;
+  if (r.resources.some((x) => sensitivePart(x, r.claudeDirs) !== null)) return undefined;
 
   if (r.ssh) {
     if (r.ssh.forwarded || r.ssh.purpose === 'unknown' || !r.resource) return undefined;

@@ -74,7 +74,7 @@ const critical = (p: Prompt, what: string) => {
 };
 
 describe('red team: Claude Code settings moved by CLAUDE_CONFIG_DIR', () => {
-  test('every spelling of the moved settings asks, critical, whatever grants say; an ordinary file there is covered (control)', async () => {
+  test('every spelling of the moved settings asks, critical, whatever grants say; its commands and hooks are not covered by a wildcard grant; an ordinary file there is covered (control)', async () => {
     const control = await hook(claudeJson('Write', { file_path: `${cfg}/projects/notes.jsonl`, content: 'x' }), cfg);
     assert.equal(control.permissionDecision, 'allow', control.permissionDecisionReason);
     const upper = path.join(path.dirname(cfg), 'CC-CONFIG');
@@ -100,6 +100,11 @@ describe('red team: Claude Code settings moved by CLAUDE_CONFIG_DIR', () => {
     // directory, through a link, with a trailing slash.
     for (const [value, cwd] of [[`../${path.basename(outer)}/cc-config`, work], [`${work}/cfglink/`, work], ['cc-config', outer]] as const) {
       critical(await mustPrompt(hook(claudeJson('Write', { file_path: `${cfg}/settings.json`, content: off }), value, cwd)), `CLAUDE_CONFIG_DIR=${value} in ${cwd}`);
+    }
+    // What Claude Code runs from there (slash commands, hooks) is not covered by the wildcard grant either.
+    for (const file_path of [`${cfg}/commands/ship.md`, 'cfglink/hooks/pre.sh']) {
+      const p = await mustPrompt(hook(claudeJson('Write', { file_path, content: '!sh x' }), cfg));
+      assert.equal(p.risk.level, 'high', `${file_path}: ${p.risk.reasons.join(' | ')}`);
     }
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(cfg, 'settings.json'), 'utf8')), { hooks: { PreToolUse: [] } });
     assert.deepEqual(human.unanswered(), []);

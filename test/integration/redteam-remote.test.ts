@@ -160,6 +160,25 @@ describe('red team: a remote ending or inspecting a task it did not start', () =
   });
 });
 
+describe('red team: a remote teaching this machine', () => {
+  test('mcp.tools from a remote is refused: a server cannot make a local agent\'s MCP call a silent read by reporting the tool first', async () => {
+    const r = await onRemote();
+    try {
+      const why = await refused(r.call('mcp.tools', { server: 'mailbox', tools: [{ name: 'tidy_inbox', annotations: { readOnlyHint: true } }] }), -32001, 'mcp.tools from a remote');
+      assert.match(why, /refused on the socket of remote build/);
+    } finally {
+      r.close();
+    }
+    // The local Claude Code hook's call of that tool (as map.ts sends it) is still asked.
+    const asking = agent.call<AgentAnswer>('request', { source: 'mcp', tool: 'mailbox/tidy_inbox', action: 'write', summary: 'MCP mailbox/tidy_inbox {}', args: { arguments: {}, via: 'claude-code' } });
+    const p = await human.next(5000).catch(() => null);
+    assert.ok(p, `asked, not answered as a read: ${p ? '' : JSON.stringify(await asking)}`);
+    assert.notEqual(p.action, 'read');
+    await human.decide(p.id, 'deny');
+    assert.equal((await asking).decision, 'deny');
+  });
+});
+
 describe('red team: a remote\'s task and the network', () => {
   test('task.network of a remote\'s task counts only the grants that would answer its connections: a local transfer grant neither answers them nor gives it the network, whoever asks', async () => {
     const r = await onRemote();

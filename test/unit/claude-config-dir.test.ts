@@ -9,7 +9,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CoreRequest } from '../../main/core/request';
-import { assessRisk } from '../../main/core/risk';
+import { assessRisk, remember, type TaskMemory } from '../../main/core/risk';
+import { resourcesCovered } from '../../main/core/grants';
 import { ClaudeDirMemory } from '../../main/core/claude-dir-memory';
 import { MAX_REMEMBERED_DIRS } from '../../main/core/claude-config';
 import { claudeConfigDirsOf, configValuesOf } from '../../main/os/claude-config-env';
@@ -109,4 +110,19 @@ test("CLAUDE_CONFIG_DIR is read from /proc for the process and all its parents (
     p.kill('SIGKILL');
     fs.rmSync(root, { recursive: true, force: true });
   }
+});
+
+test('a wildcard grant does not reach commands, hooks or the login token in a CLAUDE_CONFIG_DIR directory unless it names them; a task that read the token and sends data out is critical', () => {
+  const dirs = ['/srv/cc'];
+  for (const res of ['/srv/cc/commands/ship.md', '/srv/cc/hooks/pre.sh', '/srv/cc/.credentials.json', '/SRV/CC/Commands/ship.md']) {
+    assert.equal(resourcesCovered('/srv/**', [res], 'allow', dirs), false, res);
+    assert.equal(resourcesCovered('/srv/**', [res], 'allow'), res.startsWith('/SRV') ? false : true, `${res} without the directory known (control)`);
+  }
+  assert.equal(resourcesCovered('/srv/cc/commands/*', ['/srv/cc/commands/ship.md'], 'allow', dirs), true, 'a grant naming the place covers it');
+  assert.equal(resourcesCovered('/srv/cc/commands/ship.md', ['/srv/cc/commands/ship.md'], 'allow', dirs), true, 'a grant naming the file covers it');
+  assert.equal(resourcesCovered('/srv/**', ['/srv/cc/projects/a.jsonl'], 'allow', dirs), true, 'an ordinary file there is covered');
+  const m: TaskMemory = {};
+  remember(m, 'read', ['/srv/cc/.credentials.json'], 'Read', undefined, dirs);
+  assert.equal(m.secretRead, '/srv/cc/.credentials.json');
+  assert.equal(assessRisk(req({ action: 'transfer', resources: ['paste.example'], claudeDirs: dirs }), m).level, 'critical');
 });
