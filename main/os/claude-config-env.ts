@@ -13,6 +13,15 @@ export const MAX_ANCESTORS = 64;
 /** Bytes of one environment read at most (Linux's own limit for argv + env is a few MB). */
 export const MAX_ENVIRON_BYTES = 1024 * 1024;
 const NAME = Buffer.from('CLAUDE_CONFIG_DIR=');
+/** One read buffer for every environ read (the walk is synchronous). */
+const READ_BUF = Buffer.allocUnsafe(64 * 1024);
+/**
+ * What each process's environment said, by pid and start time (a pid alone may be reused).
+ * The environment a process was started with does not change, and the same parents (Claude
+ * Code, its shells) are walked for every tool call: reading them again cost ~1 ms a connection.
+ */
+const seen = new Map<string, string[]>();
+const MAX_SEEN = 1024;
 
 function readBounded(file: string, max: number): Buffer | null {
   let fd: number;
@@ -24,7 +33,7 @@ function readBounded(file: string, max: number): Buffer | null {
   try {
     const chunks: Buffer[] = [];
     let size = 0;
-    const buf = Buffer.allocUnsafe(64 * 1024);
+    const buf = READ_BUF;
     while (size < max) {
       const n = fs.readSync(fd, buf, 0, Math.min(buf.length, max - size), null);
       if (n <= 0) break;
@@ -54,13 +63,29 @@ export function configValuesOf(environ: Buffer): string[] {
   return out;
 }
 
-function parentOf(pid: number): number {
+/** The parent pid and start time (fields 4 and 22 of /proc/<pid>/stat), or null when the process is gone. */
+function statOf(pid: number): { ppid: number; start: string } | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1] ?? 0);
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(f[1] ?? 0), start: f[19] ?? '' };
   } catch {
-    return 0;
+    return null;
   }
+}
+
+function valuesOf(pid: number, start: string): string[] {
+  const key = `${pid}:${start}`;
+  const known = seen.get(key);
+  if (known) return known;
+  const environ = readBounded(`/proc/${pid}/environ`, MAX_ENVIRON_BYTES);
+  const values = environ ? configValuesOf(environ) : [];
+  // Only a successful read is kept (a process not yet readable is read again next time).
+  if (environ) {
+    if (seen.size >= MAX_SEEN) seen.clear();
+    seen.set(key, values);
+  }
+  return values;
 }
 
 function cwdOf(pid: number): string | null {
@@ -90,8 +115,9 @@ export function claudeConfigDirsOf(pid: number): string[] {
   if (pid <= 0 || !fs.existsSync('/proc/self')) return [];
   let cur = pid;
   for (let i = 0; i < MAX_ANCESTORS && cur > 0; i++) {
-    const environ = readBounded(`/proc/${cur}/environ`, MAX_ENVIRON_BYTES);
-    const values = environ ? configValuesOf(environ) : [];
+    const st = statOf(cur);
+    if (!st) break;
+    const values = valuesOf(cur, st.start);
     if (values.length) {
       const cwd = cwdOf(cur);
       for (const v of values) {
@@ -107,7 +133,7 @@ export function claudeConfigDirsOf(pid: number): string[] {
       }
     }
     if (cur === 1) break;
-    cur = parentOf(cur);
+    cur = st.ppid;
   }
   return [...out];
 }
