@@ -66,7 +66,7 @@ test('tray app: request → pop-up → click → answer', { timeout: 120_000 }, 
   const agent = await RpcClient.connect(requestSock);
   t.after(() => agent.close());
   const answer = agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/tmp/electron-e2e', summary: 'write /tmp/electron-e2e' });
-  const popup: Page = await app.waitForEvent('window', { predicate: (p) => p.url().includes('?prompt='), timeout: 10_000 });
+  const popup: Page = await app.waitForEvent('window', { predicate: (p) => p.url().includes('?prompt='), timeout: 30_000 });
   await popup.waitForSelector('[data-testid=prompt][data-armed=true]');
   assert.equal(await popup.textContent('[data-testid=prompt-resource]'), '/tmp/electron-e2e');
   // The pop-up is shown inactive: when a click is what gives it the keyboard focus, the

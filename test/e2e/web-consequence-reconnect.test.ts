@@ -72,16 +72,16 @@ test('web UI: the consequence line and the diff; reconnecting after a daemon res
     assert.equal(current.url, d.url, 'same port and token after the restart');
     const mode = fs.statSync(path.join(d.home, 'web.json')).mode & 0o777;
     assert.equal(mode, 0o600);
-    await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: 15_000 });
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached', timeout: 30_000 });
     const agent = await again.agent();
     const human = await Human.on(await again.ui());
     try {
       const answer = agent.call<AgentAnswer>('request', { source: 'api', action: 'write', tool: 'fs.write', resource: '/srv/after-restart.txt', summary: 'write after the restart' });
       const p = await human.next();
       const card = page.locator(`[data-prompt-id="${p.id}"]`);
-      await card.waitFor({ timeout: 10_000 });
+      await card.waitFor({ timeout: 30_000 });
       // Decided from the reconnected tab itself.
-      await card.getByTestId('choice-deny').click({ timeout: 5000 });
+      await card.getByTestId('choice-deny').click({ timeout: 20_000 });
       assert.equal((await answer).decision, 'deny');
     } finally {
       agent.close();

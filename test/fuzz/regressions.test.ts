@@ -124,7 +124,7 @@ test('a request with args nested 20,000 deep cannot take the daemon down', async
     const deep = '['.repeat(20_000) + ']'.repeat(20_000);
     a.writeRaw(`{"jsonrpc":"2.0","id":"deep","method":"request","params":{"source":"api","tool":"deep.tool","action":"write","resource":"/deep","summary":"deep args","args":${deep}}}\n`);
     let prompts: { summary: string; args: unknown }[] = [];
-    for (let i = 0; i < 100 && !prompts.some((p) => p.summary === 'deep args'); i++) {
+    for (let i = 0; i < 1500 && !prompts.some((p) => p.summary === 'deep args'); i++) { // 30 s at least: room for a loaded machine
       prompts = (await ui.call<{ prompts: { summary: string; args: unknown }[] }>('pending.list', {})).prompts;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -165,7 +165,7 @@ test('MCP proxy: a message nested too deep to re-serialize is answered, and the 
     }
     assert.equal(threw, null, `the proxy threw ${String(threw)}`);
     input.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
-    for (let i = 0; i < 100 && !out.includes('"id":2'); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 1500 && !out.includes('"id":2'); i++) await new Promise((r) => setTimeout(r, 20)); // 30 s at least
     assert.match(out, /"id":2/, 'the next message still passes');
   } finally {
     input.end();

@@ -120,14 +120,14 @@ test('a disconnect while a prompt waits is recorded as a deny', async () => {
   const r = await Raw.open(d.requestSock);
   r.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'request', params: { source: 'api', tool: 'gone.tool', action: 'write', resource: '/g', summary: 'will disconnect' } }) + '\n');
   const ui = await d.ui();
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 1500; i++) { // 30 s at least: room for a loaded machine
     const { prompts } = await ui.call<{ prompts: { tool: string }[] }>('pending.list', {});
     if (prompts.some((p) => p.tool === 'gone.tool')) break;
     await new Promise((x) => setTimeout(x, 20));
   }
   r.s.destroy();
   let last: HistoryEvent | undefined;
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 1500; i++) { // 30 s at least: room for a loaded machine
     last = (await ui.call<{ events: HistoryEvent[] }>('history.query', { text: 'disconnect', limit: 1 })).events[0];
     if (last?.tool === 'gone.tool') break;
     await new Promise((x) => setTimeout(x, 20));

@@ -29,7 +29,7 @@ describe('red team: MCP tool names', () => {
       const p = await human.next(10_000);
       assert.equal(p.action, 'write', tool);
       await human.decide(p.id, 'deny');
-      const a = await Promise.race([pending, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000))]);
+      const a = await Promise.race([pending, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 30_000))]);
       assert.notEqual(a, 'hung', `${tool}: the denied request was never answered`);
       assert.equal((a as AgentAnswer).decision, 'deny', tool);
       assert.ok((a as AgentAnswer).event > 0, `${tool}: recorded`);

@@ -178,7 +178,7 @@ describe('red team: a dead task', () => {
     const p = await human.next();
     assert.equal(p.tool, 'task.start');
     await ui.call('tasks.end', { task: p.task });
-    const s = await Promise.race([starting, new Promise<never>((_, rej) => setTimeout(() => rej(new Error('task.start hung after its task ended')), 5000))]);
+    const s = await Promise.race([starting, new Promise<never>((_, rej) => setTimeout(() => rej(new Error('task.start hung after its task ended')), 20_000))]); // at once normally; the prompt timeout (60 s) is what a hang would wait for
     assert.deepEqual(s.grants, []);
     assert.deepEqual(s.declined, [0]);
     await refused(human.decide(p.id, 'allow'), -32004, 'late accept');

@@ -86,7 +86,7 @@ out.shared = fs.existsSync(${JSON.stringify(d.requestSock)});
 const call = (method, params) => new Promise((resolve) => {
   const c = net.connect(process.env.AIRLOCK_REQUEST_SOCK);
   let buf = '';
-  const t = setTimeout(() => { c.destroy(); resolve({ timeout: true }); }, 8000);
+  const t = setTimeout(() => { c.destroy(); resolve({ timeout: true }); }, 20000);
   c.on('connect', () => c.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) + '\\n'));
   c.on('data', (d) => { buf += d; const i = buf.indexOf('\\n'); if (i >= 0) { clearTimeout(t); c.destroy(); resolve(JSON.parse(buf.slice(0, i))); } });
   c.on('error', (e) => { clearTimeout(t); resolve({ connectError: e.code }); });

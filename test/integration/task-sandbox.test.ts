@@ -60,7 +60,7 @@ const calls = JSON.parse(process.argv[2]);
     out.push(await new Promise((resolve) => {
       if (!at) return resolve({ connectError: 'no socket' });
       const c = net.connect(at);
-      const t = setTimeout(() => { c.destroy(); resolve({ timeout: true }); }, 8000);
+      const t = setTimeout(() => { c.destroy(); resolve({ timeout: true }); }, 20000);
       let buf = '';
       c.on('connect', () => c.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) + '\\n'));
       c.on('data', (d) => { buf += d; const i = buf.indexOf('\\n'); if (i >= 0) { clearTimeout(t); c.destroy(); const m = JSON.parse(buf.slice(0, i)); resolve(m.error ? { error: m.error } : { result: m.result }); } });
