@@ -1,5 +1,6 @@
 // Turning key files into AgentKeys: OpenSSH's own format (incl. bcrypt-encrypted ones) and
-// PEM (PKCS#1, SEC1, PKCS#8) through ssh2's parser, and fresh keys through Node's crypto.
+// PEM (PKCS#1, SEC1) through ssh2's parser, PKCS#8 (plain or encrypted) through Node's
+// crypto, and fresh keys through Node's crypto.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -40,6 +41,9 @@ export function readKeyFile(p: string): string {
 /** Parses a private key (text); the passphrase is needed only for an encrypted one. */
 export function parsePrivateKey(text: string, passphrase?: string): { key: AgentKey; comment: string } {
   if (!/PRIVATE KEY|PuTTY-User-Key-File/.test(text)) throw new KeyImportError('this is not a private key (a .pub file?)');
+  // ssh2 reads OpenSSH, PKCS#1 and SEC1 but not PKCS#8 ("BEGIN PRIVATE KEY", "BEGIN ENCRYPTED
+  // PRIVATE KEY"), which is what `openssl genpkey`, `ssh-keygen -m PKCS8` and Node write.
+  if (/-----BEGIN (ENCRYPTED )?PRIVATE KEY-----/.test(text)) return parsePkcs8(text, passphrase);
   const parsed = utils.parseKey(text, passphrase);
   if (parsed instanceof Error) {
     const m = parsed.message;
@@ -58,6 +62,24 @@ export function parsePrivateKey(text: string, passphrase?: string): { key: Agent
   if (!pem) throw new KeyImportError('the file holds no private key');
   try {
     return { key: agentKeyOf(crypto.createPrivateKey(pem)), comment: first.comment ?? '' };
+  } catch (e) {
+    throw new KeyImportError(`unsupported key: ${(e as Error).message.slice(0, 200)}`);
+  }
+}
+
+function parsePkcs8(text: string, passphrase?: string): { key: AgentKey; comment: string } {
+  const encrypted = /-----BEGIN ENCRYPTED PRIVATE KEY-----/.test(text);
+  if (encrypted && !passphrase) throw new KeyImportError('the key is encrypted: give its passphrase');
+  let keyObject: crypto.KeyObject;
+  try {
+    // A passphrase given for a plain key is ignored, as ssh-keygen does.
+    keyObject = crypto.createPrivateKey({ key: text, format: 'pem', ...(encrypted ? { passphrase } : {}) });
+  } catch (e) {
+    if (encrypted) throw new KeyImportError('wrong passphrase for this key');
+    throw new KeyImportError(`cannot read the key: ${(e as Error).message.slice(0, 200)}`);
+  }
+  try {
+    return { key: agentKeyOf(keyObject), comment: '' };
   } catch (e) {
     throw new KeyImportError(`unsupported key: ${(e as Error).message.slice(0, 200)}`);
   }

@@ -38,6 +38,31 @@ test('imports every OpenSSH key type, and passphrase-protected ones only with th
   assert.throws(() => parsePrivateKey(fs.readFileSync(pem + '.pub', 'utf8')), /not a private key/);
 });
 
+test('imports PKCS#8 PEM ("BEGIN PRIVATE KEY", openssl genpkey / Node), plain and encrypted, with the same public key', () => {
+  const pairs: [string, crypto.KeyPairKeyObjectResult, string][] = [
+    ['ed25519', crypto.generateKeyPairSync('ed25519'), 'ssh-ed25519'],
+    ['ec p-256', crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }), 'ecdsa-sha2-nistp256'],
+    ['ec p-384', crypto.generateKeyPairSync('ec', { namedCurve: 'P-384' }), 'ecdsa-sha2-nistp384'],
+    ['rsa 2048', crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }), 'ssh-rsa'],
+  ];
+  for (const [label, pair, algorithm] of pairs) {
+    const plain = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const { key } = parsePrivateKey(plain);
+    assert.equal(key.algorithm, algorithm, label);
+    const data = Buffer.from('pkcs8');
+    assert.ok(verifySignature(key.publicBlob, signWith(key, data, 4), data), `${label}: signs`);
+    const enc = pair.privateKey.export({ type: 'pkcs8', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pw' }).toString();
+    assert.match(enc, /BEGIN ENCRYPTED PRIVATE KEY/);
+    assert.throws(() => parsePrivateKey(enc), (e: Error) => e instanceof KeyImportError && /encrypted/.test(e.message), label);
+    assert.throws(() => parsePrivateKey(enc, 'wrong'), (e: Error) => e instanceof KeyImportError && /wrong passphrase/.test(e.message), label);
+    assert.equal(parsePrivateKey(enc, 'pw').key.fingerprint, key.fingerprint, `${label}: the same key once decrypted`);
+  }
+  // A curve SSH has no name for, and garbage inside the armour: clear refusals.
+  const k1 = crypto.generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  assert.throws(() => parsePrivateKey(k1), KeyImportError);
+  assert.throws(() => parsePrivateKey('-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n'), (e: Error) => e instanceof KeyImportError && /cannot read/.test(e.message));
+});
+
 test('generates every offered type', async () => {
   for (const t of GENERATE_TYPES.filter((x) => x !== 'rsa-4096')) {
     const k = await generateKey(t);
