@@ -1,7 +1,10 @@
 // Flood control: how many prompts may wait at once. Three caps, every one checked for every
 // new prompt (identical requests share a prompt and add nothing):
 //   - per task (`maxPendingPerTask`); a request without a task counts against the same
-//     number on its own connection, as if the connection were its task;
+//     number on its own connection, as if the connection were its task. Requests as a task
+//     through a remote count apart from the task's others (per task and remote): a token
+//     that leaked to a server must not fill the task's share and starve its own agent;
+//     the remote cap bounds them;
 //   - per connection (`maxPendingPerConnection`), across all the tasks it asks for;
 //   - per remote (`airlock remote`): its agents all arrive through one ssh forward, however
 //     many connections they open, so a remote as a whole waits on at most
@@ -43,14 +46,14 @@ export function overPendingCap(
   for (const p of pending) {
     total++;
     if (remote !== undefined && p.remote === remote) ofRemote++;
-    if (typeof task === 'string' && p.task === task) ofTask++;
+    if (typeof task === 'string' && p.task === task && p.remote === remote) ofTask++;
     if (p.connections.includes(connection)) {
       ofConnection++;
       if (p.task === null) ofConnectionNoTask++;
     }
   }
   const wait = 'wait for the human to answer';
-  if (typeof task === 'string' && ofTask >= limits.maxPendingPerTask) return `too many prompts waiting for task ${task} (limit ${limits.maxPendingPerTask}); ${wait}`;
+  if (typeof task === 'string' && ofTask >= limits.maxPendingPerTask) return `too many prompts waiting for task ${task}${remote !== undefined ? ` from remote ${remote}` : ''} (limit ${limits.maxPendingPerTask}); ${wait}`;
   if (task === null && ofConnectionNoTask >= limits.maxPendingPerTask) return `too many prompts waiting for this connection (limit ${limits.maxPendingPerTask}); ${wait}`;
   if (ofConnection >= limits.maxPendingPerConnection) {
     return `too many prompts waiting for this connection across its tasks (limit ${limits.maxPendingPerConnection}); ${wait}`;

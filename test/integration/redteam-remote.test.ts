@@ -384,6 +384,36 @@ describe('red team: a remote flooding prompts', () => {
   });
 });
 
+describe('red team: a leaked token starving its task', () => {
+  test('prompts a remote makes as a local task count apart from the task\'s own: the task\'s agent here is still asked', async () => {
+    const before = (await ui.call<{ settings: Record<string, number> }>('settings.get', {})).settings;
+    await ui.call('settings.set', { maxPendingPerTask: 2 });
+    const local = await agent.call<Started>('task.start', { name: 'starved?' });
+    const r = await onRemote();
+    const answers: Promise<unknown>[] = [];
+    try {
+      for (const i of [0, 1]) {
+        answers.push(r.call<AgentAnswer>('request', del({ task: local.token, resource: `/mail/leak/${i}` })).catch(() => 'closed'));
+        assert.equal((await human.next()).remote?.name, 'build');
+      }
+      const why = await r.call('request', del({ task: local.token, resource: '/mail/leak/2' })).then(() => 'answered', (e: Error & { code?: number }) => `${e.code} ${e.message}`);
+      // The task's own agent on this machine is still asked.
+      const mine = agent.call<AgentAnswer>('request', del({ task: local.token, resource: '/mail/mine' }));
+      const p = await human.next(5000);
+      assert.equal(p.remote, undefined);
+      assert.equal(p.resource, '/mail/mine');
+      await human.decide(p.id, 'deny');
+      assert.equal((await mine).decision, 'deny');
+      assert.match(why, /^-32001 .*from remote build/, 'the remote\'s third is refused, saying which share is full');
+    } finally {
+      r.close();
+      await Promise.allSettled(answers);
+      await ui.call('settings.set', { maxPendingPerTask: before.maxPendingPerTask });
+      await agent.call('task.end', { task: local.token });
+    }
+  });
+});
+
 /** The open prompt matching `pred` (bounded wait), from the list: earlier prompts may be queued in the Human. */
 async function waitForPrompt(pred: (p: Prompt) => boolean): Promise<Prompt> {
   for (let i = 0; i < 600; i++) {
