@@ -135,7 +135,6 @@ function toTask(r: TaskRow): Task {
  * it early ("unterminated string", an internal error for what is only odd search text).
  */
 export function ftsQuery(text: string): string | null {
-  // eslint-disable-next-line no-control-regex
   const words = text.split(/[\s\u0000-\u001f\u007f]+/).filter(Boolean).slice(0, 16);
   if (words.length === 0) return null;
   return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
