@@ -129,9 +129,13 @@ function toTask(r: TaskRow): Task {
   return { id: r.id, name: r.name, cwd: r.cwd, createdAt: r.created_at, endedAt: r.ended_at, sshAuthSock: r.ssh_auth_sock, remote: r.remote ?? null };
 }
 
-/** Quote every word so user text can never be FTS5 syntax (NEAR, OR, column filters). */
+/**
+ * Quote every word so user text can never be FTS5 syntax (NEAR, OR, column filters). Control
+ * characters separate words: FTS5 reads its query as a C string, so a NUL inside one would end
+ * it early ("unterminated string", an internal error for what is only odd search text).
+ */
 export function ftsQuery(text: string): string | null {
-  const words = text.split(/\s+/).filter(Boolean).slice(0, 16);
+  const words = text.split(/[\s\u0000-\u001f\u007f]+/).filter(Boolean).slice(0, 16);
   if (words.length === 0) return null;
   return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
 }

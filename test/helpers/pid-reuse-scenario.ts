@@ -20,7 +20,8 @@ function connect() {
     c.on('data', (d) => { text += d; if (text.includes('\\n')) resolve({ c, line: text.trim() }); });
     c.on('close', () => resolve({ c, line: text.trim() || 'closed' }));
     c.on('error', () => undefined);
-    setTimeout(() => resolve({ c, line: text.trim() || 'silent' }), 3000);
+    // Generous: the server answers at once normally; a loaded machine can hold it up.
+    setTimeout(() => resolve({ c, line: text.trim() || 'silent' }), 20000);
   });
 }
 (async () => {

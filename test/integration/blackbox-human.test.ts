@@ -141,3 +141,43 @@ test('web UI in Chromium: the prompt shows what and who, Deny and the allow choi
     await d.stop();
   }
 });
+
+test('web UI: keys hammered while a prompt appears decide nothing (the ~0.5 s guard, pushed back by each press); after a pause Esc denies', async () => {
+  const port = await freePort();
+  const d = await startDaemon({ home: path.join(root, 'webguard'), args: ['--web', '--port', String(port)] });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const agent = await Wire.open(d.requestSock);
+  const ui = await Wire.open(d.uiSock);
+  try {
+    await waitFor(() => /#token=/.test(d.output()), 'the URL', 10_000);
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+)/.exec(d.output())![1];
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.getByText('Pending').first().waitFor({ timeout: 20_000 });
+    // Someone typing "o" (allow once) in another window, over and over, as the prompt arrives.
+    let typing = true;
+    const typist = (async () => {
+      for (let i = 0; i < 200 && typing; i++) {
+        await page.keyboard.press('o');
+        await page.waitForTimeout(80);
+      }
+    })();
+    const ans = agent.call('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/srv/guard/x', summary: 'bb guarded write' }, 60_000);
+    ans.catch(() => undefined);
+    await page.getByText('bb guarded write').first().waitFor({ timeout: 20_000 });
+    await page.waitForTimeout(1500);
+    typing = false;
+    await typist;
+    const still = (await pendingList(ui)).some((p) => p.summary === 'bb guarded write');
+    assert.ok(still, 'no keystroke typed while the prompt appeared answered it');
+    await page.waitForTimeout(900);
+    await page.keyboard.press('Escape');
+    const a = await ans;
+    assert.equal(a.result?.decision, 'deny', JSON.stringify(a));
+  } finally {
+    agent.close();
+    ui.close();
+    await browser.close();
+    await d.stop();
+  }
+});

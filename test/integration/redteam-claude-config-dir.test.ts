@@ -61,7 +61,7 @@ async function hook(input: string, configDir: string | undefined, cwd = work): P
   return (JSON.parse(r.stdout) as { hookSpecificOutput: HookAnswer }).hookSpecificOutput;
 }
 
-async function mustPrompt(answer: Promise<HookAnswer | { code: number | null }>): Promise<Prompt> {
+async function mustPrompt(answer: Promise<unknown>): Promise<Prompt> {
   const prompt = await human.next(45_000);
   await human.decide(prompt.id, 'deny');
   await answer;
@@ -108,6 +108,26 @@ describe('red team: Claude Code settings moved by CLAUDE_CONFIG_DIR', () => {
     }
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(cfg, 'settings.json'), 'utf8')), { hooks: { PreToolUse: [] } });
     assert.deepEqual(human.unanswered(), []);
+  });
+
+  test('where there is no /proc to read, the hook\'s word counts: a request naming claudeConfigDir (absolute, or relative to its cwd) guards that directory; before, the same write was plain (control)', async () => {
+    const agent = await d.agent();
+    try {
+      const dir = fs.mkdtempSync(path.join(d.home, 'told-'));
+      const write = (resource: string, extra: Record<string, unknown> = {}) => agent.call<{ decision: string }>('request', { source: 'api', tool: 'Write', action: 'write', resource, summary: `write ${resource}`, cwd: work, ...extra });
+      assert.equal((await write(`${dir}/a/settings.json`)).decision, 'allow', 'control: a directory nobody named is covered by the grant');
+      const p1 = await mustPrompt(write(`${dir}/a/settings.json`, { claudeConfigDir: `${dir}/a` }));
+      critical(p1, 'claudeConfigDir absolute');
+      const rel = path.relative(work, path.join(dir, 'b'));
+      const p2 = await mustPrompt(write(`${dir}/b/.claude.json`, { claudeConfigDir: rel }));
+      critical(p2, `claudeConfigDir relative ${rel}`);
+      // Oversized or odd values are refused by the contract or ignored, never a crash, never less risk.
+      await assert.rejects(write(`${dir}/c/x`, { claudeConfigDir: 'x'.repeat(5000) }), /claudeConfigDir/);
+      const p3 = await mustPrompt(write(`${fakeHome}/.claude/settings.json`, { claudeConfigDir: '/nonexistent' }));
+      critical(p3, '~/.claude stays guarded whatever the request names');
+    } finally {
+      agent.close();
+    }
   });
 
   test('once Claude Code\'s hook has asked, an airlock exec that drops the variable and starts a new session still cannot write the settings; before, the same write was plain (control)', async () => {

@@ -125,6 +125,8 @@ test('ftsQuery quotes every word', () => {
   assert.equal(ftsQuery('git push'), '"git" "push"');
   assert.equal(ftsQuery('a"b'), '"a""b"');
   assert.equal(ftsQuery('   '), null);
+  assert.equal(ftsQuery('git\u0000push\u0007'), '"git" "push"', 'control characters (a NUL ends an FTS5 query early) separate words');
+  assert.equal(ftsQuery('\u0000'), null);
 });
 
 test('migration 003 drops the per-row FTS trigger; search still sees every event', () => {
