@@ -80,6 +80,7 @@ for (const sockName of ['request.sock', 'ui.sock']) {
       w.raw(big + '\n');
       const m = await w.expectOther((x) => x.error?.code === -32600, 'a -32600 for the oversized line', 15_000);
       assert.match(m.error!.message, /MiB|1048576|too long|large|size/i);
+      assert.equal((await w.call('no.such.method')).error?.code, -32601, 'the same connection keeps working');
       // The daemon answers a fresh connection.
       const w2 = await Wire.open(path.join(d.home, sockName));
       try {

@@ -126,6 +126,32 @@ test('ssh login to a host known_hosts names: resource user@host; denied → ssh 
   assert.match(h.stdout, /"decision":"deny"/);
 });
 
+test('ssh -A: a signature through the forwarded agent is marked forwarded, and a grant without --forwarded does not answer it', async () => {
+  const pubFile = path.join(root, 'work.pub');
+  const data = path.join(root, 'fwd.txt');
+  fs.writeFileSync(data, 'forwarded payload\n');
+  const g = await airlock(['grants', 'add', '-a', 'sign', '--source', 'ssh', '-r', 'sshsig:git', '--note', 'bb local signing'], { env });
+  assert.equal(g.code, 0, g.stderr);
+  const gid = /g_[A-Za-z0-9_-]+/.exec(g.stdout)![0];
+  try {
+    // Locally the grant answers: no prompt.
+    const local = await run('ssh-keygen', ['-Y', 'sign', '-n', 'git', '-f', pubFile, data], { env: sshEnv, timeoutMs: 30_000 });
+    assert.equal(local.code, 0, local.stderr);
+    fs.rmSync(data + '.sig');
+    // Through ssh -A (login allowed by the human), the same signature on the "server" asks, marked forwarded.
+    const knownHosts = path.join(root, 'client_known_hosts');
+    const remote = run('ssh', [...sshArgs(sshd, knownHosts, ['-A']), '-T', `ssh-keygen -Y sign -n git -f ${pubFile} ${data}`], { env: sshEnv, timeoutMs: 60_000 });
+    await decideNext((x) => x.source === 'ssh' && x.ssh?.purpose === 'login', 'allow', 'the login prompt');
+    const p = await decideNext((x) => x.source === 'ssh' && x.resource === 'sshsig:git', 'deny', 'the forwarded signature prompt');
+    assert.equal(p.ssh!.forwarded, true);
+    const r = await remote;
+    assert.notEqual(r.code, 0);
+    assert.equal(fs.existsSync(data + '.sig'), false);
+  } finally {
+    await airlock(['grants', 'revoke', gid], { env });
+  }
+});
+
 test('ssh-add of a memory key does not ask; ssh-add -D asks first, removes only ssh-add keys and says the stored ones stayed', async () => {
   const keyFile = path.join(root, 'mem_key');
   assert.equal((await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'memkey', '-f', keyFile])).code, 0);
