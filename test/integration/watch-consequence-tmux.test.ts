@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { waitFor } from '../helpers/daemon';
-import { watchInTmux } from '../helpers/watch-tmux';
+import { waitForCard, watchInTmux } from '../helpers/watch-tmux';
 import type { AgentAnswer } from '../../main/contract/agent';
 
 const pane = watchInTmux('airlock-watch-conseq', 160, 60);
@@ -18,8 +18,7 @@ test('a delete shows what and how much; the agent chain is listed with full comm
   fs.mkdirSync(path.join(work, 'build'));
   for (let i = 0; i < 12; i++) fs.writeFileSync(path.join(work, 'build', `f${i}`), 'x'.repeat(500));
   const del = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.delete', action: 'delete', resource: path.join(work, 'build'), summary: 'clean the build', cwd: work });
-  await waitFor(() => /clean the build/.test(screen()), 'the prompt on screen');
-  const s = screen();
+  const s = await waitForCard(screen, /clean the build/, 'the prompt on screen');
   assert.match(s, /will: deletes build\/: 12 files, 6\.0 kB/);
   assert.match(s, /agent:/);
   // The test runner is the agent here: which of its processes are nearest depends on how the
@@ -40,8 +39,7 @@ test('an Edit shows its diff, escaped and capped to the first lines', async () =
     source: 'claude-code', tool: 'Write', action: 'write', resource: file, summary: `Write ${file}`, cwd: work,
     args: { file_path: file, content: `\x1b[2J<script>evil</script>\u202e\n` + Array.from({ length: 40 }, (_, i) => `new ${i}`).join('\n') + '\n' },
   });
-  await waitFor(() => /diff of .*page\.html/.test(screen()), 'the diff on screen');
-  const s = screen();
+  const s = await waitForCard(screen, /diff of .*page\.html/, 'the diff on screen');
   assert.match(s, /\+\\x1b\[2J<script>evil<\/script>\\u202e/, 'ESC and the bidi override are shown as escapes');
   assert.ok(!s.includes('\u202e'));
   assert.match(s, /\(\+\d+ more lines\)/, 'a long diff is cut to its first lines');
@@ -63,9 +61,9 @@ test('the suggested grant says how many of the task\'s past events it would have
   assert.equal((await answer('/repo/src/a.ts', 'o')).decision, 'allow');
   assert.equal((await answer('/repo/lib/x.ts', 'd')).decision, 'deny');
   const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/src/b.ts', summary: 'write next b', task, token });
-  await waitFor(() => /write next b/.test(screen()), 'the prompt on screen');
+  const card = await waitForCard(screen, /write next b/, 'the prompt on screen');
   // src/** covers a.ts (allowed once) but not lib/x.ts: 1 of the task's 2 past events.
-  assert.match(screen(), /\[t\] allows for this task: .*src\/\*\*[\s\S]*would have matched 1 of this task's last 2 events/);
+  assert.match(card, /\[t\] allows for this task: .*src\/\*\*[\s\S]*would have matched 1 of this task's last 2 events/);
   await new Promise((r) => setTimeout(r, 600));
   tmux('send-keys', '-t', SESSION, 'd');
   assert.equal((await pending).decision, 'deny');
