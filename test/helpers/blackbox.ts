@@ -53,7 +53,7 @@ export class Wire {
     this.s.write(text);
   }
   /** Waits for a message in `other` that `pred` accepts (bounded). */
-  async expectOther(pred: (m: RpcMsg) => boolean, what: string, timeoutMs = 10_000): Promise<RpcMsg> {
+  async expectOther(pred: (m: RpcMsg) => boolean, what: string, timeoutMs = 30_000): Promise<RpcMsg> {
     let found: RpcMsg | undefined;
     await waitFor(() => (found = this.other.find(pred)) !== undefined, what, timeoutMs);
     return found!;
@@ -94,7 +94,7 @@ export interface Pending {
 }
 
 /** Waits until `pending.list` holds a prompt `pred` accepts, and returns it. */
-export async function waitPending(ui: Wire, pred: (p: Pending) => boolean, what: string, timeoutMs = 15_000): Promise<Pending> {
+export async function waitPending(ui: Wire, pred: (p: Pending) => boolean, what: string, timeoutMs = 30_000): Promise<Pending> {
   let found: Pending | undefined;
   await waitFor(
     async () => {

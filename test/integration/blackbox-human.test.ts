@@ -33,9 +33,9 @@ test('watch (stdin a pipe): shows the prompt — what, who, risk, countdown — 
   const agent = await Wire.open(d.requestSock);
   try {
     const ans = agent.call('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/srv/watched/file.txt', summary: 'bb watch write' }, 30_000);
-    await waitFor(() => out.includes('bb watch write'), 'watch to show the prompt', 15_000);
+    await waitFor(() => out.includes('bb watch write'), 'watch to show the prompt', 30_000);
     const plain = () => out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
-    await waitFor(() => plain().includes('/srv/watched/file.txt') && /write/.test(plain()), 'what: action and resource', 5000);
+    await waitFor(() => plain().includes('/srv/watched/file.txt') && /write/.test(plain()), 'what: action and resource', 20_000);
     assert.ok(plain().includes(String(process.pid)), 'who: the requesting process');
     assert.match(plain(), /medium|high|low|critical/i, 'the risk level');
     assert.match(plain(), /\d+\s*s/, 'a countdown');
@@ -46,7 +46,7 @@ test('watch (stdin a pipe): shows the prompt — what, who, risk, countdown — 
     assert.equal(a.result?.decision, 'allow', JSON.stringify(a));
     // The next one: deny with d.
     const ans2 = agent.call('request', { source: 'api', tool: 'fs.write', action: 'delete', resource: '/srv/watched/other', summary: 'bb watch delete' }, 30_000);
-    await waitFor(() => out.includes('bb watch delete'), 'the second prompt', 15_000);
+    await waitFor(() => out.includes('bb watch delete'), 'the second prompt', 30_000);
     await new Promise((r) => setTimeout(r, 800));
     watch.stdin.write('d\n');
     assert.equal((await ans2).result?.decision, 'deny');

@@ -59,7 +59,7 @@ test('one task can have at most 20 prompts waiting: the 21st is refused at once 
     const t = await w.ok<{ task: string; token: string }>('task.start', { name: 'bb flood' });
     const waiting: Promise<RpcMsg>[] = [];
     for (let i = 0; i < 20; i++) waiting.push(w.call('request', { source: 'api', tool: 'fs.write', action: 'write', resource: `/srv/flood/${i}`, summary: `bb flood ${i}`, task: t.token }, 30_000));
-    await waitFor(async () => (await pendingList(ui)).filter((x) => x.summary.startsWith('bb flood ')).length === 20, '20 prompts', 15_000);
+    await waitFor(async () => (await pendingList(ui)).filter((x) => x.summary.startsWith('bb flood ')).length === 20, '20 prompts', 30_000);
     const over = await w.call('request', { source: 'api', tool: 'fs.write', action: 'write', resource: '/srv/flood/20', summary: 'bb flood 20', task: t.token }, 10_000);
     assert.equal(over.error?.code, -32001, JSON.stringify(over));
     assert.match(over.error!.message, /20|cap|too many/i);

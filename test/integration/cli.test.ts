@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { CLI, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
+import { RpcClient } from '../../main/client/rpc-client';
 
 let d: Daemon;
 before(async () => {
@@ -35,6 +36,27 @@ test('without a daemon: exit 69 and what to do', () => {
   const r = airlock(['grants', 'list'], { ...process.env, AIRLOCK_HOME: tempHome() });
   assert.equal(r.code, 69);
   assert.match(r.err, /not running .*airlock serve/);
+});
+
+test('task list says where each task was started: this machine, or the remote it came through', async () => {
+  const ui = await d.ui();
+  const { remote } = await ui.call<{ remote: { socket: string } }>('remotes.add', { name: 'cli-far' });
+  const far = await RpcClient.connect(remote.socket);
+  try {
+    const there = await far.call<{ task: string; token: string }>('task.start', { name: 'far task' });
+    const start = airlock(['task', 'start', 'near task', '--env']);
+    const here = /AIRLOCK_TASK=(\S+)/.exec(start.out)![1]!;
+    const out = airlock(['task', 'list']).out;
+    assert.match(out, /FROM/);
+    assert.match(out, new RegExp(`${there.task}.*far task +remote cli-far`), out);
+    assert.match(out, new RegExp(`${here}.*near task +this machine`), out);
+    await far.call('task.end', { task: there.token });
+    assert.equal(airlock(['task', 'end', here]).code, 0);
+  } finally {
+    far.close();
+    await ui.call('remotes.remove', { name: 'cli-far' });
+    ui.close();
+  }
 });
 
 test('task start/list/end, grants add/list/revoke, check and history', async () => {

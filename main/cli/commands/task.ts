@@ -64,7 +64,10 @@ export function registerTask(program: Command): void {
       if (o.json) return printJson(tasks);
       if (tasks.length === 0) return void process.stdout.write('no tasks\n');
       process.stdout.write(
-        table([['ID', 'STARTED', 'ENDED', 'NAME', 'CWD'], ...tasks.map((t) => [t.id, fmtTime(t.createdAt), fmtTime(t.endedAt), t.name, t.cwd ?? ''])]),
+        table([
+          ['ID', 'STARTED', 'ENDED', 'NAME', 'FROM', 'CWD'],
+          ...tasks.map((t) => [t.id, fmtTime(t.createdAt), fmtTime(t.endedAt), t.name, t.remote ? `remote ${t.remote}` : 'this machine', t.cwd ?? '']),
+        ]),
       );
     });
 }

@@ -159,6 +159,11 @@ export function TasksView() {
             <h2 className="task-title">
               <V text={current.name} /> <span className="mono small muted">{current.id}</span>
             </h2>
+            {current.remote && (
+              <p className="small" data-testid="task-remote">
+                Started through remote <V text={current.remote} />: only that remote (or this machine) can end it.
+              </p>
+            )}
             {current.sshAuthSock && <p className="small mono">SSH_AUTH_SOCK=<V text={current.sshAuthSock} /></p>}
             <TaskGrants task={current} />
             <TaskDestinations task={current} />
