@@ -54,7 +54,7 @@ test('watch (stdin a pipe): shows the prompt — what, who, risk, countdown — 
     const ui = await Wire.open(d.uiSock);
     try {
       const ans3 = agent.call('request', { source: 'api', tool: 'bb.watchm', action: 'write', resource: '/srv/watched/m', summary: 'bb watch minutes' }, 30_000);
-      await waitFor(() => out.includes('bb watch minutes'), 'the third prompt', 15_000);
+      await waitFor(() => out.includes('bb watch minutes'), 'the third prompt', 30_000);
       await new Promise((r) => setTimeout(r, 800));
       watch.stdin.write('m\n');
       const a3 = await ans3;
@@ -64,7 +64,7 @@ test('watch (stdin a pipe): shows the prompt — what, who, risk, countdown — 
       assert.ok(g && g.expiresAt !== null && g.expiresAt > Date.now() + 13 * 60_000 && g.expiresAt < Date.now() + 16 * 60_000, `a 15-minute grant: ${JSON.stringify(grants)}`);
       // a, then y: always (a grant without task or expiry).
       const ans4 = agent.call('request', { source: 'api', tool: 'bb.watcha', action: 'write', resource: '/srv/watched/a', summary: 'bb watch always' }, 30_000);
-      await waitFor(() => out.includes('bb watch always'), 'the fourth prompt', 15_000);
+      await waitFor(() => out.includes('bb watch always'), 'the fourth prompt', 30_000);
       await new Promise((r) => setTimeout(r, 800));
       watch.stdin.write('a\n');
       await new Promise((r) => setTimeout(r, 800));
