@@ -150,10 +150,10 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
       const denyId = `deny-${i}`;
       const okId = `ok-${i}`;
       cur.input.write(`${JSON.stringify(call(denyId, 'write_file'))}\n${JSON.stringify(call(okId, 'ok_tool'))}\n`);
-      const denied = await waitOut((m) => m.id === denyId && m.result?.isError === true, 10_000);
-      if (!denied) fail({ kind: 'hang', message: 'a denied sentinel call got no isError answer within 10 s', input: input1() });
-      const forwarded = await waitOut((m) => m.method === 'echo' && typeof m.params?.line === 'string' && m.params.line.includes(`"${okId}"`), 10_000);
-      if (!forwarded) fail({ kind: 'hang', message: 'an allowed sentinel call did not reach the server within 10 s', input: input1() });
+      const denied = await waitOut((m) => m.id === denyId && m.result?.isError === true, 30_000);
+      if (!denied) fail({ kind: 'hang', message: 'a denied sentinel call got no isError answer within 30 s', input: input1() });
+      const forwarded = await waitOut((m) => m.method === 'echo' && typeof m.params?.line === 'string' && m.params.line.includes(`"${okId}"`), 30_000);
+      if (!forwarded) fail({ kind: 'hang', message: 'an allowed sentinel call did not reach the server within 30 s', input: input1() });
       for (const e of escaped.splice(0)) fail({ kind: 'gate bypassed', message: e, input: input1() });
       for (const t of thrown.splice(0)) fail({ kind: 'uncaught', message: t, input: input1() });
     }, 100_000);

@@ -10,7 +10,8 @@ import { clipText, type FuzzFailure, type FuzzOptions, type FuzzReport } from '.
 import { SHARED_TEXT_UNITS, type ShellWorkerData, type ShellWorkerMessage } from './shell-worker';
 
 export const SLOW_MS = Number(process.env.FUZZ_SHELL_SLOW_MS ?? 1000);
-const HANG_MS = 5000;
+/** No answer for this long is a hang; never less than twice the slowness limit (the smoke relaxes that to 10 s for known-slow long commands, which a loaded machine stretches further). */
+const hangMs = (slowMs: number) => Math.max(5000, 2 * slowMs);
 
 export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
   const t0 = Date.now();
@@ -23,6 +24,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
     const head = new Int32Array(shared, 0, 2);
     const data: ShellWorkerData = { seed: (opts.seed + round * 0x9e3779b9) >>> 0, seconds: Math.max(0.2, (deadline - Date.now()) / 1000), slowMs: opts.slowMs ?? SLOW_MS, maxIterations: opts.maxIterations ?? 10_000_000, shared };
     const w = new Worker(path.join(__dirname, 'shell-worker.js'), { workerData: data });
+    const HANG_MS = hangMs(data.slowMs);
     stats.workers!++;
     const outcome = await new Promise<'done' | 'hang' | 'error'>((resolve) => {
       let last = -1;
