@@ -4,13 +4,13 @@
 // (filters, --json lines, --db, without the daemon), `audit verify` (0 / 1 tampered /
 // 65 damaged / 66 missing). Run through bin/airlock; the human answers over ui.sock.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startDaemon, type Daemon } from '../helpers/daemon';
-import { Wire, airlock, waitPending } from '../helpers/blackbox';
+import { startDaemon, waitFor, type Daemon } from '../helpers/daemon';
+import { AIRLOCK_BIN, Wire, airlock, waitPending } from '../helpers/blackbox';
 
 let d: Daemon;
 let ui: Wire;
@@ -228,4 +228,22 @@ test('audit verify: 0 on an intact history; a copy altered with sqlite3 → 1 an
   const m = await airlock(['audit', 'verify', '--db', path.join(root, 'nope.db')], { env });
   assert.equal(m.code, 66, m.stdout + m.stderr);
   assert.equal(fs.existsSync(path.join(root, 'nope.db')), false, 'nothing created');
+});
+
+test('exec forwards signals: SIGTERM to `airlock exec` reaches the command, and its exit code comes back', async () => {
+  const g = await airlock(['grants', 'add', '-a', '*', '--source', 'exec', '-r', '*', '--note', 'bb signals'], { env });
+  assert.equal(g.code, 0, g.stderr);
+  const id = /g_[A-Za-z0-9_-]+/.exec(g.stdout)![0];
+  try {
+    const p = spawn(process.execPath, [AIRLOCK_BIN, 'exec', '--shell', '--', 'trap "echo got-term; exit 42" TERM; echo started; sleep 30 & wait'], { env, cwd: work });
+    let out = '';
+    p.stdout.on('data', (b) => (out += b.toString()));
+    const exited = new Promise<number | null>((r) => p.on('exit', (c) => r(c)));
+    await waitFor(() => out.includes('started'), 'the command to start', 20_000);
+    p.kill('SIGTERM');
+    assert.equal(await exited, 42);
+    assert.match(out, /got-term/);
+  } finally {
+    await airlock(['grants', 'revoke', id], { env });
+  }
 });

@@ -50,6 +50,32 @@ test('watch (stdin a pipe): shows the prompt — what, who, risk, countdown — 
     await new Promise((r) => setTimeout(r, 800));
     watch.stdin.write('d\n');
     assert.equal((await ans2).result?.decision, 'deny');
+    // m: allow for 15 minutes — a grant that expires in about 15 minutes.
+    const ui = await Wire.open(d.uiSock);
+    try {
+      const ans3 = agent.call('request', { source: 'api', tool: 'bb.watchm', action: 'write', resource: '/srv/watched/m', summary: 'bb watch minutes' }, 30_000);
+      await waitFor(() => out.includes('bb watch minutes'), 'the third prompt', 30_000);
+      await new Promise((r) => setTimeout(r, 800));
+      watch.stdin.write('m\n');
+      const a3 = await ans3;
+      assert.equal(a3.result?.decision, 'allow');
+      const grants = await ui.ok<{ grants: { id: string; tool: string; expiresAt: number | null }[] }>('grants.list', {});
+      const g = grants.grants.find((x) => x.tool === 'bb.watchm');
+      assert.ok(g && g.expiresAt !== null && g.expiresAt > Date.now() + 13 * 60_000 && g.expiresAt < Date.now() + 16 * 60_000, `a 15-minute grant: ${JSON.stringify(grants)}`);
+      // a, then y: always (a grant without task or expiry).
+      const ans4 = agent.call('request', { source: 'api', tool: 'bb.watcha', action: 'write', resource: '/srv/watched/a', summary: 'bb watch always' }, 30_000);
+      await waitFor(() => out.includes('bb watch always'), 'the fourth prompt', 30_000);
+      await new Promise((r) => setTimeout(r, 800));
+      watch.stdin.write('a\n');
+      await new Promise((r) => setTimeout(r, 800));
+      assert.ok((await pendingList(ui)).some((x) => x.summary === 'bb watch always'), '`a` alone decides nothing');
+      watch.stdin.write('y\n');
+      assert.equal((await ans4).result?.decision, 'allow');
+      const g2 = (await ui.ok<{ grants: { tool: string; expiresAt: number | null; task: string | null }[] }>('grants.list', {})).grants.find((x) => x.tool === 'bb.watcha');
+      assert.ok(g2 && g2.expiresAt === null && g2.task === null, JSON.stringify(g2));
+    } finally {
+      ui.close();
+    }
   } finally {
     agent.close();
     watch.kill('SIGTERM');
