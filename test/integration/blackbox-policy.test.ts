@@ -254,3 +254,38 @@ test('exec --sandbox: the working directory is writable, the home is empty, Airl
     await ui.ok('grants.revoke', { id: grantId(g) });
   }
 });
+
+test('airlock remote: requests through a remote\'s socket are marked remote; an allow grant without a remote is for this machine only; a deny grant denies everywhere', async () => {
+  const env = { ...process.env, AIRLOCK_HOME: d.home };
+  const add = await airlock(['remote', 'add', 'bbbuild', 'me@build.example.com'], { env });
+  assert.equal(add.code, 0, add.stderr);
+  assert.match(add.stdout, /ssh .*-R .*ExitOnForwardFailure=yes|ExitOnForwardFailure=yes.*-R/);
+  const sock = path.join(d.home, 'remotes', 'bbbuild', 'request.sock');
+  assert.equal(fs.statSync(sock).mode & 0o777, 0o600);
+  assert.equal(fs.statSync(path.dirname(sock)).mode & 0o777, 0o700);
+  assert.equal((await airlock(['remote', 'add', 'bad name/..', 'me@h'], { env })).code, 64);
+  const allow = await ui.ok<Record<string, unknown>>('grants.create', { action: 'write', tool: 'bb.remote', resource: '/srv/r/**', effect: 'allow' });
+  const deny = await ui.ok<Record<string, unknown>>('grants.create', { action: 'write', tool: 'bb.remote', resource: '/srv/r/secret/**', effect: 'deny' });
+  const local = await Wire.open(d.requestSock);
+  const remote = await Wire.open(sock);
+  try {
+    assert.equal((await local.ok<Record<string, unknown>>('request', { source: 'api', tool: 'bb.remote', action: 'write', resource: '/srv/r/a', summary: 'bb local write' })).decision, 'allow');
+    const r = remote.call('request', { source: 'api', tool: 'bb.remote', action: 'write', resource: '/srv/r/a', summary: 'bb remote write' }, 30_000);
+    const p = await waitPending(ui, (x) => x.summary === 'bb remote write', 'the remote request asks despite the local grant');
+    assert.match(JSON.stringify(p), /bbbuild/, 'the prompt says which remote');
+    await ui.ok('pending.decide', { id: p.id, decision: 'deny', scope: 'once' });
+    assert.equal((await r).result?.decision, 'deny');
+    const rd = await remote.ok<Record<string, unknown>>('request', { source: 'api', tool: 'bb.remote', action: 'write', resource: '/srv/r/secret/k', summary: 'bb remote secret' });
+    assert.equal(rd.decision, 'deny', 'a deny grant without a remote denies everywhere');
+    assert.equal((await remote.call('pending.list')).error?.code, -32601, 'only the agent side is forwarded');
+    const h = await ui.ok<{ events: Record<string, unknown>[] }>('history.query', { text: 'bb remote write', limit: 1 });
+    assert.match(JSON.stringify(h.events[0]), /bbbuild/, 'history says which remote');
+  } finally {
+    local.close();
+    remote.close();
+    await ui.ok('grants.revoke', { id: grantId(allow) });
+    await ui.ok('grants.revoke', { id: grantId(deny) });
+  }
+  assert.equal((await airlock(['remote', 'remove', 'bbbuild'], { env })).code, 0);
+  assert.equal(fs.existsSync(sock), false);
+});

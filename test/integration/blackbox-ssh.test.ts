@@ -106,6 +106,10 @@ test('ssh login to an unknown host: resource user@<host key fingerprint>, purpos
   assert.equal(p.action, 'sign');
   assert.equal(p.ssh!.user, USER);
   assert.equal(p.resource, `${USER}@${hostFp}`, 'no known_hosts entry names it: the host key fingerprint');
+  // DESIGN's ssh fields: the key (its name), its fingerprint, the host key the server proved.
+  assert.equal(typeof p.ssh!.key, 'string');
+  assert.equal(p.ssh!.fingerprint, fp);
+  assert.ok(JSON.stringify((p.ssh as Record<string, unknown>).hostKey ?? '').includes(hostFp) || JSON.stringify((p.ssh as Record<string, unknown>).hostKey ?? '').includes(sshd.hostKeyPub.split(' ')[1]), `hostKey: ${JSON.stringify(p.ssh)}`);
   const r = await login;
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /logged-in/);
