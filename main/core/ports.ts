@@ -9,6 +9,12 @@ import type { ProcessInfo, RemoteInfo, SshInfo } from '../contract/common';
 export interface RequestContext {
   process?: ProcessInfo;
   ssh?: SshInfo;
+  /**
+   * Set by Airlock's SSH agent (agent.sock) on every request it asks about, signatures and
+   * ssh-add changes alike. A request that says `source: "ssh"` without it came through
+   * request.sock: the agent's own word (prompt-decisions.ts checkDecision).
+   */
+  viaSshAgent?: true;
   /** Set when the request came through a task's own socket: the request belongs to that task. */
   boundTask?: string;
   /** Peer connection id, so a disconnect can cancel its pending prompts. */

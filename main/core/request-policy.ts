@@ -178,6 +178,7 @@ export class RequestPolicy {
       cwd: req.cwd ?? null,
       process: ctx.process,
       ssh: ctx.ssh,
+      ...(ctx.viaSshAgent ? { viaSshAgent: true as const } : {}),
       ...(ctx.egress ? { egress: ctx.egress } : {}),
       ...(remote ? { remote } : {}),
       ...(parts ? { parts } : {}),

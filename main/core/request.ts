@@ -20,6 +20,8 @@ export interface CoreRequest {
   cwd: string | null;
   process?: ProcessInfo;
   ssh?: SshInfo;
+  /** Asked by Airlock's SSH agent itself (RequestContext.viaSshAgent), never by the agent's JSON. */
+  viaSshAgent?: true;
   /** Egress only: where the connection goes (from the proxy, never from the agent's JSON). */
   egress?: import('./ports').EgressFacts;
   /** Arrived through a remote's socket (airlock remote): set by the daemon, never by the agent. */

@@ -263,6 +263,11 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory, ownPaths: readonl
   }
   // ssh-add -d/-D/-x/-X on the shared agent socket (main/ssh/agent-admin.ts): removing
   // keys or locking the agent is answered one at a time, never by a suggested grant.
+  // Only agent.sock sets `ssh`: anything else saying "ssh" is the agent's own word
+  // (prompt-decisions.ts checkDecision says what it may not become).
+  // Critical, so every UI offers only Deny or Allow once (shared/prompt-choices.ts), and
+  // checkDecision refuses an allow grant from it on ui.sock too.
+  if (r.source === 'ssh' && !r.viaSshAgent) raise('critical', "says it comes from SSH, but it came through request.sock, not Airlock's SSH agent (it is the requester's own word): allowing it signs nothing, and it is asked every time");
   if (r.source === 'ssh' && r.tool === 'ssh-agent') raise('high', 'changes the SSH agent itself (removes keys, or locks or unlocks it)');
   for (const c of r.classifierRisk) raise(c.level, c.reason);
   // Named rules over the command's parts (risk-rules.ts): a secret sent anywhere, a

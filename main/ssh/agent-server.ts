@@ -213,7 +213,7 @@ export class AgentCore {
   private async askAboutAgent(c: Conn, request: AgentRequest): Promise<boolean> {
     c.process ??= this.processOf(c.cred);
     try {
-      const answer = await this.deps.asker.ask(request, { process: c.process, boundTask: c.boundTask, connection: c.id });
+      const answer = await this.deps.asker.ask(request, { process: c.process, boundTask: c.boundTask, connection: c.id, viaSshAgent: true });
       return answer.decision === 'allow';
     } catch (e) {
       this.deps.log(`asking about ${request.resource ?? 'an agent change'} failed: ${(e as Error).message}`);
@@ -284,6 +284,7 @@ export class AgentCore {
     try {
       answer = await this.deps.asker.ask(request, {
         ssh,
+        viaSshAgent: true,
         process: c.process,
         boundTask: c.boundTask,
         connection: c.id,

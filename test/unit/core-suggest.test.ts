@@ -19,7 +19,7 @@ function bash(command: string): CoreRequest {
   return { source: 'claude-code', tool: 'Bash', action: c.action, resource: c.resources[0] ?? null, resources: c.resources, summary: command, argsText: null, args: { command }, task: 't', cwd: CWD, parts: c.parts, classifierRisk: c.riskReasons };
 }
 function ssh(purpose: SshInfo['purpose'], resource: string, forwarded = false): CoreRequest {
-  return { source: 'ssh', tool: 'ssh-sign', action: 'sign', resource, resources: [resource], summary: '', argsText: null, args: {}, task: 't', cwd: CWD, classifierRisk: [], ssh: { key: 'k', fingerprint: 'SHA256:abc', purpose, forwarded, ...(purpose === 'sshsig' ? { namespace: resource.slice(7) } : {}) } };
+  return { source: 'ssh', tool: 'ssh-sign', action: 'sign', resource, resources: [resource], summary: '', argsText: null, args: {}, task: 't', cwd: CWD, classifierRisk: [], viaSshAgent: true, ssh: { key: 'k', fingerprint: 'SHA256:abc', purpose, forwarded, ...(purpose === 'sshsig' ? { namespace: resource.slice(7) } : {}) } };
 }
 function mcp(tool: string, action: CoreRequest['action'], ...resources: string[]): CoreRequest {
   return { ...file(tool, action, ...resources), source: 'mcp' };
