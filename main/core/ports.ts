@@ -12,7 +12,7 @@ export interface RequestContext {
   /**
    * Set by Airlock's SSH agent (agent.sock) on every request it asks about, signatures and
    * ssh-add changes alike. A request that says `source: "ssh"` without it came through
-   * request.sock: the agent's own word (prompt-decisions.ts checkDecision).
+   * request.sock: the requester's own word (risk.ts makes it critical).
    */
   viaSshAgent?: true;
   /** Set when the request came through a task's own socket: the request belongs to that task. */

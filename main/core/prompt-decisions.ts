@@ -29,17 +29,6 @@ export function checkDecision(req: CoreRequest, d: DecideParams): void {
   if (d.scope === 'once' && (d.when !== undefined || d.serverReadOnly)) {
     throw new RpcError(RPC.invalidParams, `invalid params: ${d.when !== undefined ? 'when' : 'serverReadOnly'}: needs a grant (scope task, duration or always), not once`);
   }
-  // A request that says `source: "ssh"` but came through request.sock, not Airlock's SSH
-  // agent: the agent's own word. An allow grant made from it would answer real ones: for a
-  // signature with `key: null`, i.e. EVERY key (an agent forges the prompt of a login the
-  // human approves daily, then signs with any key), for `ssh-add -D` the real removal.
-  // Deny grants only narrow, so they stay; an allow is once only.
-  if (req.source === 'ssh' && !req.viaSshAgent && d.decision === 'allow' && d.scope !== 'once') {
-    throw new RpcError(
-      RPC.invalidParams,
-      "invalid params: scope: this request says it comes from SSH but did not come through Airlock's SSH agent (a grant from it would answer real signatures, with any key); allow it once, or make a grant for one key in Grants",
-    );
-  }
   if (d.scope === 'task' && !req.task) {
     throw new RpcError(RPC.invalidParams, 'invalid params: scope: this request belongs to no task; choose once, duration or always');
   }

@@ -261,13 +261,14 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory, ownPaths: readonl
     if (facts.confirmRequired === true) raise('critical', 'the key was added with ssh-add -c: every use needs your confirmation');
     if (facts.hostKeyRevoked === true) raise('critical', 'the host key is marked @revoked in known_hosts');
   }
+  // Only Airlock's SSH agent sets viaSshAgent: anything else saying "ssh" is the requester's
+  // own word. An allow grant made from it would answer real ones (for a signature with
+  // `key: null`, i.e. EVERY key; for ssh-add -D the real removal). Critical, so every UI
+  // offers only Deny or Allow once (shared/prompt-choices.ts) and the daemon refuses an
+  // allow grant from it on ui.sock too (friction.ts, the rule for every critical prompt).
+  if (r.source === 'ssh' && !r.viaSshAgent) raise('critical', "says it comes from SSH, but it came through request.sock, not Airlock's SSH agent (it is the requester's own word): allowing it signs nothing, and it is asked every time");
   // ssh-add -d/-D/-x/-X on the shared agent socket (main/ssh/agent-admin.ts): removing
   // keys or locking the agent is answered one at a time, never by a suggested grant.
-  // Only agent.sock sets `ssh`: anything else saying "ssh" is the agent's own word
-  // (prompt-decisions.ts checkDecision says what it may not become).
-  // Critical, so every UI offers only Deny or Allow once (shared/prompt-choices.ts), and
-  // checkDecision refuses an allow grant from it on ui.sock too.
-  if (r.source === 'ssh' && !r.viaSshAgent) raise('critical', "says it comes from SSH, but it came through request.sock, not Airlock's SSH agent (it is the requester's own word): allowing it signs nothing, and it is asked every time");
   if (r.source === 'ssh' && r.tool === 'ssh-agent') raise('high', 'changes the SSH agent itself (removes keys, or locks or unlocks it)');
   for (const c of r.classifierRisk) raise(c.level, c.reason);
   // Named rules over the command's parts (risk-rules.ts): a secret sent anywhere, a
