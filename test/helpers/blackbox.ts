@@ -3,9 +3,11 @@
 // lines on the documented sockets — never through the implementation's own modules, so a
 // renamed method or field is caught the way a user's script would catch it.
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { waitFor } from './daemon';
+import { startDaemon, waitFor, type Daemon } from './daemon';
 
 /** bin/airlock, the documented way to run the CLI inside the repository. */
 export const AIRLOCK_BIN = path.join(__dirname, '..', '..', '..', 'bin', 'airlock');
@@ -135,4 +137,27 @@ export function airlock(args: string[], opts: { env: NodeJS.ProcessEnv; input?: 
     p.stdin.on('error', () => undefined);
     p.stdin.end(opts.input ?? '');
   });
+}
+
+/**
+ * One black-box file's set-up: a temp root, the real daemon with its home in it (`<root>/h`,
+ * which does not exist yet: the daemon creates it, 0700), a raw ui.sock connection.
+ */
+export interface BlackboxSession {
+  root: string;
+  d: Daemon;
+  ui: Wire;
+}
+
+export async function openBlackboxSession(prefix: string): Promise<BlackboxSession> {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const d = await startDaemon({ home: path.join(root, 'h') });
+  return { root, d, ui: await Wire.open(d.uiSock) };
+}
+
+/** Closes what was opened and removes the root; safe after a set-up that failed half way. */
+export async function closeBlackboxSession(s: Partial<BlackboxSession>): Promise<void> {
+  s.ui?.close();
+  await s.d?.stop();
+  if (s.root) fs.rmSync(s.root, { recursive: true, force: true });
 }

@@ -7,11 +7,10 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startDaemon, waitFor, type Daemon } from '../helpers/daemon';
-import { AIRLOCK_BIN, Wire, airlock, waitPending, type Pending } from '../helpers/blackbox';
+import { waitFor, type Daemon } from '../helpers/daemon';
+import { AIRLOCK_BIN, Wire, closeBlackboxSession, openBlackboxSession, airlock, waitPending, type Pending } from '../helpers/blackbox';
 
 let d: Daemon;
 let ui: Wire;
@@ -20,22 +19,16 @@ let env: NodeJS.ProcessEnv;
 let work: string;
 
 before(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'bba-'));
+  ({ root, d, ui } = await openBlackboxSession('bba-'));
   work = path.join(root, 'proj');
   fs.mkdirSync(path.join(work, 'src'), { recursive: true });
   fs.mkdirSync(path.join(work, 'build'));
   fs.writeFileSync(path.join(work, 'src', 'a.ts'), 'export const a = 1;\n');
-  d = await startDaemon({ home: path.join(root, 'h') });
-  ui = await Wire.open(d.uiSock);
   env = { ...process.env, AIRLOCK_HOME: d.home, HOME: path.join(root, 'userhome') };
   fs.mkdirSync(env.HOME!, { mode: 0o700 });
   for (const k of ['AIRLOCK_TASK', 'AIRLOCK_TASK_TOKEN', 'AIRLOCK_REQUEST_SOCK', 'AIRLOCK_HOOK_HOME']) delete env[k];
 });
-after(async () => {
-  ui?.close();
-  await d?.stop();
-  fs.rmSync(root, { recursive: true, force: true });
-});
+after(() => closeBlackboxSession({ root, d, ui }));
 
 interface HookOut {
   hookSpecificOutput?: { hookEventName?: string; permissionDecision?: string; permissionDecisionReason?: string };

@@ -6,11 +6,10 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startDaemon, waitFor, type Daemon } from '../helpers/daemon';
-import { AIRLOCK_BIN, Wire, airlock, waitPending } from '../helpers/blackbox';
+import { waitFor, type Daemon } from '../helpers/daemon';
+import { AIRLOCK_BIN, Wire, closeBlackboxSession, openBlackboxSession, airlock, waitPending } from '../helpers/blackbox';
 
 let d: Daemon;
 let ui: Wire;
@@ -19,21 +18,15 @@ let env: NodeJS.ProcessEnv;
 let work: string;
 
 before(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'bbc-'));
+  ({ root, d, ui } = await openBlackboxSession('bbc-'));
   work = path.join(root, 'work');
   fs.mkdirSync(work);
-  d = await startDaemon({ home: path.join(root, 'h') });
-  ui = await Wire.open(d.uiSock);
   env = { ...process.env, AIRLOCK_HOME: d.home };
   delete env.AIRLOCK_TASK;
   delete env.AIRLOCK_TASK_TOKEN;
   delete env.AIRLOCK_REQUEST_SOCK;
 });
-after(async () => {
-  ui?.close();
-  await d?.stop();
-  fs.rmSync(root, { recursive: true, force: true });
-});
+after(() => closeBlackboxSession({ root, d, ui }));
 
 async function answer(pred: (summary: string, p: Record<string, unknown>) => boolean, decision: 'allow' | 'deny', what: string): Promise<void> {
   const p = await waitPending(ui, (x) => pred(x.summary, x as unknown as Record<string, unknown>), what);

@@ -10,23 +10,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startDaemon, type Daemon } from '../helpers/daemon';
-import { Wire, waitPending, type RpcMsg } from '../helpers/blackbox';
+import type { Daemon } from '../helpers/daemon';
+import { Wire, closeBlackboxSession, openBlackboxSession, waitPending, type RpcMsg } from '../helpers/blackbox';
 
 let d: Daemon;
 let ui: Wire;
 let root: string;
 
 before(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'bbx-'));
-  d = await startDaemon({ home: path.join(root, 'h') });
-  ui = await Wire.open(d.uiSock);
+  ({ root, d, ui } = await openBlackboxSession('bbx-'));
 });
-after(async () => {
-  ui?.close();
-  await d?.stop();
-  fs.rmSync(root, { recursive: true, force: true });
-});
+after(() => closeBlackboxSession({ root, d, ui }));
 
 async function alive(): Promise<void> {
   const w = await Wire.open(d.requestSock);

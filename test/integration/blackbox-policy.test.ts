@@ -9,26 +9,19 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startDaemon, waitFor, type Daemon } from '../helpers/daemon';
-import { Wire, airlock, pendingList, waitPending, type RpcMsg } from '../helpers/blackbox';
+import { Wire, closeBlackboxSession, openBlackboxSession, airlock, pendingList, waitPending, type RpcMsg } from '../helpers/blackbox';
 
 let d: Daemon;
 let ui: Wire;
 let root: string;
 
 before(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'bbp-'));
-  d = await startDaemon({ home: path.join(root, 'h') });
-  ui = await Wire.open(d.uiSock);
+  ({ root, d, ui } = await openBlackboxSession('bbp-'));
 });
-after(async () => {
-  ui?.close();
-  await d?.stop();
-  fs.rmSync(root, { recursive: true, force: true });
-});
+after(() => closeBlackboxSession({ root, d, ui }));
 
 const grantId = (g: Record<string, unknown>): string => (g.id ?? (g.grant as { id?: string }).id) as string;
 

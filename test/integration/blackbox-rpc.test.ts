@@ -3,11 +3,10 @@
 // language would. One daemon for the whole file, in a fresh AIRLOCK_HOME it must create.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startDaemon, waitFor, type Daemon } from '../helpers/daemon';
-import { Wire, pendingList, waitPending, type Pending, type RpcMsg } from '../helpers/blackbox';
+import { waitFor, type Daemon } from '../helpers/daemon';
+import { Wire, closeBlackboxSession, openBlackboxSession, pendingList, waitPending, type Pending, type RpcMsg } from '../helpers/blackbox';
 
 let d: Daemon;
 let ui: Wire;
@@ -15,16 +14,9 @@ let root: string;
 const HUMAN_METHODS = ['pending.list', 'pending.decide', 'subscribe', 'grants.list', 'grants.create', 'grants.revoke', 'tasks.list', 'tasks.end', 'history.query', 'keys.list', 'keys.import', 'keys.generate', 'keys.remove', 'audit.verify', 'settings.get', 'settings.set'];
 
 before(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'bbr-'));
-  // A home that does not exist yet: the daemon creates it (0700).
-  d = await startDaemon({ home: path.join(root, 'h') });
-  ui = await Wire.open(d.uiSock);
+  ({ root, d, ui } = await openBlackboxSession('bbr-'));
 });
-after(async () => {
-  ui?.close();
-  await d?.stop();
-  fs.rmSync(root, { recursive: true, force: true });
-});
+after(() => closeBlackboxSession({ root, d, ui }));
 
 let seq = 0;
 /** A unique write request (identical waiting requests share one prompt). */

@@ -8,11 +8,10 @@
 // its grant (for its key) as before.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { startDaemon, type Daemon } from '../helpers/daemon';
-import { Wire, airlock, pendingList, waitPending } from '../helpers/blackbox';
+import type { Daemon } from '../helpers/daemon';
+import { Wire, airlock, closeBlackboxSession, openBlackboxSession, pendingList, waitPending } from '../helpers/blackbox';
 import { run } from '../helpers/ssh';
 
 let d: Daemon;
@@ -21,16 +20,10 @@ let root: string;
 let env: NodeJS.ProcessEnv;
 
 before(async () => {
-  root = fs.mkdtempSync(path.join(os.tmpdir(), 'rfs-'));
-  d = await startDaemon({ home: path.join(root, 'h') });
-  ui = await Wire.open(d.uiSock);
+  ({ root, d, ui } = await openBlackboxSession('rfs-'));
   env = { ...process.env, AIRLOCK_HOME: d.home, SSH_AUTH_SOCK: d.agentSock };
 });
-after(async () => {
-  ui?.close();
-  await d?.stop();
-  fs.rmSync(root, { recursive: true, force: true });
-});
+after(() => closeBlackboxSession({ root, d, ui }));
 
 async function grants(): Promise<{ source: string; action: string; resource: string | null; key: string | null; effect: string }[]> {
   return (await ui.ok<{ grants: { source: string; action: string; resource: string | null; key: string | null; effect: string }[] }>('grants.list')).grants;
