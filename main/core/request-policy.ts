@@ -14,6 +14,7 @@ import { capArgs } from './history-recorder';
 import type { CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
 import { ClaudeDirMemory } from './claude-dir-memory';
+import { egressRemote } from './egress-remote';
 import type { CoreRequest } from './request';
 import { assessRisk, rank, type TaskMemory } from './risk';
 import { taskNameReasons } from './task-names';
@@ -121,7 +122,7 @@ export class RequestPolicy {
       // A task started through a remote is the remote's: what its egress proxy asks is
       // decided as that remote's request (its grants, never this machine's allow grants),
       // exactly as task.network counts them (tasks-and-grants.ts).
-      if (ctx.egress && !remote && t.remote) remote = { name: t.remote, via: `the egress proxy of task ${task} (started through remote ${t.remote})` };
+      if (ctx.egress && !remote && t.remote) remote = egressRemote(task, t.remote);
       // The prompt shows the name an agent may have chosen to look like another task's or Airlock's.
       for (const reason of taskNameReasons({ id: task, name: t.name }, this.facts.namesakes?.(task) ?? [])) classifierRisk.push({ level: 'medium', reason });
     }
