@@ -11,9 +11,10 @@ import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from
 import { conditionWords } from './condition';
 import { conditionMissText, conditionOutcome, coversLocalDestination, evaluateGrants, evaluateParts, nearMissText, type GrantIndex } from './grants';
 import { capArgs } from './history-recorder';
-import type { CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
+import type { ClaudeDirKeeper, CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
 import { ClaudeDirMemory } from './claude-dir-memory';
+import { egressRemote } from './egress-remote';
 import type { CoreRequest } from './request';
 import { assessRisk, rank, type TaskMemory } from './risk';
 import { taskNameReasons } from './task-names';
@@ -47,6 +48,8 @@ export interface PolicyOptions {
   ownPaths?: readonly string[];
   /** CLAUDE_CONFIG_DIR as the daemon itself has it (and its ancestors): always protected. */
   claudeConfigDirs?: readonly string[];
+  /** Where the directories seen are kept across restarts (main/store); without it they last until the daemon stops. */
+  claudeDirKeeper?: ClaudeDirKeeper;
   now?: () => number;
 }
 
@@ -90,7 +93,7 @@ export class RequestPolicy {
     this.realPaths = opts.realPaths;
     this.repoLookalike = opts.repoLookalike;
     this.ownPaths = opts.ownPaths ?? [];
-    this.claudeDirs = new ClaudeDirMemory(opts.claudeConfigDirs ?? []);
+    this.claudeDirs = new ClaudeDirMemory(opts.claudeConfigDirs ?? [], opts.claudeDirKeeper);
     this.now = opts.now ?? Date.now;
   }
 
@@ -121,7 +124,7 @@ export class RequestPolicy {
       // A task started through a remote is the remote's: what its egress proxy asks is
       // decided as that remote's request (its grants, never this machine's allow grants),
       // exactly as task.network counts them (tasks-and-grants.ts).
-      if (ctx.egress && !remote && t.remote) remote = { name: t.remote, via: `the egress proxy of task ${task} (started through remote ${t.remote})` };
+      if (ctx.egress && !remote && t.remote) remote = egressRemote(task, t.remote);
       // The prompt shows the name an agent may have chosen to look like another task's or Airlock's.
       for (const reason of taskNameReasons({ id: task, name: t.name }, this.facts.namesakes?.(task) ?? [])) classifierRisk.push({ level: 'medium', reason });
     }
