@@ -215,6 +215,17 @@ export interface SecretService {
 }
 
 /**
+ * Where the CLAUDE_CONFIG_DIR directories the daemon has seen are kept across restarts
+ * (implemented over main/store; core/claude-dir-memory.ts). Only ever grows.
+ */
+export interface ClaudeDirKeeper {
+  /** The kept directories, oldest first (at most `max`). */
+  load(max: number): string[];
+  /** Keeps one more unless `max` are kept; true when it is kept. May throw (the database busy): it is tried again later. */
+  keep(dir: string, max: number): boolean;
+}
+
+/**
  * Where paths really lead, symbolic links resolved (implemented by main/os/real-path.ts).
  * `real` lists only the paths whose target differs from the path as written; `incomplete`
  * says why some were not resolved (a budget ran out, a link loop). `hardLinks` names, for a

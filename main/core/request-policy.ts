@@ -11,7 +11,7 @@ import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from
 import { conditionWords } from './condition';
 import { conditionMissText, conditionOutcome, coversLocalDestination, evaluateGrants, evaluateParts, nearMissText, type GrantIndex } from './grants';
 import { capArgs } from './history-recorder';
-import type { CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
+import type { ClaudeDirKeeper, CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
 import { ClaudeDirMemory } from './claude-dir-memory';
 import { egressRemote } from './egress-remote';
@@ -48,6 +48,8 @@ export interface PolicyOptions {
   ownPaths?: readonly string[];
   /** CLAUDE_CONFIG_DIR as the daemon itself has it (and its ancestors): always protected. */
   claudeConfigDirs?: readonly string[];
+  /** Where the directories seen are kept across restarts (main/store); without it they last until the daemon stops. */
+  claudeDirKeeper?: ClaudeDirKeeper;
   now?: () => number;
 }
 
@@ -91,7 +93,7 @@ export class RequestPolicy {
     this.realPaths = opts.realPaths;
     this.repoLookalike = opts.repoLookalike;
     this.ownPaths = opts.ownPaths ?? [];
-    this.claudeDirs = new ClaudeDirMemory(opts.claudeConfigDirs ?? []);
+    this.claudeDirs = new ClaudeDirMemory(opts.claudeConfigDirs ?? [], opts.claudeDirKeeper);
     this.now = opts.now ?? Date.now;
   }
 

@@ -15,6 +15,8 @@ import { ClaudeDirMemory } from '../../main/core/claude-dir-memory';
 import { MAX_REMEMBERED_DIRS } from '../../main/core/claude-config';
 import { claudeConfigDirsOf, configValuesOf } from '../../main/os/claude-config-env';
 import { resolveRealPaths } from '../../main/os/real-path';
+import { Store } from '../../main/store';
+import type { ClaudeDirKeeper } from '../../main/core/ports';
 
 function req(p: Partial<CoreRequest>): CoreRequest {
   const resources = p.resources ?? [];
@@ -90,6 +92,43 @@ test('the daemon remembers every CLAUDE_CONFIG_DIR it was told, resolves relativ
   // Past the cap a request's own directory still counts for it.
   assert.ok(m.forRequest(['/late'], null).includes('/late'));
   fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('what the daemon remembers is kept in the database: a restarted daemon knows it before any request names it, at the same cap, none pushed out; a busy database is tried again', () => {
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'al-ccdb-')), 'airlock.db');
+  const keeperOf = (s: Store): ClaudeDirKeeper => ({ load: (max) => s.claudeConfigDirs(max), keep: (d, max) => s.keepClaudeConfigDir(d, 1, max) });
+  let s = new Store(file);
+  const first = new ClaudeDirMemory(['/daemon/own/'], keeperOf(s));
+  first.forRequest(['/srv/cc/'], null);
+  first.forRequest(['rel'], '/home/u');
+  for (let i = 0; i < 200; i++) first.forRequest([`/flood/${i}`], null);
+  assert.equal(first.list().length, MAX_REMEMBERED_DIRS);
+  s.close();
+  // A restart with no CLAUDE_CONFIG_DIR of its own: what was remembered is there before any request.
+  s = new Store(file);
+  const second = new ClaudeDirMemory([], keeperOf(s));
+  assert.deepEqual(second.list(), first.list(), 'the same directories, in the order first seen');
+  for (const d of ['/daemon/own', '/srv/cc', '/home/u/rel']) assert.ok(second.forRequest([], null).includes(d), d);
+  // Still only growing, at the same cap: a new directory past it is not kept, none is pushed out.
+  second.forRequest(['/after/restart'], null);
+  assert.equal(s.claudeConfigDirs(1000).length, MAX_REMEMBERED_DIRS);
+  assert.ok(!s.claudeConfigDirs(1000).includes('/after/restart'));
+  assert.ok(second.forRequest(['/after/restart'], null).includes('/after/restart'), 'past the cap a request\'s own directory still counts for it');
+  // Garbage from the table (written by hand) is not taken for a directory.
+  s.db.prepare('DELETE FROM claude_config_dirs').run();
+  s.db.prepare("INSERT INTO claude_config_dirs (dir, first_seen) VALUES ('relative/x', 1), ('/ok//x/', 2)").run();
+  assert.deepEqual(new ClaudeDirMemory([], keeperOf(s)).list(), ['/ok/x']);
+  s.close();
+  // A keeper that fails (the database busy) loses nothing: memory holds it and the next request tries again.
+  const kept: string[] = [];
+  let busy = true;
+  const flaky = new ClaudeDirMemory([], { load: () => [], keep: (d) => { if (busy) throw new Error('SQLITE_BUSY'); kept.push(d); return true; } });
+  assert.ok(flaky.forRequest(['/busy/cc'], null).includes('/busy/cc'));
+  busy = false;
+  flaky.forRequest([], null);
+  assert.deepEqual(kept, ['/busy/cc']);
+  // A keeper whose load fails still remembers what requests carry.
+  assert.ok(new ClaudeDirMemory([], { load: () => { throw new Error('no table'); }, keep: () => true }).forRequest(['/x'], null).includes('/x'));
 });
 
 test("CLAUDE_CONFIG_DIR is read from /proc for the process and all its parents (past a setsid), relative to each one's working directory, links resolved", { skip: !fs.existsSync('/proc/self') }, async () => {
