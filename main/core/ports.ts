@@ -217,11 +217,6 @@ export interface SecretService {
 }
 
 /**
- * Where paths really lead, symbolic links resolved (implemented by main/os/real-path.ts).
- * `real` lists only the paths whose target differs from the path as written; `incomplete`
- * says why some were not resolved (a budget ran out, a link loop).
- */
-/**
  * Where the CLAUDE_CONFIG_DIR directories the daemon has seen are kept across restarts
  * (implemented over main/store; core/claude-dir-memory.ts). Only ever grows.
  */
@@ -232,7 +227,13 @@ export interface ClaudeDirKeeper {
   keep(dir: string, max: number): boolean;
 }
 
-export type PathResolver = (paths: readonly string[]) => { real: Map<string, string>; incomplete: string | null };
+/**
+ * Where paths really lead, symbolic links resolved (implemented by main/os/real-path.ts).
+ * `real` lists only the paths whose target differs from the path as written; `incomplete`
+ * says why some were not resolved (a budget ran out, a link loop). `hardLinks` names, for a
+ * path that is a regular file with more than one name, a protected file it is the same file as.
+ */
+export type PathResolver = (paths: readonly string[]) => { real: Map<string, string>; incomplete: string | null; hardLinks?: Map<string, string> };
 
 /**
  * The directory git would take as a bare repository from a working directory (HEAD,
