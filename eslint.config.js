@@ -54,8 +54,9 @@ module.exports = tseslint.config(
             // Adapters see the core only through its ports and the ApproverService; only the composition root builds the concrete parts.
             { target: './main/api/!(daemon).ts', from: './main/core', except: ['./ports.ts', './approver-service.ts'], message: 'main/api adapters reach the core only through core/ports.ts and the ApproverService (only api/daemon.ts builds concrete core parts).' },
             { target: './main/electron', from: './main/core', except: ['./ports.ts'], message: 'main/electron reaches the core only through core/ports.ts and what api/daemon.ts returns.' },
-            // The egress proxy is the one integration that runs inside the daemon (api wires it in).
-            { target: './main/api', from: './main/integrations', except: ['./egress'], message: 'main/api is below the integrations, except the daemon-side egress proxy.' },
+            // Two integrations run inside the daemon (api wires them in): the egress proxy, and the
+            // Claude Code hook's decision (request.sock `hook.claudeCode`; the hook process only relays).
+            { target: './main/api', from: './main/integrations', except: ['./egress', './claude-code/hook-service.ts'], message: 'main/api is below the integrations, except the daemon-side egress proxy and the Claude Code hook service.' },
             { target: './main/integrations', from: main('store', 'api', 'ssh', 'electron'), message: 'integrations run agent-side: they talk to the daemon only through main/client.' },
             { target: './main/integrations', from: './main/core', except: ['./classify', './ports.ts'], message: 'integrations may use only the shell classifier of the core.' },
             { target: './main/cli', from: './main/electron', message: 'the CLI runs under plain Node.' },

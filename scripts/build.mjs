@@ -1,7 +1,7 @@
 // One build for everything: native addon, TypeScript (main, preload, tests), the
 // bundled preload, and the React renderer. Prints each step so a slow one is visible.
 import { execFileSync } from 'node:child_process';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -36,12 +36,27 @@ if (existsSync(path.join(root, 'preload/index.ts'))) {
   ]);
 }
 // The Claude Code hook runs once per tool call: one bundle starts faster than a module
-// tree (main/integrations/claude-code/bin.ts loads it; zod and commander stay out).
+// tree (main/integrations/claude-code/bin.ts loads it; zod and commander stay out). It only
+// relays: the mapping and the shell classifier run in the daemon (hook-service.ts).
 step('hook bundle (esbuild)', bin('esbuild'), [
   'main/integrations/claude-code/hook-main.ts', '--bundle', '--platform=node', '--format=cjs', '--target=node20',
-  '--external:../../core/classify/shell', // mvdan-sh: only Bash needs it, required lazily
   `--outfile=${out}/main/integrations/claude-code/hook.bundle.js`, '--log-level=warning',
 ]);
+// The native hook (issue 15: a hook within 1.1× of `node -e 0` cannot be a Node process): plain
+// C, no dependencies, built when a C compiler is here. Without one, `--install` writes the Node
+// command and the native tests skip, saying why (test/helpers/native-hook.ts).
+const cc = process.env.CC || 'cc';
+let haveCc = false;
+try {
+  execFileSync(cc, ['--version'], { stdio: 'ignore' });
+  haveCc = true;
+} catch {
+  process.stdout.write(`build: native hook skipped: no C compiler (${cc}); the Node hook is installed instead\n`);
+}
+if (haveCc) {
+  mkdirSync(path.join(root, out, 'native'), { recursive: true });
+  step('native hook (cc)', cc, ['-O2', '-std=c11', '-Wall', '-Wextra', '-Werror', '-o', `${out}/native/airlock-hook`, 'native/hook/airlock-hook.c']);
+}
 if (existsSync(path.join(root, 'app/index.html'))) {
   step('renderer (vite)', bin('vite'), ['build', '--config', 'app/vite.config.ts', '--logLevel', 'warn', '--outDir', path.join(root, out, 'app')]);
 }

@@ -5,8 +5,11 @@ import { agentMethods } from '../contract/agent';
 import type { ProcessInfo, RemoteInfo } from '../contract/common';
 import { RPC, RpcError } from '../contract/rpc';
 import type { AgentSide } from '../core/ports';
+import { answerClaudeCodeHook } from '../integrations/claude-code/hook-service';
 import { sshDestinationOf } from '../ssh/ssh-argv';
+import * as path from 'node:path';
 import { createDispatch } from './dispatch';
+import { rejectionRow } from './rpc-message';
 import { startRpcSocket } from './rpc-socket';
 
 /**
@@ -31,7 +34,7 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
   const { desk, tasks, lifecycle } = agent;
   return startRpcSocket(sockPath, name, agent.recorder, (peer) => {
     const remote: RemoteInfo | undefined = opts.remote ? { name: opts.remote, via: remoteVia(peer.process) } : undefined;
-    const ctx = { process: peer.process, connection: peer.connection, ...(remote ? { remote } : {}), get claudeConfigDirs() { return peer.claudeConfigDirs; } };
+    const ctx = { process: peer.process, connection: peer.connection, ...(remote ? { remote } : {}), get claudeConfigEnv() { return peer.claudeConfigEnv; } };
     // The task a call may end or inspect: its token, and (through a remote's socket) a task
     // started through that remote. A refusal is recorded with the task, so the task's own
     // history shows that a remote tried (-32001 is an answer, which the one JSON-RPC path
@@ -66,6 +69,20 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
           }
           return tasks.learnMcpTools(p);
         },
+        // The Claude Code hook's whole call, decided here as this connection (the hook's process
+        // tree, this remote). Sessions are kept beside this socket: a remote's apart from ours.
+        'hook.claudeCode': (p) =>
+          answerClaudeCodeHook(p, {
+            ask: (r) => desk.ask(r, ctx),
+            startTask: (t) => lifecycle.startTask(t, ctx),
+            sessionsDir: path.join(path.dirname(sockPath), 'claude-code'),
+            recordRefused: (code, reason, raw) =>
+              agent.recorder.recordRejected({
+                ...rejectionRow(name, name, 'line', { code, reason, raw, method: 'hook.claudeCode' }, peer.process),
+                connection: peer.connection,
+                ...(remote ? { remote } : {}),
+              }),
+          }),
       }),
       // A requester that goes away is answered (deny) so history has its requests.
       onClose: () => desk.dropConnection(peer.connection),

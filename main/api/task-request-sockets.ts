@@ -6,7 +6,8 @@
 // - `task.start`: refused (a new task would escape this one's deny grants);
 // - `task.end` / `task.network`: only for this task (no `task`, or this task's id or token);
 //   a task may end itself — that only takes its own grants and sockets away;
-// - `mcp.tools`: refused (what is learned there would apply to every task).
+// - `mcp.tools`: refused (what is learned there would apply to every task);
+// - `hook.claudeCode`: the Claude Code hook's call, decided as the task's (no session files).
 // The sandbox (main/integrations/exec/sandbox.ts) mounts this directory and nothing else
 // of Airlock's.
 import * as fs from 'node:fs';
@@ -16,7 +17,9 @@ import { RPC, RpcError } from '../contract/rpc';
 import { taskIdOf } from '../contract/task-ref';
 import type { AgentSide, TaskSocketService } from '../core/ports';
 import { ensurePrivateDir } from '../os/paths';
+import { answerClaudeCodeHook } from '../integrations/claude-code/hook-service';
 import { createDispatch } from './dispatch';
+import { rejectionRow } from './rpc-message';
 import { startRpcSocket } from './rpc-socket';
 
 /** sun_path is 108 bytes on Linux (104 on macOS), including the terminating NUL. */
@@ -51,7 +54,7 @@ export class TaskRequestSockets implements TaskSocketService {
       return task;
     };
     const handle = await startRpcSocket(p, `tasks/${task}/request.sock`, recorder, (peer) => {
-      const ctx = { process: peer.process, connection: peer.connection, boundTask: task, get claudeConfigDirs() { return peer.claudeConfigDirs; } };
+      const ctx = { process: peer.process, connection: peer.connection, boundTask: task, get claudeConfigEnv() { return peer.claudeConfigEnv; } };
       return {
         dispatch: createDispatch(agentMethods, {
           request: (r) => desk.ask(r, ctx),
@@ -76,6 +79,21 @@ export class TaskRequestSockets implements TaskSocketService {
               `mcp.tools is refused on the socket of task ${task}: what a task reports about an MCP server would apply to every other task; run airlock mcp outside the sandbox to teach the hook`,
             );
           },
+          // The Claude Code hook inside the task: every call is the task's (no session files).
+          'hook.claudeCode': (r) =>
+            answerClaudeCodeHook(r, {
+              ask: (q) => desk.ask(q, ctx),
+              startTask: async () => {
+                throw boundTaskCannotStart(task);
+              },
+              sessionsDir: null,
+              recordRefused: (code, reason, raw) =>
+                recorder.recordRejected({
+                  ...rejectionRow(`tasks/${task}/request.sock`, `tasks/${task}/request.sock`, 'line', { code, reason, raw, method: 'hook.claudeCode' }, peer.process),
+                  connection: peer.connection,
+                  task,
+                }),
+            }),
         }),
         onClose: () => desk.dropConnection(peer.connection),
       };

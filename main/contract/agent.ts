@@ -141,6 +141,36 @@ export const McpToolsReport = z.strictObject({
 });
 export type McpToolsReport = z.infer<typeof McpToolsReport>;
 
+/**
+ * `hook.claudeCode`: one Claude Code hook call, whole. The hook (the native client
+ * native/hook/airlock-hook.c, or the Node relay main/integrations/claude-code/hook.ts) sends
+ * the raw PreToolUse JSON it read on stdin and what it knows from its own environment; the
+ * daemon maps, resolves the session's task, asks, and answers with exactly what the hook
+ * prints and its exit code. Everything here is the hook input, hostile: capped, checked again
+ * by the mapping (main/integrations/claude-code/hook-service.ts).
+ */
+export const HookClaudeCodeParams = z.strictObject({
+  /** stdin as read (the request line's 1 MiB cap bounds it; the hook asks before sending more). */
+  stdin: z.string().max(LIMITS.lineBytes),
+  /** The hook process's working directory (a relative CLAUDE_CONFIG_DIR is relative to it). */
+  cwd: text(LIMITS.text).optional(),
+  /** HOME of the hook process: Claude Code expands `~` in tool paths with it. */
+  home: text(LIMITS.text).optional(),
+  /** CLAUDE_CONFIG_DIR as the hook sees it (absolute or relative to `cwd`). */
+  claudeConfigDir: text(LIMITS.text).optional(),
+  /** AIRLOCK_TASK: the task `airlock task start -- claude` runs the session in. */
+  task: text(LIMITS.name).optional(),
+  /** AIRLOCK_TASK_TOKEN (the shell of `eval "$(airlock task start --env)"`). */
+  taskToken: text(LIMITS.name).optional(),
+});
+export type HookClaudeCodeParams = z.infer<typeof HookClaudeCodeParams>;
+/** What the hook prints (hex of the UTF-8 bytes: a C client decodes it without a JSON parser) and exits with. */
+export const HookClaudeCodeResult = z.object({
+  exitCode: z.number().int().min(0).max(255),
+  stdoutHex: z.string().max(64 * 1024).regex(/^(?:[0-9a-f]{2})*$/),
+});
+export type HookClaudeCodeResult = z.infer<typeof HookClaudeCodeResult>;
+
 /** Method table of request.sock. Adapters are generated from it; add methods here only. */
 export const agentMethods = {
   request: { params: AgentRequest, result: AgentAnswer },
@@ -150,6 +180,8 @@ export const agentMethods = {
   'task.network': { params: TaskEndParams, result: z.object({ allowed: z.boolean(), reason: z.string() }) },
   /** `airlock mcp` reports a server's tools/list (a batch of at most 500 tools). */
   'mcp.tools': { params: McpToolsReport, result: z.object({ learned: z.number().int(), kept: z.array(z.string()) }) },
+  /** The Claude Code hook's whole call: raw stdin in, what to print out (HookClaudeCodeParams). */
+  'hook.claudeCode': { params: HookClaudeCodeParams, result: HookClaudeCodeResult },
 } as const;
 
 /** task.start on a task's own socket is refused: a new task would escape this one's deny grants. */

@@ -7,6 +7,7 @@ import type { AgentAnswer } from '../contract/agent';
 import type { Grant } from '../contract/approver';
 import { LIMITS, type DecidedBy, type Risk, type Scope } from '../contract/common';
 import { LOCK_BUDGET_MS, type Store } from '../store';
+import { egressRemote } from './egress-remote';
 import type { NotificationBus } from './notification-bus';
 import type { PastEvent } from './past-matches';
 import type { EgressRecord, RejectedAttempt, RejectionRecorder } from './ports';
@@ -223,11 +224,16 @@ export class HistoryRecorder implements RejectionRecorder {
     remember(this.memoryOf(p.task), 'transfer', [resource], PLACEHOLDER_LEAK_TOOL, reason);
   }
 
-  /** One chained event the egress proxy reports (allowed by the system, after the fact); a task that is gone is recorded as none. */
+  /**
+   * One chained event the egress proxy reports (allowed by the system, after the fact); a task
+   * that is gone is recorded as none. A task started through a remote marks it with the remote,
+   * as its connection's prompt was (egress-remote.ts).
+   */
   private recordEgressEvent(e: { task: string; tool: string; resource: string; resources: string[]; summary: string; args: unknown; process?: CoreRequest['process']; risk: Risk; reason: string }): void {
+    const task = this.store.getTask(e.task);
     const ev = this.store.appendEvent({
       ts: this.now(),
-      task: this.store.getTask(e.task) ? e.task : null,
+      task: task ? e.task : null,
       source: 'egress',
       tool: e.tool,
       action: 'transfer',
@@ -244,6 +250,7 @@ export class HistoryRecorder implements RejectionRecorder {
       grant: null,
       scope: null,
       reason: e.reason,
+      remote: task?.remote ? egressRemote(task.id, task.remote) : null,
     });
     this.bus.publish({ method: 'event.recorded', params: ev });
   }

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { AgentAnswer, AgentRequest, McpToolsReport, TaskStartParams, TaskStartResult } from '../contract/agent';
 import type { Key } from '../contract/approver';
 import type { ProcessInfo, RemoteInfo, SshInfo } from '../contract/common';
+import type { ConfigDirValue } from './claude-config';
 
 /** Facts about a request that only the daemon knows (never taken from the agent's JSON). */
 export interface RequestContext {
@@ -24,11 +25,12 @@ export interface RequestContext {
   /** The request came through a remote's socket (airlock remote, ssh -R from another machine). */
   remote?: RemoteInfo;
   /**
-   * CLAUDE_CONFIG_DIR as the requesting process and its ancestors have it (read from /proc,
-   * relative values resolved against each one's working directory): Claude Code's settings
-   * directory when it is not ~/.claude. Only ever adds protection (core/claude-config.ts).
+   * CLAUDE_CONFIG_DIR as the requesting process and its ancestors have it (read from /proc),
+   * each value with that process's working directory, as read: Claude Code's settings
+   * directory when it is not ~/.claude. The core says which directories they name and only
+   * ever adds protection (core/claude-config.ts).
    */
-  claudeConfigDirs?: readonly string[];
+  claudeConfigEnv?: readonly ConfigDirValue[];
 }
 
 /** The remotes' own request sockets (implemented by main/api): `airlock remote`. */
@@ -215,11 +217,23 @@ export interface SecretService {
 }
 
 /**
+ * Where the CLAUDE_CONFIG_DIR directories the daemon has seen are kept across restarts
+ * (implemented over main/store; core/claude-dir-memory.ts). Only ever grows.
+ */
+export interface ClaudeDirKeeper {
+  /** The kept directories, oldest first (at most `max`). */
+  load(max: number): string[];
+  /** Keeps one more unless `max` are kept; true when it is kept. May throw (the database busy): it is tried again later. */
+  keep(dir: string, max: number): boolean;
+}
+
+/**
  * Where paths really lead, symbolic links resolved (implemented by main/os/real-path.ts).
  * `real` lists only the paths whose target differs from the path as written; `incomplete`
- * says why some were not resolved (a budget ran out, a link loop).
+ * says why some were not resolved (a budget ran out, a link loop). `hardLinks` names, for a
+ * path that is a regular file with more than one name, a protected file it is the same file as.
  */
-export type PathResolver = (paths: readonly string[]) => { real: Map<string, string>; incomplete: string | null };
+export type PathResolver = (paths: readonly string[]) => { real: Map<string, string>; incomplete: string | null; hardLinks?: Map<string, string> };
 
 /**
  * The directory git would take as a bare repository from a working directory (HEAD,

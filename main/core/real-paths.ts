@@ -3,6 +3,7 @@
 // PathResolver port, main/os/real-path.ts). Grants must cover every resource, so both the
 // literal and the real path must be granted for an allow, and a deny on either denies;
 // risk rules see the real target (`dir/h/pre-commit` with `h → .git/hooks` is a git hook).
+// A hard link to a protected file (main/os/hard-links.ts) adds that file the same way.
 import * as path from 'node:path';
 import { LIMITS } from '../contract/common';
 import type { CommandClassification, PathResolver } from './ports';
@@ -34,7 +35,7 @@ export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts
   for (const r of extra) if (isPath(r)) all.add(r);
   if (all.size === 0) return;
 
-  const { real, incomplete } = resolve([...all]);
+  const { real, incomplete, hardLinks } = resolve([...all]);
   const told = new Set<string>();
   const tell = (literal: string, target: string) => {
     // `a/./b` or `a/../b` without a link on the way is only spelling: nothing to tell.
@@ -65,6 +66,37 @@ export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts
     if (t === undefined) continue;
     add(req.resources, t);
     for (const p of parts) add(p.resources, t);
+  }
+  // A hard link is the protected file itself under another name: the protected path becomes
+  // a resource wherever the link's name is one, so risk and grants judge it as that path.
+  if (hardLinks?.size) {
+    const shown = new Set<string>();
+    const other = (r: string) => {
+      const t = hardLinks.get(r);
+      if (t !== undefined && !shown.has(r)) {
+        shown.add(r);
+        if (shown.size <= 8) req.classifierRisk.push({ level: 'medium', reason: `${r} is a hard link to ${t} (the same file under another name: writing one writes the other)` });
+      }
+      return t;
+    };
+    for (const r of [...req.resources]) {
+      const t = other(r);
+      if (t !== undefined) add(req.resources, t);
+    }
+    parts.forEach((p, i) => {
+      for (const r of [...p.resources, ...(raws?.[i]?.resources ?? [])]) {
+        const t = other(r);
+        if (t === undefined) continue;
+        add(p.resources, t);
+        add(req.resources, t);
+      }
+    });
+    for (const r of extra) {
+      const t = other(r);
+      if (t === undefined) continue;
+      add(req.resources, t);
+      for (const p of parts) add(p.resources, t);
+    }
   }
   if (incomplete) {
     // What was not resolved cannot be judged: no grant alone may allow it (critical), and

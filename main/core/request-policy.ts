@@ -11,9 +11,11 @@ import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from
 import { conditionWords } from './condition';
 import { conditionMissText, conditionOutcome, coversLocalDestination, evaluateGrants, evaluateParts, nearMissText, type GrantIndex } from './grants';
 import { capArgs } from './history-recorder';
-import type { CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
+import type { ClaudeDirKeeper, CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
+import type { ConfigDirValue } from './claude-config';
 import { ClaudeDirMemory } from './claude-dir-memory';
+import { egressRemote } from './egress-remote';
 import type { CoreRequest } from './request';
 import { assessRisk, rank, type TaskMemory } from './risk';
 import { taskNameReasons } from './task-names';
@@ -45,8 +47,10 @@ export interface PolicyOptions {
    * locations (risk.ts DISABLES_APPROVER), which cannot know a custom AIRLOCK_HOME.
    */
   ownPaths?: readonly string[];
-  /** CLAUDE_CONFIG_DIR as the daemon itself has it (and its ancestors): always protected. */
-  claudeConfigDirs?: readonly string[];
+  /** CLAUDE_CONFIG_DIR as the daemon itself and its ancestors have it (with their working directories): always protected. */
+  claudeConfigEnv?: readonly ConfigDirValue[];
+  /** Where the directories seen are kept across restarts (main/store); without it they last until the daemon stops. */
+  claudeDirKeeper?: ClaudeDirKeeper;
   now?: () => number;
 }
 
@@ -90,7 +94,7 @@ export class RequestPolicy {
     this.realPaths = opts.realPaths;
     this.repoLookalike = opts.repoLookalike;
     this.ownPaths = opts.ownPaths ?? [];
-    this.claudeDirs = new ClaudeDirMemory(opts.claudeConfigDirs ?? []);
+    this.claudeDirs = new ClaudeDirMemory(opts.claudeConfigEnv ?? [], { ...(opts.claudeDirKeeper ? { keeper: opts.claudeDirKeeper } : {}), ...(opts.realPaths ? { resolve: opts.realPaths } : {}) });
     this.now = opts.now ?? Date.now;
   }
 
@@ -121,7 +125,7 @@ export class RequestPolicy {
       // A task started through a remote is the remote's: what its egress proxy asks is
       // decided as that remote's request (its grants, never this machine's allow grants),
       // exactly as task.network counts them (tasks-and-grants.ts).
-      if (ctx.egress && !remote && t.remote) remote = { name: t.remote, via: `the egress proxy of task ${task} (started through remote ${t.remote})` };
+      if (ctx.egress && !remote && t.remote) remote = egressRemote(task, t.remote);
       // The prompt shows the name an agent may have chosen to look like another task's or Airlock's.
       for (const reason of taskNameReasons({ id: task, name: t.name }, this.facts.namesakes?.(task) ?? [])) classifierRisk.push({ level: 'medium', reason });
     }
@@ -186,7 +190,7 @@ export class RequestPolicy {
       ...(actionOrigin ? { actionOrigin } : {}),
     };
     if (this.realPaths) applyRealPaths(core, this.realPaths, rawParts);
-    const dirs = this.claudeDirs.forRequest([...(ctx.claudeConfigDirs ?? []), ...(req.claudeConfigDir !== undefined ? [req.claudeConfigDir] : [])], req.cwd ?? null, this.realPaths);
+    const dirs = this.claudeDirs.forRequest([...(ctx.claudeConfigEnv ?? []), ...(req.claudeConfigDir !== undefined ? [{ value: req.claudeConfigDir, cwd: req.cwd ?? null }] : [])]);
     if (dirs.length) core.claudeDirs = dirs;
     return core;
   }

@@ -10,6 +10,7 @@
 // as "pipe:[…]"; such a path stays as written (risk.ts marks it as a place to be careful).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { LinkBudgetSpent, protectedOtherName } from './hard-links';
 
 export const MAX_LINKS = 40;
 export const MAX_STEPS = 2000;
@@ -28,6 +29,8 @@ export interface RealPaths {
   real: Map<string, string>;
   /** Why some paths were not resolved (budget, link loop), or null. */
   incomplete: string | null;
+  /** literal → a protected file that is the same file under another name (a hard link, main/os/hard-links.ts). */
+  hardLinks: Map<string, string>;
 }
 
 interface Budget {
@@ -42,8 +45,11 @@ function expandHome(p: string): string | null {
   return p.startsWith('/') ? p : null;
 }
 
-/** The kernel's walk: each component lstat'ed, links spliced in, `..` taken from the real parent. */
-function walk(abs: string, b: Budget): string | 'loop' {
+/**
+ * The kernel's walk: each component lstat'ed, links spliced in, `..` taken from the real parent.
+ * `final.st` is the lstat of the last component when it exists (for the hard-link check).
+ */
+function walk(abs: string, b: Budget, final: { st?: fs.Stats } = {}): string | 'loop' {
   let queue = abs.split('/').filter((s) => s !== '' && s !== '.');
   let cur = '';
   let exists = true;
@@ -79,6 +85,7 @@ function walk(abs: string, b: Budget): string | 'loop' {
     }
     if (!st.isSymbolicLink()) {
       cur = next;
+      if (queue.length === 0) final.st = st;
       continue;
     }
     if (++links > MAX_LINKS) return 'loop';
@@ -100,8 +107,9 @@ function walk(abs: string, b: Budget): string | 'loop' {
  * Resolves every absolute (or `~/`) path of a request under one budget. A path is listed in
  * `real` when its target differs from the path as written.
  */
-export function resolveRealPaths(paths: readonly string[], budgetMs = BUDGET_MS): RealPaths {
+export function resolveRealPaths(paths: readonly string[], budgetMs = BUDGET_MS, ownFiles: readonly string[] = []): RealPaths {
   const real = new Map<string, string>();
+  const hardLinks = new Map<string, string>();
   const b: Budget = { steps: MAX_STEPS, deadline: Date.now() + budgetMs };
   let incomplete: string | null = null;
   let n = 0;
@@ -114,9 +122,17 @@ export function resolveRealPaths(paths: readonly string[], budgetMs = BUDGET_MS)
       break;
     }
     let r: string | 'loop';
+    const final: { st?: fs.Stats } = {};
     try {
-      r = walk(abs, b);
+      r = walk(abs, b, final);
+      // A file with more than one name may be a protected file under another one.
+      const other = r !== 'loop' && final.st && final.st.nlink > 1 ? protectedOtherName(r, final.st, b, ownFiles) : null;
+      if (other !== null) hardLinks.set(p, other);
     } catch (e) {
+      if (e instanceof LinkBudgetSpent) {
+        incomplete = `looking for the other names of ${p.slice(0, 120)} (a hard link) took too long`;
+        break;
+      }
       if (!(e instanceof OutOfBudget)) throw e;
       incomplete = `resolving symbolic links took too long (over ${MAX_STEPS} steps or ${budgetMs} ms)`;
       break;
@@ -129,5 +145,5 @@ export function resolveRealPaths(paths: readonly string[], budgetMs = BUDGET_MS)
     // segments (a path glob never matches those, so the target is what a grant must cover).
     if (r !== abs) real.set(p, r);
   }
-  return { real, incomplete };
+  return { real, incomplete, hardLinks };
 }

@@ -779,6 +779,22 @@ export class Store {
     return this.prepared('DELETE FROM remotes WHERE name = ?').run(name).changes > 0;
   }
 
+  // ---- CLAUDE_CONFIG_DIR directories seen (core/claude-dir-memory.ts) --------------------
+
+  /** The kept directories, in the order they were first seen (at most `max`). */
+  claudeConfigDirs(max: number): string[] {
+    return (this.prepared('SELECT dir FROM claude_config_dirs ORDER BY rowid LIMIT ?').all(max) as { dir: string }[]).map((r) => r.dir);
+  }
+
+  /**
+   * Keeps one more directory, unless `max` are kept already (a flood stops there; none is
+   * ever pushed out or removed). True when it is kept (now or before).
+   */
+  keepClaudeConfigDir(dir: string, at: number, max: number): boolean {
+    this.prepared('INSERT OR IGNORE INTO claude_config_dirs (dir, first_seen) SELECT ?, ? WHERE (SELECT count(*) FROM claude_config_dirs) < ?').run(dir, at, max);
+    return this.prepared('SELECT 1 FROM claude_config_dirs WHERE dir = ?').get(dir) !== undefined;
+  }
+
   // ---- SSH key use (stored keys only) -----------------------------------------------
 
   /**

@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI, startDaemon } from '../helpers/daemon';
-import { sessionFile } from '../../main/integrations/claude-code/hook';
+import { sessionFile } from '../../main/integrations/claude-code/hook-service';
 import { hookCommand } from '../../main/integrations/claude-code/install';
 import { fmt, mdTable, nowMs, summarize, type BenchResult } from './stats';
 
@@ -54,9 +54,9 @@ export async function run(): Promise<BenchResult> {
     await ui.call('grants.create', { task, source: 'claude-code', tool: 'Write', action: 'write', resource: `${work}/**`, effect: 'allow' });
     ui.close();
     const sid = 'bench-session-0001';
-    const file = sessionFile(sid, d.env);
+    const file = sessionFile(path.join(d.home, 'claude-code'), sid);
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    // The hook keeps the task's token in its session file (docs/task-binding.md).
+    // The daemon keeps the task's token in the session's file (docs/task-binding.md).
     fs.writeFileSync(file, token + '\n');
     const input = JSON.stringify({
       session_id: sid,

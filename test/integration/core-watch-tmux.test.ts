@@ -257,3 +257,31 @@ test('an MCP prompt says which server and where its action came from, lists cond
   assert.equal(send.decision, 'deny');
   assert.match(send.reason, /mail: never write, delete, move or send/);
 });
+
+test('a key pressed while an answer is on its way is ignored: one decision, and no error on the status line over it', async () => {
+  const pending = pane.agent.call<AgentAnswer>('request', { source: 'api', tool: 'slow.tool', action: 'write', resource: '/slow', summary: 'answer in flight' });
+  await waitForCard(screen, /answer in flight/, 'the prompt');
+  const id = onScreen();
+  assert.ok(id);
+  await sleep(600);
+  // The daemon stopped: the answer "o" sends stays in flight until it runs again.
+  const pid = pane.d.proc.pid!;
+  process.kill(pid, 'SIGSTOP');
+  try {
+    tmux('send-keys', '-t', SESSION, 'o');
+    await waitFor(() => screen().includes(`sending the answer to ${id}`), 'the answer on its way');
+    // Before, this sent a second decide; once the first settled the prompt it was refused,
+    // and "error: … no such prompt" took the status line.
+    tmux('send-keys', '-t', SESSION, 'd');
+    await waitFor(() => screen().includes(`ignored "d": the answer to ${id} is already on its way`), 'the second key ignored');
+  } finally {
+    process.kill(pid, 'SIGCONT');
+  }
+  const a = await pending;
+  assert.equal(a.decision, 'allow');
+  assert.match(a.reason, /allowed once by the human/);
+  await waitFor(() => screen().includes(`allowed once ${id}: answer in flight`), 'the status line to say what counted');
+  assert.doesNotMatch(screen(), /error:/);
+  const { events } = await (await pane.d.ui()).call<{ events: { summary: string; decision: string }[] }>('history.query', { limit: 10 });
+  assert.deepEqual(events.filter((e) => e.summary === 'answer in flight').map((e) => e.decision), ['allow'], 'one decision recorded');
+});

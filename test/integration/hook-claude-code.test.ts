@@ -1,5 +1,7 @@
 // `airlock hook claude-code` against the real daemon, fed the JSON Claude Code sends.
 // The test plays Claude Code: it runs the hook, and performs a Write only when allowed.
+// Every test runs twice: with the Node hook (bin.js) and with the native client
+// (dist/native/airlock-hook), which share one path in the daemon (request.sock hook.claudeCode).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -11,8 +13,7 @@ import { Human } from '../helpers/human';
 import { run } from '../helpers/run';
 import type { RpcClient } from '../../main/client/rpc-client';
 import type { Prompt } from '../../main/contract/approver';
-
-const HOOK_BIN = path.join(__dirname, '..', '..', 'main', 'integrations', 'claude-code', 'bin.js');
+import { HOOK_VARIANTS, NODE_HOOK as HOOK_BIN, type HookVariant } from '../helpers/native-hook';
 
 let d: Daemon;
 let ui: RpcClient;
@@ -49,8 +50,11 @@ interface HookOut {
   hookSpecificOutput: { hookEventName: string; permissionDecision: 'allow' | 'deny' | 'ask'; permissionDecisionReason: string };
 }
 
+for (const v of HOOK_VARIANTS) describeHook(v);
+
+function describeHook(v: HookVariant): void {
 async function hook(input: string, env: NodeJS.ProcessEnv = d.env, viaCli = false): Promise<HookOut['hookSpecificOutput']> {
-  const r = await run(process.execPath, viaCli ? [CLI, 'hook', 'claude-code'] : [HOOK_BIN], { env, input, timeoutMs: 30_000 });
+  const r = viaCli ? await run(process.execPath, [CLI, 'hook', 'claude-code'], { env, input, timeoutMs: 30_000 }) : await run(v.cmd, v.args, { env, input, timeoutMs: 30_000 });
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout) as HookOut;
   assert.equal(out.hookSpecificOutput.hookEventName, 'PreToolUse');
@@ -65,7 +69,17 @@ async function hookWithPrompt(input: string, answer: (p: Prompt) => Promise<unkn
   return { out: await pending, prompt: p };
 }
 
-describe('Claude Code hook (real daemon)', () => {
+/** `airlock hook claude-code --install` of this variant, into a fresh HOME: the command line it wrote. */
+async function install(home: string): Promise<{ command: string; stdout: string }> {
+  const inst = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install', ...v.installFlags], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
+  assert.equal(inst.code, 0, inst.stderr);
+  const command = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
+  // The command runs this variant: the native client's path, or node and bin.js.
+  assert.ok(command.endsWith(v.name === 'native' ? `exec ${shQuote(v.cmd)}` : `exec ${shQuote(process.execPath)} ${shQuote(HOOK_BIN)}`), command);
+  return { command, stdout: inst.stdout };
+}
+
+describe(`Claude Code hook (real daemon) — ${v.name} hook`, { skip: v.skip }, () => {
   test('Read passes without a prompt', async () => {
     const out = await hook(claudeJson(sessionId(), 'Read', { file_path: path.join(work, 'README.md') }));
     assert.equal(out.permissionDecision, 'allow');
@@ -190,16 +204,14 @@ describe('Claude Code hook (real daemon)', () => {
 
   test('--install writes a command that Claude Code can run through a shell', async () => {
     const home = tempHome('al-home-');
-    const inst = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install'], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
-    assert.equal(inst.code, 0, inst.stderr);
+    const inst = await install(home);
     assert.match(inst.stdout, /added the Airlock PreToolUse hook to .*settings\.json/);
-    const settings = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8'));
-    const command = settings.hooks.PreToolUse[0].hooks[0].command as string;
+    const command = inst.command;
     // Claude Code runs the command with a shell, the tool call on stdin.
     const r = await run('/bin/sh', ['-c', command], { env: d.env, input: claudeJson(sessionId(), 'Read', { file_path: '/etc/hostname' }), timeoutMs: 30_000 });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision, 'allow');
-    const again = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install'], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
+    const again = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install', ...v.installFlags], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
     assert.match(again.stdout, /already in/);
   });
 
@@ -207,9 +219,7 @@ describe('Claude Code hook (real daemon)', () => {
     // A project's .claude/settings.json can set `env` for Claude Code, and the hook inherits it.
     // Without the installed command's `unset`, this preload would print "allow" and exit.
     const home = tempHome('al-home-');
-    const inst = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install'], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
-    assert.equal(inst.code, 0, inst.stderr);
-    const command = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
+    const { command } = await install(home);
     const evil = path.join(home, 'evil.js');
     const ran = path.join(home, 'evil-ran');
     fs.writeFileSync(
@@ -234,15 +244,14 @@ describe('Claude Code hook (real daemon)', () => {
     assert.equal(fs.existsSync(ran), false, 'the NODE_OPTIONS preload ran');
     assert.equal(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision, 'deny');
     // NODE_COMPILE_CACHE (read by Node ≥ 22.1 only, so not observable on every Node): the same
-    // line, with `env` in Node's place, shows what Node would start with.
-    const quotedNode = shQuote(process.execPath);
-    assert.ok(command.includes(`exec ${quotedNode} `), command);
-    const seen = await run('/bin/sh', ['-c', command.replace(`exec ${quotedNode} `, 'exec /usr/bin/env # ')], {
-      env: { ...d.env, NODE_OPTIONS: `--require ${evil}`, NODE_COMPILE_CACHE: path.join(home, 'planted-cache') },
+    // line, with `env` in the hook's place, shows what the hook would start with — and the
+    // hand-only reply timeout is gone too (a project's env cannot shorten Airlock's prompts).
+    const seen = await run('/bin/sh', ['-c', command.replace(/exec .*$/, 'exec /usr/bin/env')], {
+      env: { ...d.env, NODE_OPTIONS: `--require ${evil}`, NODE_COMPILE_CACHE: path.join(home, 'planted-cache'), AIRLOCK_HOOK_REPLY_TIMEOUT_MS: '1' },
       timeoutMs: 30_000,
     });
     assert.equal(seen.code, 0, seen.stderr);
-    assert.doesNotMatch(seen.stdout, /^(NODE_OPTIONS|NODE_COMPILE_CACHE)=/m);
+    assert.doesNotMatch(seen.stdout, /^(NODE_OPTIONS|NODE_COMPILE_CACHE|AIRLOCK_HOOK_REPLY_TIMEOUT_MS)=/m);
     assert.match(seen.stdout, /^AIRLOCK_HOME=/m, 'the rest of the environment is kept');
   });
 
@@ -250,9 +259,7 @@ describe('Claude Code hook (real daemon)', () => {
     // A project's .claude/settings.json `env` reaches the hook. The agent (same user) runs a
     // fake daemon that answers "allow" to everything and records nothing.
     const home = tempHome('al-home-');
-    const inst = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install'], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
-    assert.equal(inst.code, 0, inst.stderr);
-    const command = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
+    const { command } = await install(home);
     assert.ok(command.includes(`export AIRLOCK_HOOK_HOME=${shQuote(fs.realpathSync(d.home))}; exec `), command);
     const fakeDir = fs.mkdtempSync(path.join(home, 'fake-'));
     const fakeSock = path.join(fakeDir, 'request.sock');
@@ -266,8 +273,13 @@ describe('Claude Code hook (real daemon)', () => {
           const line = buf.slice(0, i);
           buf = buf.slice(i + 1);
           heard.push(line);
-          const { id } = JSON.parse(line) as { id: number };
-          const result = { decision: 'allow', reason: 'fake daemon', event: 0, task: 't_fakefakefake', token, sshAuthSock: null, grants: [], requestSock: null };
+          const { id, method } = JSON.parse(line) as { id: number; method: string };
+          // It speaks the hooks' protocol (hook.claudeCode: what to print), and `request` too.
+          const allow = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'Airlock: fake daemon' } }) + '\n';
+          const result =
+            method === 'hook.claudeCode'
+              ? { exitCode: 0, stdoutHex: Buffer.from(allow).toString('hex') }
+              : { decision: 'allow', reason: 'fake daemon', event: 0, task: 't_fakefakefake', token, sshAuthSock: null, grants: [], requestSock: null };
           c.write(JSON.stringify({ jsonrpc: '2.0', id, result }) + '\n');
         }
       });
@@ -343,9 +355,7 @@ describe('Claude Code hook (real daemon)', () => {
 
   test('the pinned hook inside `airlock task start --sandbox` asks through the task socket bwrap gives it', { skip: !fs.existsSync('/usr/bin/bwrap') && 'no bwrap' }, async () => {
     const home = tempHome('al-home-');
-    const inst = await run(process.execPath, [CLI, 'hook', 'claude-code', '--install'], { env: { ...d.env, HOME: home }, timeoutMs: 30_000 });
-    assert.equal(inst.code, 0, inst.stderr);
-    const command = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).hooks.PreToolUse[0].hooks[0].command as string;
+    const { command } = await install(home);
     assert.match(command, /export AIRLOCK_HOOK_HOME=/);
     const proj = fs.mkdtempSync(path.join(home, 'proj-'));
     const ro = ['--ro', REPO, '--ro', fs.realpathSync(path.join(REPO, 'node_modules'))];
@@ -374,14 +384,14 @@ describe('Claude Code hook (real daemon)', () => {
       post.hook_event_name = event;
       post.tool_response = { filePath: file, success: event === 'PostToolUse' };
       for (const viaCli of [false, true]) {
-        const r = await run(process.execPath, viaCli ? [CLI, 'hook', 'claude-code'] : [HOOK_BIN], { env: d.env, input: JSON.stringify(post), timeoutMs: 30_000 });
+        const r = viaCli ? await run(process.execPath, [CLI, 'hook', 'claude-code'], { env: d.env, input: JSON.stringify(post), timeoutMs: 30_000 }) : await run(v.cmd, v.args, { env: d.env, input: JSON.stringify(post), timeoutMs: 30_000 });
         assert.equal(r.code, 0, r.stderr);
         assert.equal(r.stdout, '', `${event}: no decision printed (Claude Code reads that as no opinion)`);
       }
     }
     // Even one Airlock cannot read (no tool_name, odd tool_input) is after the fact: silent.
     for (const odd of [{ hook_event_name: 'PostToolUse' }, { hook_event_name: 'PostToolUse', tool_name: 'Write', tool_input: 'not an object' }]) {
-      const r = await run(process.execPath, [HOOK_BIN], { env: d.env, input: JSON.stringify(odd), timeoutMs: 30_000 });
+      const r = await run(v.cmd, v.args, { env: d.env, input: JSON.stringify(odd), timeoutMs: 30_000 });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, '');
     }
@@ -418,3 +428,4 @@ describe('Claude Code hook (real daemon)', () => {
     assert.match(out.permissionDecisionReason, /could not read/);
   });
 });
+}

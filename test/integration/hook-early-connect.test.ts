@@ -22,6 +22,7 @@ async function fakeDaemon(onLine: (line: string, s: net.Socket) => void) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'al-hookec-'));
   const sock = path.join(dir, 'request.sock');
   const events: string[] = [];
+  const lines: string[] = [];
   let connected!: () => void;
   let closed!: () => void;
   const connectedP = new Promise<void>((r) => (connected = r));
@@ -35,6 +36,7 @@ async function fakeDaemon(onLine: (line: string, s: net.Socket) => void) {
       buf += d;
       for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
         events.push('request');
+        lines.push(buf.slice(0, i));
         onLine(buf.slice(0, i), s);
         buf = buf.slice(i + 1);
       }
@@ -46,7 +48,13 @@ async function fakeDaemon(onLine: (line: string, s: net.Socket) => void) {
     });
   });
   await new Promise<void>((r) => server.listen(sock, r));
-  return { dir, sock, events, connectedP, closedP, close: () => server.close() };
+  return { dir, sock, events, lines, connectedP, closedP, close: () => server.close() };
+}
+
+/** What a daemon answers to hook.claudeCode: the hook's output, as hex (contract/agent.ts HookClaudeCodeResult). */
+function hookAnswer(decision: string, reason: string) {
+  const out = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } }) + '\n';
+  return { exitCode: 0, stdoutHex: Buffer.from(out).toString('hex') };
 }
 
 function runHook(env: NodeJS.ProcessEnv) {
@@ -79,8 +87,16 @@ test('hook: connects before stdin is read; an event after the tool ran closes th
 
 test('hook: the early connection carries the decision, and input it cannot read still closes it and asks', async () => {
   const f = await fakeDaemon((line, s) => {
-    const m = JSON.parse(line) as { id: number; method: string };
-    s.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { decision: 'deny', reason: 'fake daemon says no', event: 7 } }) + '\n');
+    const m = JSON.parse(line) as { id: number; method: string; params: { stdin: string } };
+    assert.equal(m.method, 'hook.claudeCode');
+    let readable = true;
+    try {
+      JSON.parse(m.params.stdin);
+    } catch {
+      readable = false;
+    }
+    const result = readable ? hookAnswer('deny', 'Airlock: fake daemon says no (event 7)') : hookAnswer('ask', 'Airlock could not read the hook input (stdin is not JSON); asking instead');
+    s.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result }) + '\n');
   });
   try {
     const env = { ...process.env, AIRLOCK_REQUEST_SOCK: f.sock, AIRLOCK_HOME: path.join(f.dir, 'home'), AIRLOCK_TASK: 'tk_fake' };
@@ -94,10 +110,12 @@ test('hook: the early connection carries the decision, and input it cannot read 
     await within(f.closedP, 5_000, 'the connection closing');
     assert.deepEqual(f.events, ['connect', 'request', 'close'], 'one connection, one request');
 
+    // Input the hook cannot read goes to the daemon as it came (the daemon reads it, and asks).
     const bad = runHook(env);
     bad.p.stdin.end('{"not": "a hook event"');
     assert.equal(await within(bad.exited, 15_000, 'the hook exiting on bad input'), 0);
     assert.equal((JSON.parse(bad.out()) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision, 'ask');
+    assert.equal((JSON.parse(f.lines.at(-1)!) as { params: { stdin: string } }).params.stdin, '{"not": "a hook event"');
   } finally {
     f.close();
   }
@@ -116,8 +134,9 @@ test('hook: no daemon listening: the early connect fails quietly and the hook as
 test('hook: stdin that arrives in pieces (a slow writer) is read whole before deciding', async () => {
   // stdin is read with read(2) until end of file: a partial first read must not be taken for all of it.
   const f = await fakeDaemon((line, s) => {
-    const m = JSON.parse(line) as { id: number; params: { tool: string } };
-    s.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { decision: 'deny', reason: `saw ${m.params.tool}`, event: 3 } }) + '\n');
+    const m = JSON.parse(line) as { id: number; params: { stdin: string } };
+    const tool = (JSON.parse(m.params.stdin) as { tool_name: string }).tool_name;
+    s.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: hookAnswer('deny', `saw ${tool}`) }) + '\n');
   });
   try {
     const h = runHook({ ...process.env, AIRLOCK_REQUEST_SOCK: f.sock, AIRLOCK_HOME: path.join(f.dir, 'home'), AIRLOCK_TASK: 'tk_fake' });
@@ -159,7 +178,7 @@ test("hook: input that arrives after the client's 5 s connect timeout still gets
   // beat the connect the kernel already completed (test/unit/rpc-client-connect.test.ts).
   const f = await fakeDaemon((line, s) => {
     const m = JSON.parse(line) as { id: number };
-    s.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { decision: 'deny', reason: 'fake daemon says no', event: 9 } }) + '\n');
+    s.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: hookAnswer('deny', 'Airlock: fake daemon says no (event 9)') }) + '\n');
   });
   try {
     const h = runHook({ ...process.env, AIRLOCK_REQUEST_SOCK: f.sock, AIRLOCK_HOME: path.join(f.dir, 'home'), AIRLOCK_TASK: 'tk_fake' });

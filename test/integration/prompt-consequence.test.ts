@@ -12,7 +12,7 @@ import { run } from '../helpers/run';
 import type { RpcClient } from '../../main/client/rpc-client';
 import type { Prompt } from '../../main/contract/approver';
 
-const HOOK_BIN = path.join(__dirname, '..', '..', 'main', 'integrations', 'claude-code', 'bin.js');
+import { HOOK_VARIANTS } from '../helpers/native-hook';
 
 let d: Daemon;
 let ui: RpcClient;
@@ -64,23 +64,28 @@ describe('what a prompt says will happen (real daemon)', () => {
     assert.deepEqual(p.consequence, ['pushes to https://git.example.invalid/acme/app.git (remote origin)']);
   });
 
-  test('Claude Code Edit: a diff against the file on disk; the agent is shown, not the hook', async () => {
-    const file = path.join(work, 'app.ts');
-    fs.writeFileSync(file, 'export const port = 8080;\nexport const host = "localhost";\n');
-    fs.writeFileSync(path.join(work, 'in.json'), claudeJson('Edit', { file_path: file, old_string: 'port = 8080', new_string: 'port = 9090' }));
-    // A stand-in agent (argv[0] "fake-claude") runs the hook as Claude Code does, through `sh -c`.
-    const pending = run('bash', ['-c', `exec -a fake-claude bash -c 'sh -c "${process.execPath} ${HOOK_BIN} < in.json"; true'`], { cwd: work, env: d.env, timeoutMs: 30_000 });
-    const p = await human.next(15_000);
-    await human.decide(p.id, 'deny');
-    const r = await pending;
-    assert.equal(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision, 'deny', r.stderr);
-    assert.equal(p.diff?.text, ['--- a/app.ts', '+++ b/app.ts', '@@ -1,2 +1,2 @@', '-export const port = 8080;', '+export const port = 9090;', ' export const host = "localhost";'].join('\n'));
-    assert.ok(p.consequence?.includes('changes app.ts: +1 −1 lines'), JSON.stringify(p.consequence));
-    // Who: the hook (node …/bin.js) and the `sh -c` that started it are Airlock's; the agent comes first.
-    assert.ok(p.agent && p.agent.length > 0, JSON.stringify(p.agent));
-    assert.match(p.agent[0]!.commandLine, /^fake-claude -c /, JSON.stringify(p.agent));
-    assert.equal(p.process?.tree[0]?.argv.includes(HOOK_BIN), true, 'the full tree still starts at the hook');
-  });
+  for (const v of HOOK_VARIANTS) {
+    test(`Claude Code Edit: a diff against the file on disk; the agent is shown, not the hook (${v.name} hook)`, { skip: v.skip }, async () => {
+      const file = path.join(work, `app-${v.name}.ts`);
+      fs.writeFileSync(file, 'export const port = 8080;\nexport const host = "localhost";\n');
+      fs.writeFileSync(path.join(work, 'in.json'), claudeJson('Edit', { file_path: file, old_string: 'port = 8080', new_string: 'port = 9090' }));
+      // A stand-in agent (argv[0] "fake-claude") runs the hook as Claude Code does, through `sh -c`.
+      const hookLine = [v.cmd, ...v.args].join(' ');
+      const pending = run('bash', ['-c', `exec -a fake-claude bash -c 'sh -c "${hookLine} < in.json"; true'`], { cwd: work, env: d.env, timeoutMs: 30_000 });
+      const p = await human.next(15_000);
+      await human.decide(p.id, 'deny');
+      const r = await pending;
+      assert.equal(JSON.parse(r.stdout).hookSpecificOutput.permissionDecision, 'deny', r.stderr);
+      const name = path.basename(file);
+      assert.equal(p.diff?.text, [`--- a/${name}`, `+++ b/${name}`, '@@ -1,2 +1,2 @@', '-export const port = 8080;', '+export const port = 9090;', ' export const host = "localhost";'].join('\n'));
+      assert.ok(p.consequence?.includes(`changes ${name}: +1 −1 lines`), JSON.stringify(p.consequence));
+      // Who: the hook (node …/bin.js, or the native client: the process that connected, so the
+      // daemon reads its tree) and the `sh -c` that started it are Airlock's; the agent comes first.
+      assert.ok(p.agent && p.agent.length > 0, JSON.stringify(p.agent));
+      assert.match(p.agent[0]!.commandLine, /^fake-claude -c /, JSON.stringify(p.agent));
+      assert.equal(p.process?.tree[0]?.argv.includes(v.args[0] ?? v.cmd), true, `the full tree still starts at the hook: ${JSON.stringify(p.process?.tree[0])}`);
+    });
+  }
 });
 
 describe('risk rules and friction enforced by the daemon', () => {

@@ -147,4 +147,35 @@ describe('red team: Claude Code settings moved by CLAUDE_CONFIG_DIR', () => {
     critical(p, 'exec after the hook named the directory');
     assert.equal(fs.readFileSync(path.join(otherCfg, 'settings.json'), 'utf8').trim(), '{}');
   });
+
+  // Last: it restarts the daemon.
+  test('a directory once seen stays guarded after the daemon restarts: a requester without the variable cannot write its settings before anyone names it again; another directory stays plain (control)', async () => {
+    const kept = fs.mkdtempSync(path.join(d.home, 'kept-'));
+    const keptCfg = path.join(kept, 'cc3');
+    fs.mkdirSync(keptCfg);
+    fs.writeFileSync(path.join(keptCfg, 'settings.json'), '{}');
+    const write = async (resource: string, extra: Record<string, unknown> = {}) => {
+      const agent = await d.agent();
+      try {
+        return await agent.call<{ decision: string }>('request', { source: 'api', tool: 'Write', action: 'write', resource, summary: `write ${resource}`, cwd: work, ...extra });
+      } finally {
+        agent.close();
+      }
+    };
+    // Claude Code with CLAUDE_CONFIG_DIR=keptCfg asks once: the daemon learns the directory.
+    critical(await mustPrompt(write(`${keptCfg}/settings.json`, { claudeConfigDir: keptCfg })), 'named by the request');
+    ui.close();
+    await d.stop();
+    d = await d.restart();
+    ui = await d.ui();
+    human = await Human.on(ui);
+    // Nobody has named it since the restart: neither the daemon's environment, nor the requester's.
+    critical(await mustPrompt(write(`${keptCfg}/settings.json`)), 'after a restart, a request without the variable');
+    const env: NodeJS.ProcessEnv = { ...d.env, HOME: fakeHome, CLAUDE_CONFIG_DIR: undefined };
+    const p = await mustPrompt(run('setsid', [process.execPath, CLI, 'exec', '--shell', '--', `echo '{"disableAllHooks":true}' > ${keptCfg}/settings.json`], { cwd: work, env, timeoutMs: 30_000 }));
+    critical(p, 'after a restart, airlock exec without the variable');
+    assert.equal(fs.readFileSync(path.join(keptCfg, 'settings.json'), 'utf8'), '{}');
+    // Control: a directory nobody named is still a plain write the grant covers.
+    assert.equal((await write(`${kept}/plain/settings.json`)).decision, 'allow');
+  });
 });

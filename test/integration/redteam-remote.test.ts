@@ -209,6 +209,41 @@ describe('red team: a remote\'s task and the network', () => {
       r.close();
     }
   });
+  test('what went through a remote task\'s connection is recorded with the remote, like the prompt that let it out; a local task\'s is not (control)', async () => {
+    const upstream = net.createServer((s) => s.end('hello\n'));
+    await new Promise<void>((ok) => upstream.listen(0, '127.0.0.1', ok));
+    const port = (upstream.address() as net.AddressInfo).port;
+    const r = await onRemote();
+    /** Starts a task through `via`, lets one tunnel of it out, and returns its connect and summary events. */
+    const throughTunnel = async (via: RpcClient, name: string) => {
+      const t = await via.call<Started & { egress: { sock: string } | null }>('task.start', { name, cwd: '/repo' });
+      assert.ok(t.egress, 'this daemon runs an egress proxy');
+      const tunnel = connectTunnel(t.egress.sock, `127.0.0.1:${port}`);
+      const p = await human.next();
+      assert.equal(p.task, t.task);
+      await human.decide(p.id, 'allow');
+      const sock = await tunnel;
+      await new Promise<void>((ok) => sock.on('close', () => ok()).resume());
+      let summary: HistoryEvent | undefined;
+      await waitFor(async () => !!(summary = (await latest(50)).find((e) => e.task === t.task && e.tool === 'net.tunnel')), 'the tunnel\'s summary event');
+      const connect = (await latest(50)).find((e) => e.task === t.task && e.tool === 'net.connect');
+      await via.call('task.end', { task: t.token });
+      return { connect, summary: summary! };
+    };
+    try {
+      const remote = await throughTunnel(r, 'remote tunnel');
+      assert.equal(remote.connect?.remote?.name, 'build', 'the connection was asked as the remote\'s');
+      // Before, the summary (what was sent and received) had no remote: history by remote missed it.
+      assert.equal(remote.summary.remote?.name, 'build', 'what went through it is the remote\'s too');
+      assert.match(remote.summary.remote?.via ?? '', /egress proxy of task .* \(started through remote build\)/);
+      const local = await throughTunnel(agent, 'local tunnel');
+      assert.equal(local.connect?.remote ?? null, null);
+      assert.equal(local.summary.remote ?? null, null, 'a local task\'s connection is not marked remote');
+    } finally {
+      r.close();
+      upstream.close();
+    }
+  });
 });
 
 describe('red team: what the human is shown', () => {

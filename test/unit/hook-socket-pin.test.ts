@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pinnedSocketProblem } from '../../main/integrations/claude-code/socket-pin';
 import { hookCommand } from '../../main/integrations/claude-code/install';
-import { sessionFile } from '../../main/integrations/claude-code/hook';
+import { sessionFile } from '../../main/integrations/claude-code/hook-service';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'al-pin-')));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -70,16 +70,23 @@ describe('hook socket pin', () => {
     assert.match(pinnedSocketProblem({ AIRLOCK_HOOK_HOME: 'relative/dir' }) ?? '', /AIRLOCK_HOOK_HOME .* not an absolute path/);
   });
 
-  test('session → task files stay in the pinned directory whatever AIRLOCK_HOME says', () => {
-    assert.equal(path.dirname(path.dirname(sessionFile('s1', { AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: elsewhere }))), dir);
+  test("session → task files are the daemon's, in the folder it names, whatever the session id (hostile input) says", () => {
+    // The daemon keeps them now (hook-service.ts), beside the socket the call came through; the
+    // session id comes from the hook's stdin and must never name a path outside that folder.
+    const sessions = path.join(dir, 'claude-code');
+    for (const sid of ['s1', '../../elsewhere/x', '/etc/passwd', '..', '', 'a/../../b', 'x'.repeat(500)]) {
+      const f = sessionFile(sessions, sid);
+      assert.equal(path.dirname(f), sessions, sid);
+      assert.match(path.basename(f), /^[A-Za-z0-9_.-]{1,128}\.task$/, sid);
+    }
   });
 
   test('hookCommand pins the real path of the runtime directory; --unpinned does not, and clears an inherited pin', () => {
     const cmd = hookCommand({ env: { AIRLOCK_HOME: linkToDir } });
-    assert.match(cmd, /^unset NODE_OPTIONS NODE_COMPILE_CACHE AIRLOCK_HOOK_HOME; export AIRLOCK_HOOK_HOME='([^']+)'; exec '/);
+    assert.match(cmd, /^unset NODE_OPTIONS NODE_COMPILE_CACHE AIRLOCK_HOOK_REPLY_TIMEOUT_MS AIRLOCK_HOOK_HOME; export AIRLOCK_HOOK_HOME='([^']+)'; exec '/);
     assert.equal(/AIRLOCK_HOOK_HOME='([^']+)'/.exec(cmd)?.[1], dir);
     const loose = hookCommand({ env: { AIRLOCK_HOME: dir }, pinned: false });
     assert.doesNotMatch(loose, /export AIRLOCK_HOOK_HOME/);
-    assert.match(loose, /^unset NODE_OPTIONS NODE_COMPILE_CACHE AIRLOCK_HOOK_HOME; exec '/);
+    assert.match(loose, /^unset NODE_OPTIONS NODE_COMPILE_CACHE AIRLOCK_HOOK_REPLY_TIMEOUT_MS AIRLOCK_HOOK_HOME; exec '/);
   });
 });

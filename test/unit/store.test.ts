@@ -279,3 +279,24 @@ test('migration 009: a task records where it was started (a remote, or null: thi
   assert.equal(s.getTask('t_there')!.remote, 'build', 'kept after the task ends');
   s.close();
 });
+
+test('migration 010: the CLAUDE_CONFIG_DIR directories seen are kept in the order first seen, only ever added, at most the cap', () => {
+  const db = new Database(':memory:');
+  migrate(db, 9);
+  assert.deepEqual(migrate(db, 10), [10]);
+  assert.deepEqual(db.prepare('SELECT count(*) AS n FROM claude_config_dirs').get(), { n: 0 });
+  db.close();
+  const file = tmpDb();
+  let s = new Store(file);
+  assert.equal(s.keepClaudeConfigDir('/b', 1, 3), true);
+  assert.equal(s.keepClaudeConfigDir('/a', 2, 3), true);
+  assert.equal(s.keepClaudeConfigDir('/b', 3, 3), true, 'kept before: still kept, not added twice');
+  assert.equal(s.keepClaudeConfigDir('/c', 4, 3), true);
+  assert.equal(s.keepClaudeConfigDir('/d', 5, 3), false, 'over the cap: not kept');
+  s.close();
+  s = new Store(file);
+  assert.deepEqual(s.claudeConfigDirs(10), ['/b', '/a', '/c'], 'kept across a reopen, oldest first');
+  assert.deepEqual(s.claudeConfigDirs(2), ['/b', '/a']);
+  assert.equal(s.keepClaudeConfigDir('/c', 6, 3), true, 'at the cap, one already kept still reads as kept');
+  s.close();
+});

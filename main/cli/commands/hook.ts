@@ -9,14 +9,15 @@ export function registerHook(program: Command): void {
     .description('Claude Code PreToolUse hook: reads the tool call on stdin, prints allow/deny/ask')
     .option('--install', 'add the hook to ~/.claude/settings.json (keeps what is there) and say what changed')
     .option('--unpinned', "with --install: let the hook follow AIRLOCK_REQUEST_SOCK anywhere (only for a server reached by `airlock remote`; by default it talks only to this Airlock's directory)")
+    .option('--node', 'with --install: install the Node hook even when this build has the native one (dist/native/airlock-hook)')
     .addHelpText('after', '\nSet up:\n  airlock hook claude-code --install\n\nThe daemon not running → the hook answers "ask" and Claude Code prompts as usual.')
-    .action(async (o: { install?: boolean; unpinned?: boolean }) => {
+    .action(async (o: { install?: boolean; unpinned?: boolean; node?: boolean }) => {
       if (o.install) {
         // Lazy: the hook path below must stay light.
         const { installHook, SettingsFileError } = require('../../integrations/claude-code/install') as typeof import('../../integrations/claude-code/install');
         let r;
         try {
-          r = installHook({ pinned: !o.unpinned });
+          r = installHook({ pinned: !o.unpinned, node: o.node });
         } catch (e) {
           // A settings.json that is not settings is bad input data (65, EX_DATAERR); anything
           // else (no permission to write) keeps 1.

@@ -380,16 +380,29 @@ export function registerWatch(program: Command): void {
       const ticker = setInterval(() => render(), 1000);
       await connect();
 
-      const send = async (p: Prompt, d: Decide, label: string) => {
-        if (!c) return;
+      /**
+       * Prompts whose answer is on its way to the daemon. A key for one of them is ignored: a
+       * second decide would only be refused (the first one settles the prompt) and put an
+       * error on the status line over the answer that counted.
+       */
+      const answering = new Set<string>();
+      /** Sends the decision; false when it was not sent (no connection, or an answer to the prompt is already on its way). */
+      const send = async (p: Prompt, d: Decide, label: string): Promise<boolean> => {
+        if (!c || answering.has(p.id)) return false;
+        answering.add(p.id);
+        status = `sending the answer to ${p.id}…`;
+        render();
         try {
           await c.call('pending.decide', { id: p.id, ...d });
           status = `${label} ${p.id}: ${p.summary}`;
           onGone(p.id);
         } catch (e) {
           status = `error: ${(e as Error).message}`;
+        } finally {
+          answering.delete(p.id);
         }
         render();
+        return true;
       };
 
       /** Whether a key may act now; says why not when it may not. */
@@ -409,6 +422,11 @@ export function registerWatch(program: Command): void {
         if (!armed()) {
           holdGuard();
           status = `ignored "${key}": the prompt on screen changed less than ${GUARD_MS} ms ago`;
+          render();
+          return null;
+        }
+        if (answering.has(p.id)) {
+          status = `ignored "${key}": the answer to ${p.id} is already on its way`;
           render();
           return null;
         }
@@ -485,9 +503,9 @@ export function registerWatch(program: Command): void {
               status = 'this request belongs to no task';
               return render();
             }
-            const ids = list().filter((x) => x.task === p.task);
-            for (const x of ids) await send(x, { decision: 'deny', scope: 'once' }, 'denied');
-            status = `denied ${ids.length} request${ids.length === 1 ? '' : 's'} from task ${p.taskName ?? p.task}`;
+            let n = 0;
+            for (const x of list().filter((y) => y.task === p.task)) if (await send(x, { decision: 'deny', scope: 'once' }, 'denied')) n++;
+            status = `denied ${n} request${n === 1 ? '' : 's'} from task ${p.taskName ?? p.task}`;
             return render();
           }
         }

@@ -149,6 +149,8 @@ const WRITE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
   touch: new Set(['-d', '-t', '-r', '--date', '--reference']),
   mkdir: new Set(['-m', '--mode']),
   ln: new Set(['-S', '-t', '--suffix', '--target-directory']),
+  // `link FILE NAME` makes a hard link: NAME is FILE (risk judges both, core/risk.ts).
+  link: new Set(),
   install: new Set(['-m', '-o', '-g', '-t', '-S', '--mode', '--owner', '--group', '--target-directory']),
   patch: new Set(['-p', '-i', '-o', '-d', '-B', '--input', '--output', '--directory']),
   unzip: new Set(['-d', '-x']),

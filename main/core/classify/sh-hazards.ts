@@ -2,7 +2,7 @@
 // the *value* of a variable, and an array subscript in that value runs command
 // substitutions: with x='a[$(rm -rf ~)]', `$((x))`, `((x))`, `[[ $x -eq 1 ]]`,
 // `${arr[x]}`, `${s:x}`, `${!x}` and `test -v x` all run the rm. `${x@P}` expands
-// prompt escapes, which include `$(…)`. zsh runs code in glob qualifiers `*(e:…:)`.
+// prompt escapes, which include `$(…)`. `for NAME in …` and `select NAME` assign NAME. zsh runs code in glob qualifiers `*(e:…:)`.
 // Each found construct makes its statement execute, with the reason.
 import type { RiskReason } from './sh-commands';
 import { sh, type ShNode, type ShParamExp, type ShWord } from './sh-ast';
@@ -96,6 +96,14 @@ export function findHazards(root: ShNode, src: string, deadline: number, tooSlow
           const v = assignVerdict(pe.Param.Value, exp.Word ? sourceOf(src, exp.Word) : '', true);
           if (v) add(n, v.level, `\${${pe.Param.Value}=…} ${v.reason}`);
         }
+        break;
+      }
+      case 'WordIter': {
+        // `for PATH in .; do ls; done` and `select PATH in …` assign the loop variable like
+        // `PATH=.` does (PATH is already exported: ls then ran ./ls). Same rule.
+        const name = (x.Name as { Value?: string } | null)?.Value ?? '';
+        const v = name ? assignVerdict(name, '', true) : null;
+        if (v) add(n, v.level, `the loop variable of for/select ${v.reason}`);
         break;
       }
       case 'Assign': {

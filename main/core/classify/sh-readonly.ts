@@ -69,6 +69,11 @@ function readCheck(a: ParsedArgs): Verdict | null {
   return bad ? no(`read sets ${bad.text.slice(0, 40)}, which is not a plain shell variable (it may change how later commands run)`) : null;
 }
 
+function waitCheck(a: ParsedArgs): Verdict | null {
+  const bad = a.opts.filter((o) => o.flag === '-p').map((o) => o.value).find((w) => !w || w.dynamic || !SHELL_LOCAL.test(w.text) || ENV_READ_LOWER.test(w.text));
+  return bad === undefined ? null : no(`wait -p sets ${bad?.text.slice(0, 40) ?? 'a variable'}, which is not a plain shell variable (it may change how later commands run)`);
+}
+
 /** A toolchain asked for its version: exactly one of these flags, no arguments. */
 function versionOnly(flags: string): Form {
   return { flags: sw(flags), args: 'none', check: (a) => (a.opts.length === 1 ? null : no(`${a.name} without a version flag runs or builds something`)) };
@@ -337,7 +342,13 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
     },
     args: 'words',
     // `man ./page.1` renders a local file with groff: a file the agent may have written.
-    check: (a) => (a.pos.some((p) => p.text.includes('/') || p.dynamic) || a.opts.some((o) => o.flag === '-l' || o.flag === '--local-file') ? no('man renders a local file with groff') : null),
+    // `man -M ./m ls` renders ./m/man1/ls.1 the same way: a page under a directory the agent chose.
+    check: (a) =>
+      a.pos.some((p) => p.text.includes('/') || p.dynamic) || a.opts.some((o) => o.flag === '-l' || o.flag === '--local-file')
+        ? no('man renders a local file with groff')
+        : a.opts.some((o) => o.flag === '-M' || o.flag === '--manpath')
+          ? no('man -M renders pages from a directory the command names (the agent may have written them)')
+          : null,
   },
   less: lessForm(),
   more: lessForm(),
@@ -392,7 +403,9 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   zipinfo: { flags: sw('-1 -2 -s -m -l -v -h -M -t -T -z'), args: 'paths' },
   // `ip OBJECT [show|list]`: only the listing verbs (`ip link set`, `ip netns exec` change or run).
   ip: { flags: sw('-4 -6 -s -d -h -j -p -o -r -c -br -brief -color -json -pretty -stats -details -human -oneline -resolve'), args: 'words', check: ipCheck },
-  wait: anyFlags({ args: 'words', closed: true }),
+  // `wait -p NAME` assigns NAME (with no job to wait for, it unsets it: `wait -p PATH; ls`
+  // then ran ./ls): the same rule as read's names.
+  wait: { flags: { ...sw('-n -f'), ...val('-p') }, args: 'words', check: waitCheck },
   exit: anyFlags({ args: 'words', closed: true }),
   return: anyFlags({ args: 'words', closed: true }),
   shift: anyFlags({ args: 'words', closed: true }),
@@ -610,7 +623,8 @@ export function checkRead(name: string, args: WordValue[], cwd: string | undefin
   if (form.anyFlags) {
     // Options are words; only the listed dangers and the check count.
     for (const a of norm) {
-      const d = form.danger?.[a.text];
+      // bash's builtins take an option's value glued on (`printf -vPATH .` is `printf -v PATH .`).
+      const d = form.danger?.[a.text] ?? (/^-[^-]./.test(a.text) ? form.danger?.[a.text.slice(0, 2)] : undefined);
       if (d) return { known: true, action: d.action, level: d.level ?? 'medium', reason: `${name} ${a.text} ${d.reason}`, resources: [] };
       if (!form.closed && a.mayBeOption) return { known: true, action: 'execute', level: 'medium', reason: `${name}: an argument computed at run time (${a.text.slice(0, 60)}) could be an option`, resources: [] };
     }

@@ -1,23 +1,31 @@
-// `airlock hook claude-code`: Claude Code runs this before every tool call with the
-// PreToolUse JSON on stdin and reads a permission decision from stdout. Start-up time is
-// the cost of every tool call, so this module loads only the client (net + fs) and the
-// pure mapping; the shell classifier is required lazily, for Bash only.
+// `airlock hook claude-code` and the installed hook's Node entry (bin.js): Claude Code runs
+// it before every tool call with the PreToolUse JSON on stdin and reads a permission decision
+// from stdout. This is a relay: the daemon decides (request.sock `hook.claudeCode`,
+// ./hook-service.ts), the same path the native client (native/hook/airlock-hook.c) takes.
+// Here: read stdin, check the socket (pin, trust), send, print what comes back.
 //
-// Answers: allow/deny from Airlock; `ask` (Claude Code's own prompt) when the daemon is
-// not reachable or the input is not understood, always with a reason.
+// Answers: what the daemon says; `ask` (Claude Code's own prompt) when the daemon is not
+// reachable, the input is too large, or the answer is not one, always with a reason.
 // Built-ins as `import x = require(...)`, not `import * as x`: in the hook bundle esbuild would
 // otherwise copy each one into a namespace object (__toESM) on every tool call (issue 15,
 // test/unit/hook-bundle.test.ts).
 import fs = require('node:fs');
-import path = require('node:path');
-import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isDaemonUnavailable, type AgentAnswer } from '../../client';
-import type { CommandClassifier } from '../../core/ports';
-import { hookOutput, isAfterToolEvent, mapToolCall, parseHookInput, taskNameFor, type HookDecision, type PreToolUseInput } from './map';
-import { pinnedRuntimeDir, pinnedSocketProblem } from './socket-pin';
+import os = require('node:os');
+import { AirlockClient, defaultRequestSocket, isDaemonUnavailable } from '../../client';
+import { LIMITS } from '../../contract/constants';
+import type { HookClaudeCodeParams } from '../../contract/agent';
+import { hookOutput, isAfterToolEvent, parseHookInput } from './hook-input';
+import { pinnedSocketProblem } from './socket-pin';
 
 const MAX_STDIN = 8 * 1024 * 1024;
-/** JSON-RPC code the broker uses when it refuses before asking (flood control, locked). */
-const RPC_REFUSED = -32001;
+/**
+ * How long the hook waits for the daemon's answer (a human deciding): a little under the
+ * 600 s Claude Code gives the hook (install.ts HOOK_TIMEOUT_SEC), so the hook asks rather
+ * than being killed. The native client waits as long (native/hook/airlock-hook.c).
+ */
+export const REPLY_TIMEOUT_MS = 590_000;
+/** Most bytes of stdout the daemon may have the hook print (contract/agent.ts HookClaudeCodeResult). */
+const MAX_STDOUT_HEX = 64 * 1024;
 
 /**
  * Reads all of stdin with read(2) on fd 0 (issue 15, hook start-up): Claude Code gives the
@@ -67,153 +75,10 @@ function readStdinStream(chunks: Buffer[], size: number): Promise<string> {
 }
 
 /**
- * Where the session → task mapping lives: one small file per Claude Code session (0600 in
- * the private runtime directory). It holds the task's token, not its id: on the shared
- * request.sock only the token acts as the task (docs/task-binding.md). An installed hook keeps
- * them in the directory pinned on its command line (socket-pin.ts), whatever the env says.
- */
-export function sessionFile(sessionId: string, env: NodeJS.ProcessEnv = process.env): string {
-  const safe = sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128) || 'none';
-  return path.join(pinnedRuntimeDir(env) ?? airlockRuntimeDir(env), 'claude-code', `${safe}.task`);
-}
-
-function readSessionTask(file: string): string | null {
-  try {
-    const t = fs.readFileSync(file, 'utf8').trim();
-    return /^[A-Za-z0-9_.:-]{1,64}$/.test(t) ? t : null;
-  } catch {
-    return null;
-  }
-}
-
-function writeSessionTask(file: string, task: string): void {
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, task + '\n', { mode: 0o600 });
-    fs.renameSync(tmp, file);
-  } catch {
-    // Not fatal: the next call starts another task and the human sees two.
-  }
-}
-
-// A session file from before tokens (a bare id) is as good as stale: start a new task.
-const staleTask = (e: unknown) => e instanceof AirlockRpcError && /task: (no task|task .* has ended)|token: (acting as task .* needs its token|not the token of task)/.test(e.message);
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Claude Code runs parallel tool calls as parallel hook processes: the first one of a new
- * session starts the task, the others wait for its file (an O_EXCL lock file decides who
- * is first), so one session is one task and "allow for this task" covers all its calls.
- */
-async function resolveTask(client: AirlockClient, input: PreToolUseInput, env: NodeJS.ProcessEnv, stale: string | null): Promise<string> {
-  // Inside `airlock task start [--sandbox] -- claude`, the task is given (and the socket is
-  // the task's own); after `eval "$(airlock task start --env)"` the client adds its token.
-  if (env.AIRLOCK_TASK && !stale) return env.AIRLOCK_TASK;
-  const file = sessionFile(input.session_id, env);
-  const usable = (t: string | null) => (t && t !== stale ? t : null);
-  const known = usable(readSessionTask(file));
-  if (known) return known;
-  const lock = `${file}.lock`;
-  let locked = false;
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    fs.closeSync(fs.openSync(lock, 'wx', 0o600));
-    locked = true;
-  } catch {
-    // Someone else is starting it: wait for their file (bounded), then take over a stale lock.
-    for (let i = 0; i < 200; i++) {
-      await sleep(25);
-      const t = usable(readSessionTask(file));
-      if (t) return t;
-    }
-  }
-  try {
-    const r = await client.startTask({ name: taskNameFor(input), cwd: input.cwd || undefined });
-    writeSessionTask(file, r.token);
-    return r.token;
-  } finally {
-    if (locked) fs.rmSync(lock, { force: true });
-  }
-}
-
-let classifier: CommandClassifier | null = null;
-const loadClassifier = (): CommandClassifier => {
-  // Required lazily: mvdan-sh costs ~60 ms to load and only Bash needs it.
-  classifier ??= (require('../../core/classify/shell') as { classifyShell: CommandClassifier }).classifyShell;
-  return classifier;
-};
-
-/**
- * Claude Code's settings directory when CLAUDE_CONFIG_DIR moves it (the hook runs in Claude
- * Code's environment): the daemon then guards it like ~/.claude. Sent as an absolute path (a
- * relative one is Claude Code's working directory's, which is ours). The daemon also reads it
- * from /proc; this is for systems without /proc, and it can only add protection.
- */
-function configDirOf(env: NodeJS.ProcessEnv): { claudeConfigDir?: string } {
-  const v = env.CLAUDE_CONFIG_DIR;
-  if (v === undefined || v.length > 4000) return {};
-  return { claudeConfigDir: path.resolve(process.cwd(), v) };
-}
-
-export interface HookResult {
-  decision: HookDecision;
-  reason: string;
-}
-
-/**
- * The whole decision for one stdin text (exported for tests and the benchmark); null for an
- * event after the tool ran (PostToolUse): nothing to decide, nothing printed, exit 0.
- */
-/** `pin`: pinnedSocketProblem(env), when the caller already has it (the hook checks it once, before connecting early). */
-export async function decide(raw: string, env: NodeJS.ProcessEnv = process.env, early?: Promise<AirlockClient>, pin?: string | null): Promise<HookResult | null> {
-  const input = parseHookInput(raw);
-  if (isAfterToolEvent(input)) return null;
-  if ('error' in input) return { decision: 'ask', reason: `Airlock could not read the hook input (${input.error}); asking instead` };
-  // Before any byte goes to a socket the environment may have chosen (socket-pin.ts).
-  const unpinned = pin !== undefined ? pin : pinnedSocketProblem(env);
-  if (unpinned) return { decision: 'ask', reason: `Airlock did not ask: ${unpinned}; asking instead` };
-  let req;
-  try {
-    req = mapToolCall(input, loadClassifier);
-  } catch (e) {
-    return { decision: 'ask', reason: `Airlock could not classify this call (${(e as Error).message}); asking instead` };
-  }
-  let client: AirlockClient;
-  try {
-    client = await (early ?? AirlockClient.connect(defaultRequestSocket(env)));
-  } catch (e) {
-    const why = isDaemonUnavailable(e) ? 'the Airlock daemon is not running' : `Airlock is unreachable: ${(e as Error).message}`;
-    return { decision: 'ask', reason: `${why}; falling back to Claude Code's own prompt` };
-  }
-  try {
-    let answer: AgentAnswer;
-    try {
-      const task = await resolveTask(client, input, env, null);
-      try {
-        answer = await client.ask({ ...req, task, ...configDirOf(env) });
-      } catch (e) {
-        if (!staleTask(e) || env.AIRLOCK_TASK) throw e;
-        // The task ended (the human ended it, or the daemon's data was reset): start a new one.
-        answer = await client.ask({ ...req, task: await resolveTask(client, input, env, task), ...configDirOf(env) });
-      }
-    } catch (e) {
-      if (e instanceof AirlockRpcError && e.code === RPC_REFUSED) return { decision: 'deny', reason: `Airlock refused: ${e.message}` };
-      return { decision: 'ask', reason: `Airlock could not decide (${(e as Error).message}); asking instead` };
-    }
-    const reason = `Airlock: ${answer.reason}${answer.event > 0 ? ` (event ${answer.event})` : ''}`;
-    return { decision: answer.decision, reason };
-  } finally {
-    client.close();
-  }
-}
-
-/**
  * Connects before stdin is read (issue 15, hook start-up): the daemon reads this process's
  * tree from /proc when it accepts the connection (who is asking), and does that while we
- * are still reading and mapping the tool call instead of after. An event that needs no
- * decision closes it unused. A failed connect is handled where decide() awaits it.
+ * are still reading the tool call instead of after. An event that needs no decision closes
+ * it unused. A failed connect is handled where relay() awaits it.
  */
 function connectEarly(env: NodeJS.ProcessEnv): Promise<AirlockClient> {
   const early = AirlockClient.connect(defaultRequestSocket(env));
@@ -226,8 +91,7 @@ function connectEarly(env: NodeJS.ProcessEnv): Promise<AirlockClient> {
  * whole) instead of through process.stdout, whose stream Node would build for this one line.
  * A non-blocking or short write falls back to the stream.
  */
-function writeOut(text: string): void {
-  const b = Buffer.from(text);
+function writeOut(b: Buffer): void {
   let done: number;
   try {
     done = fs.writeSync(1, b);
@@ -237,19 +101,96 @@ function writeOut(text: string): void {
   if (done < b.length) process.stdout.write(b.subarray(done));
 }
 
-/** Entry point: stdin → decision JSON on stdout; exit 0 whatever happens. */
+/** What the hook prints and exits with. */
+export interface Printed {
+  exitCode: number;
+  stdout: Buffer;
+}
+
+const SILENT: Printed = { exitCode: 0, stdout: Buffer.alloc(0) };
+const ask = (reason: string): Printed => ({ exitCode: 0, stdout: Buffer.from(hookOutput('ask', reason) + '\n') });
+
+/** What the hook's environment adds to its input (the daemon cannot see the hook's HOME or cwd). */
+export function hookParams(stdin: string, env: NodeJS.ProcessEnv = process.env): HookClaudeCodeParams {
+  const p: HookClaudeCodeParams = { stdin, cwd: process.cwd(), home: os.homedir() };
+  const put = (k: 'claudeConfigDir' | 'task' | 'taskToken', v: string | undefined, max: number) => {
+    if (v !== undefined && v.length <= max) p[k] = v;
+  };
+  put('claudeConfigDir', env.CLAUDE_CONFIG_DIR, 4000);
+  if (env.AIRLOCK_TASK) put('task', env.AIRLOCK_TASK, LIMITS.name);
+  if (env.AIRLOCK_TASK_TOKEN) put('taskToken', env.AIRLOCK_TASK_TOKEN, LIMITS.name);
+  return p;
+}
+
+/** The daemon's answer as something to print, or null when it is not one (then the hook asks). */
+function decoded(r: unknown): Printed | null {
+  if (!r || typeof r !== 'object') return null;
+  const { exitCode, stdoutHex } = r as { exitCode?: unknown; stdoutHex?: unknown };
+  if (typeof exitCode !== 'number' || !Number.isInteger(exitCode) || exitCode < 0 || exitCode > 255) return null;
+  if (typeof stdoutHex !== 'string' || stdoutHex.length > MAX_STDOUT_HEX || !/^(?:[0-9a-f]{2})*$/.test(stdoutHex)) return null;
+  return { exitCode, stdout: Buffer.from(stdoutHex, 'hex') };
+}
+
+/** AIRLOCK_HOOK_REPLY_TIMEOUT_MS can only shorten the wait (tests); the installed command unsets it (install.ts). */
+function replyTimeout(env: NodeJS.ProcessEnv): number {
+  const v = Number(env.AIRLOCK_HOOK_REPLY_TIMEOUT_MS);
+  return Number.isInteger(v) && v > 0 && v < REPLY_TIMEOUT_MS ? v : REPLY_TIMEOUT_MS;
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer from the Airlock daemon in ${Math.round(ms / 1000)} s`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * One hook call (exported for tests and the benchmark). `pin`: pinnedSocketProblem(env),
+ * checked before anything was connected; `early`: the connection made while stdin was read.
+ */
+export async function relay(raw: string, env: NodeJS.ProcessEnv = process.env, early?: Promise<AirlockClient>, pin: string | null = pinnedSocketProblem(env)): Promise<Printed> {
+  // After the tool ran there is nothing to decide: no request at all (the same parser the daemon uses).
+  if (isAfterToolEvent(parseHookInput(raw))) return SILENT;
+  // Before any byte goes to a socket the environment may have chosen (socket-pin.ts).
+  if (pin) return ask(`Airlock did not ask: ${pin}; asking instead`);
+  const params = hookParams(raw, env);
+  // request.sock refuses a line over 1 MiB: ask here, with the reason, instead of sending it.
+  const size = Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'hook.claudeCode', params }));
+  if (size > LIMITS.lineBytes) {
+    return ask(`Airlock did not ask: this tool call is ${size} bytes as a request, over request.sock's ${LIMITS.lineBytes}-byte line limit; asking instead`);
+  }
+  let client: AirlockClient;
+  try {
+    client = await (early ?? AirlockClient.connect(defaultRequestSocket(env)));
+  } catch (e) {
+    const why = isDaemonUnavailable(e) ? 'the Airlock daemon is not running' : `Airlock is unreachable: ${(e as Error).message}`;
+    return ask(`${why}; falling back to Claude Code's own prompt`);
+  }
+  try {
+    const answer = decoded(await withTimeout(client.rpc.call('hook.claudeCode', params), replyTimeout(env)));
+    return answer ?? ask("Airlock could not decide (the daemon's answer is not a hook answer); asking instead");
+  } catch (e) {
+    return ask(`Airlock could not decide (${(e as Error).message}); asking instead`);
+  } finally {
+    client.close();
+  }
+}
+
+/** Entry point: stdin → what the daemon says on stdout; exit 0 unless the daemon says otherwise. */
 export async function runClaudeCodeHook(env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  let result: HookResult | null;
+  let out: Printed;
   // A socket outside the pinned directory is never connected to, not even early.
   const pin = pinnedSocketProblem(env);
   const early = pin ? undefined : connectEarly(env);
   try {
-    result = await decide(await readStdin(), env, early, pin);
+    out = await relay(await readStdin(), env, early, pin);
   } catch (e) {
-    result = { decision: 'ask', reason: `Airlock hook failed (${(e as Error).message}); asking instead` };
+    out = ask(`Airlock hook failed (${(e as Error).message}); asking instead`);
   } finally {
-    // Used and closed by decide(), or never used (an event after the tool ran, unreadable input).
+    // Used and closed by relay(), or never used (an event after the tool ran, unreadable input).
     early?.then((c) => c.close(), () => undefined);
   }
-  if (result) writeOut(hookOutput(result.decision, result.reason) + '\n');
+  if (out.stdout.length) writeOut(out.stdout);
+  process.exitCode = out.exitCode;
 }

@@ -48,17 +48,43 @@ export function settingsPath(home: string = os.homedir()): string {
 export const HOOK_UNSET_ENV = ['NODE_OPTIONS', 'NODE_COMPILE_CACHE'] as const;
 
 /**
- * The command that runs the hook: node and the hook's own entry file (the fast path, no CLI
- * parsing), after unsetting HOOK_UNSET_ENV. Claude Code runs it with /bin/sh; `exec` keeps it
- * one process. Pinned (the default): AIRLOCK_HOOK_HOME, the real path of the directory that
- * holds request.sock and tasks/ for the environment installing it, is exported on the line
- * itself, after the environment Claude Code passes on, so a project's settings `env` cannot
- * change it; the hook then talks to that daemon only (socket-pin.ts). Unpinned is for a
- * server reached by `airlock remote`, where AIRLOCK_REQUEST_SOCK is a new path every session.
+ * Variables the hooks honour only when run by hand: AIRLOCK_HOOK_REPLY_TIMEOUT_MS can make the
+ * wait for the daemon's answer shorter (tests). The installed command unsets it, so a project's
+ * settings `env` cannot turn Airlock's prompts into Claude Code's own.
  */
-export function hookCommand(opts: { env?: NodeJS.ProcessEnv; pinned?: boolean } = {}): string {
-  const exec = `exec ${shQuote(process.execPath)} ${shQuote(path.join(__dirname, 'bin.js'))}`;
-  const unset = `unset ${HOOK_UNSET_ENV.join(' ')} ${HOOK_HOME_ENV}`;
+export const HOOK_HAND_ONLY_ENV = ['AIRLOCK_HOOK_REPLY_TIMEOUT_MS'] as const;
+
+/**
+ * The native hook (native/hook/airlock-hook.c, built by `npm run build` into
+ * dist/native/airlock-hook when a C compiler is present), or null when this build has none.
+ */
+export function nativeHookPath(): string | null {
+  const p = path.resolve(__dirname, '..', '..', '..', 'native', 'airlock-hook');
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile() ? p : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The command that runs the hook: the native client when this build has one (issue 15: it
+ * starts in a fraction of Node's time), else node and the hook's own entry file (the fast
+ * path, no CLI parsing); both ask the daemon the same way (request.sock `hook.claudeCode`).
+ * First it unsets HOOK_UNSET_ENV (Node's) and HOOK_HAND_ONLY_ENV. Claude Code runs it with
+ * /bin/sh; `exec` keeps it one process. Pinned (the default): AIRLOCK_HOOK_HOME, the real path
+ * of the directory that holds request.sock and tasks/ for the environment installing it, is
+ * exported on the line itself, after the environment Claude Code passes on, so a project's
+ * settings `env` cannot change it; the hook then talks to that daemon only (socket-pin.ts, and
+ * the same check in the native client). Unpinned is for a server reached by `airlock remote`,
+ * where AIRLOCK_REQUEST_SOCK is a new path every session. `node: true`: the Node hook even when
+ * the native one exists (`--install --node`).
+ */
+export function hookCommand(opts: { env?: NodeJS.ProcessEnv; pinned?: boolean; node?: boolean } = {}): string {
+  const native = opts.node ? null : nativeHookPath();
+  const exec = native ? `exec ${shQuote(native)}` : `exec ${shQuote(process.execPath)} ${shQuote(path.join(__dirname, 'bin.js'))}`;
+  const unset = `unset ${[...HOOK_UNSET_ENV, ...HOOK_HAND_ONLY_ENV].join(' ')} ${HOOK_HOME_ENV}`;
   if (opts.pinned === false) return `${unset}; ${exec}`;
   const dir = realPathOf(airlockRuntimeDir(opts.env ?? process.env));
   return `${unset}; export ${HOOK_HOME_ENV}=${shQuote(dir)}; ${exec}`;
@@ -71,9 +97,9 @@ export interface InstallResult {
   backup: string | null;
 }
 
-export function installHook(opts: { home?: string; command?: string; pinned?: boolean } = {}): InstallResult {
+export function installHook(opts: { home?: string; command?: string; pinned?: boolean; node?: boolean } = {}): InstallResult {
   const file = settingsPath(opts.home);
-  const command = opts.command ?? hookCommand({ pinned: opts.pinned });
+  const command = opts.command ?? hookCommand({ pinned: opts.pinned, node: opts.node });
   let settings: Record<string, unknown> = {};
   let original: string | null = null;
   if (fs.existsSync(file)) {

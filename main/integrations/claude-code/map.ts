@@ -1,23 +1,14 @@
-// Claude Code PreToolUse input → an Airlock request. Pure and dependency-free: the hook
-// runs on every tool call, so this must load in a few milliseconds (no zod: input is
-// checked by hand, and anything unexpected becomes a request that asks).
-//
-// Input (https://docs.anthropic.com/en/docs/claude-code/hooks):
-//   {session_id, transcript_path, cwd, permission_mode, hook_event_name: "PreToolUse",
-//    tool_name, tool_input}
-// `import x = require()`: no esbuild namespace copy in the hook bundle (see ./hook.ts).
+// Claude Code PreToolUse input → an Airlock request. Runs in the daemon (hook-service.ts,
+// request.sock `hook.claudeCode`), for the native hook and the Node relay alike: input is
+// checked by hand, and anything unexpected becomes a request that asks. The input's own
+// types and parser are in ./hook-input.ts (the Node relay loads only that).
 import os = require('node:os');
 import type { AskParams } from '../../client';
 import { nameRemoves } from '../../core/classify/mcp';
 import type { CommandClassification } from '../../core/ports';
+import { clip, str, type PreToolUseInput } from './hook-input';
 
-export interface PreToolUseInput {
-  session_id: string;
-  cwd: string;
-  tool_name: string;
-  tool_input: Record<string, unknown>;
-  hook_event_name: string;
-}
+export { hookOutput, isAfterToolEvent, parseHookInput, type HookDecision, type HookInputError, type PreToolUseInput } from './hook-input';
 
 /** Request fields without the task (the hook resolves that separately). */
 export type HookRequest = Omit<AskParams, 'task'>;
@@ -27,53 +18,6 @@ const MAX_SUMMARY = 2000;
 const MAX_TEXT = 4096;
 /** main/core/classify/shell.ts MAX_COMMAND_CHARS + 1: longer commands classify as execute. */
 const COMMAND_MAX = 128 * 1024 + 1;
-
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
-
-/**
- * Hook events that come after the tool has run (Claude Code's PostToolUse, and
- * PostToolUseFailure): nothing is left to decide, so the hook never prompts, never blocks
- * and never asks the daemon — it exits 0 with no output, which Claude Code reads as "no
- * opinion". The request itself was recorded by the PreToolUse hook, with its decision.
- */
-const AFTER_TOOL_EVENTS: ReadonlySet<string> = new Set(['PostToolUse', 'PostToolUseFailure']);
-
-/** True when stdin is the JSON of an after-the-tool event (see AFTER_TOOL_EVENTS). */
-export function isAfterToolEvent(input: PreToolUseInput | HookInputError): boolean {
-  return input.hook_event_name !== undefined && AFTER_TOOL_EVENTS.has(input.hook_event_name);
-}
-
-/** Stdin that is not a tool call we can read; the event's name when that much was readable. */
-export interface HookInputError {
-  error: string;
-  hook_event_name?: string;
-}
-
-/** Validates the hook's stdin. Returns an error text for anything that is not a PreToolUse call. */
-export function parseHookInput(raw: string): PreToolUseInput | HookInputError {
-  let v: unknown;
-  try {
-    v = JSON.parse(raw);
-  } catch {
-    return { error: 'stdin is not JSON' };
-  }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'stdin is not a JSON object' };
-  const o = v as Record<string, unknown>;
-  const event = str(o.hook_event_name)?.slice(0, 64);
-  const fail = (error: string): HookInputError => (event === undefined ? { error } : { error, hook_event_name: event });
-  const tool = str(o.tool_name);
-  if (!tool || tool.length > 256) return fail('tool_name missing');
-  const input = o.tool_input;
-  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) return fail('tool_input is not an object');
-  return {
-    session_id: clip(str(o.session_id) ?? '', 256),
-    cwd: clip(str(o.cwd) ?? '', MAX_TEXT),
-    tool_name: tool,
-    tool_input: (input as Record<string, unknown> | undefined) ?? {},
-    hook_event_name: event ?? 'PreToolUse',
-  };
-}
 
 /**
  * Tool input as recorded args: long strings (file contents) are cut so the request line
@@ -116,8 +60,8 @@ export function capArgs(input: Record<string, unknown>, depth = 0, cut: { cut: b
  * workspace (test/integration/redteam-hook.test.ts). `..` is kept: the daemon resolves it
  * physically, after symbolic links (main/os/real-path.ts).
  */
-function absolute(p: string, cwd: string): string {
-  if (p === '~' || p.startsWith('~/')) return os.homedir().replace(/\/+$/, '') + p.slice(1);
+function absolute(p: string, cwd: string, home: string): string {
+  if (p === '~' || p.startsWith('~/')) return home.replace(/\/+$/, '') + p.slice(1);
   if (p.startsWith('/') || !cwd.startsWith('/')) return p;
   return cwd.replace(/\/+$/, '') + '/' + p;
 }
@@ -155,12 +99,12 @@ function hostOf(url: string): string {
  * NotebookEdit with a harmless `file_path` and `notebook_path` = `.git/hooks/pre-commit`
  * was allowed by a workspace grant (test/integration/redteam-hook.test.ts).
  */
-function pathsOf(ti: Record<string, unknown>, main: string, cwd: string): string[] {
+function pathsOf(ti: Record<string, unknown>, main: string, cwd: string, home: string): string[] {
   const out = [main];
   for (const k of ['file_path', 'notebook_path', 'path']) {
     const v = str(ti[k]);
     if (v === null) continue;
-    const p = clip(absolute(v, cwd), MAX_TEXT);
+    const p = clip(absolute(v, cwd, home), MAX_TEXT);
     if (!out.includes(p)) out.push(p);
   }
   return out;
@@ -191,9 +135,10 @@ const INTERNAL_TOOLS = new Set(['TodoWrite', 'Task', 'Agent', 'ExitPlanMode', 'B
 const LOADER_TOOLS: Record<string, string[]> = { SlashCommand: ['command', 'name'], Skill: ['skill', 'command', 'name'] };
 
 /**
- * Maps one tool call. `classify` is only called for Bash (it loads the shell parser).
+ * Maps one tool call. `classify` is only called for Bash (it loads the shell parser). `home`:
+ * the hook process's home directory (HOME, as Claude Code expands `~`), sent by the hook.
  */
-export function mapToolCall(input: PreToolUseInput, classify: () => (command: string, cwd?: string) => CommandClassification): HookRequest {
+export function mapToolCall(input: PreToolUseInput, classify: () => (command: string, cwd?: string) => CommandClassification, home: string = os.homedir()): HookRequest {
   const ti = input.tool_input;
   const tool = input.tool_name;
   const cwd = input.cwd;
@@ -206,14 +151,14 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
     if (odd.length) return { ...base, action: 'other', summary: clip(`${tool} with a ${odd.join(', ')} that is not a path: ${JSON.stringify(capArgs(ti))}`, MAX_SUMMARY) };
     const target = str(ti.file_path) ?? str(ti.notebook_path) ?? str(ti.path) ?? cwd;
     const pattern = str(ti.pattern);
-    const resource = clip(absolute(target, cwd), MAX_TEXT);
-    const resources = pathsOf(ti, resource, cwd);
+    const resource = clip(absolute(target, cwd, home), MAX_TEXT);
+    const resources = pathsOf(ti, resource, cwd, home);
     // Glob's pattern is a path too: `/home/u/.ssh/*` or `../../other/**` lists another
     // directory whatever `path` says, so its literal directory is judged as well.
     if (tool === 'Glob' && pattern) {
       const dir = globDirectory(pattern);
       if (dir !== null) {
-        const p = clip(absolute(dir, resource), MAX_TEXT);
+        const p = clip(absolute(dir, resource, home), MAX_TEXT);
         if (!resources.includes(p)) resources.push(p);
       }
     }
@@ -229,8 +174,8 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
       return { ...base, action: 'other', summary: clip(`${tool} with ${odd.length ? `a ${odd.join(', ')} that is not a path` : 'no file to write'}: ${JSON.stringify(capArgs(ti))}`, MAX_SUMMARY) };
     }
     const file = named;
-    const resource = clip(absolute(file, cwd), MAX_TEXT);
-    const resources = pathsOf(ti, resource, cwd);
+    const resource = clip(absolute(file, cwd, home), MAX_TEXT);
+    const resources = pathsOf(ti, resource, cwd, home);
     let what = '';
     if (tool === 'Write') what = ` (${(str(ti.content) ?? '').length} characters)`;
     else if (tool === 'Edit') what = `: replace ${JSON.stringify(clip(str(ti.old_string) ?? '', 60))} with ${JSON.stringify(clip(str(ti.new_string) ?? '', 60))}${ti.replace_all ? ' everywhere' : ''}`;
@@ -279,7 +224,7 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
       source: 'mcp',
       tool: `${server}/${name}`,
       action,
-      resource: target ? clip(target.includes('://') ? hostOf(target) : absolute(target, cwd), MAX_TEXT) : undefined,
+      resource: target ? clip(target.includes('://') ? hostOf(target) : absolute(target, cwd, home), MAX_TEXT) : undefined,
       summary: clip(`MCP ${server}/${name} ${JSON.stringify(capped)}`, MAX_SUMMARY),
       // The tool's input goes under `arguments` (what grant conditions see), never beside
       // the fields the daemon reads (an input field named "annotations" stays an argument).
@@ -306,15 +251,6 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
   if (INTERNAL_TOOLS.has(tool)) return { ...base, action: 'read', summary: clip(`${tool} (Claude Code internal)`, MAX_SUMMARY) };
   // A tool we do not know: ask.
   return { ...base, action: 'other', summary: clip(`${tool} ${JSON.stringify(capArgs(ti))}`, MAX_SUMMARY) };
-}
-
-export type HookDecision = 'allow' | 'deny' | 'ask';
-
-/** The JSON Claude Code reads from the hook's stdout. */
-export function hookOutput(decision: HookDecision, reason: string): string {
-  return JSON.stringify({
-    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: clip(reason, 1000) },
-  });
 }
 
 /** A task name that tells the human which session this is. */

@@ -20,28 +20,48 @@ const NOT_AN_OPTION = new Set(['host', 'content-length']);
 /** At most this many options in a request (a longer list is refused: no real client sends one; a response is bounded by Node's header size limit). */
 export const MAX_CONNECTION_OPTIONS = 64;
 
-export type HopHeaders = { drop: (lowerName: string) => boolean } | { refused: string };
+/** A request's hop-by-hop headers, or why the request is refused. */
+export type RequestHopHeaders = { drop: (lowerName: string) => boolean } | { refused: string };
 
 /**
- * The hop-by-hop headers of one message from its raw header list (name, value, name, value…).
- * `request`: a request naming Host or Content-Length as an option is refused; a response
- * naming them keeps them (the proxy re-frames it; it goes back to the sandbox only).
+ * The Connection options of one message's raw header list (name, value, name, value…), and
+ * the first Connection line that names a header it may not (Host, Content-Length), which a
+ * request is refused for and a response keeps. The list is bounded by Node's header size limit.
  */
-export function hopHeaders(rawHeaders: readonly string[], request: boolean): HopHeaders {
+function connectionOptions(rawHeaders: readonly string[]): { options: Set<string>; forbidden: string | null } {
   const options = new Set<string>();
+  let forbidden: string | null = null;
   for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!.toLowerCase();
     if (name !== 'connection' && name !== 'proxy-connection') continue;
     for (const raw of rawHeaders[i + 1]!.split(',')) {
       const token = raw.trim().toLowerCase();
       if (token === '') continue;
-      if (NOT_AN_OPTION.has(token)) {
-        if (request) return { refused: `a ${rawHeaders[i]} header may not name ${token} (RFC 9110 §7.6.1: it is meant for every recipient)` };
-        continue;
-      }
-      options.add(token);
-      if (request && options.size > MAX_CONNECTION_OPTIONS) return { refused: `more than ${MAX_CONNECTION_OPTIONS} Connection options` };
+      if (NOT_AN_OPTION.has(token)) forbidden ??= `a ${rawHeaders[i]} header may not name ${token} (RFC 9110 §7.6.1: it is meant for every recipient)`;
+      else options.add(token);
     }
   }
-  return { drop: (lower) => HOP.has(lower) || options.has(lower) };
+  return { options, forbidden };
+}
+
+const dropper = (options: Set<string>) => (lower: string) => HOP.has(lower) || options.has(lower);
+
+/**
+ * The hop-by-hop headers of a request from the sandbox: refused when a Connection option
+ * names Host or Content-Length, or names more than MAX_CONNECTION_OPTIONS.
+ */
+export function requestHopHeaders(rawHeaders: readonly string[]): RequestHopHeaders {
+  const { options, forbidden } = connectionOptions(rawHeaders);
+  if (forbidden) return { refused: forbidden };
+  if (options.size > MAX_CONNECTION_OPTIONS) return { refused: `more than ${MAX_CONNECTION_OPTIONS} Connection options` };
+  return { drop: dropper(options) };
+}
+
+/**
+ * The hop-by-hop headers of a response from upstream: never refused (naming Host or
+ * Content-Length keeps them: the proxy re-frames the response, and it goes back to the
+ * sandbox only; the number of options is bounded by Node's header size limit).
+ */
+export function responseHopHeaders(rawHeaders: readonly string[]): (lowerName: string) => boolean {
+  return dropper(connectionOptions(rawHeaders).options);
 }

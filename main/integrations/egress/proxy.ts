@@ -23,7 +23,7 @@ import type { AgentAnswer } from '../../contract/agent';
 import type { ProcessInfo } from '../../contract/common';
 import { EGRESS_TOOL } from '../../contract/constants';
 import type { EgressCore, EgressFacts, EgressRecord } from '../../core/ports';
-import { HOP, hopHeaders } from './hop-headers';
+import { requestHopHeaders, responseHopHeaders } from './hop-headers';
 import { injectHeader, placeholdersIn, ReplaceStream, secretsForHost, StreamScanner, type TaskSecret } from './placeholders';
 import type { Resolver } from './resolve';
 import type { TaskCa } from './task-ca';
@@ -394,7 +394,7 @@ export class EgressProxy {
     const headers: http.OutgoingHttpHeaders = { Host: req.headers.host };
     // Hop-by-hop headers, those the request's Connection names included, are dropped before
     // any injection (hop-headers.ts): a secret never goes into a header that is not forwarded.
-    const hop = hopHeaders(req.rawHeaders, true);
+    const hop = requestHopHeaders(req.rawHeaders);
     if ('refused' in hop) return refuseRes(res, 400, 'Bad Request', `airlock egress: ${hop.refused}`);
     const leaks = new Set<string>();
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -429,7 +429,7 @@ export class EgressProxy {
       return refuseRes(res, 400, 'Bad Request', "airlock egress: this is Airlock's egress proxy; send absolute-form requests (http://host/path) or CONNECT host:port");
     }
     // A malformed Connection list is refused before anyone is asked about it.
-    const hop = hopHeaders(req.rawHeaders, true);
+    const hop = requestHopHeaders(req.rawHeaders);
     if ('refused' in hop) return refuseRes(res, 400, 'Bad Request', `airlock egress: ${hop.refused}`);
     const d = await this.decide(t, req.method ?? 'GET', t.path, peer);
     if (!d.ok) return refuseRes(res, d.status, d.reason, d.body, d.event);
@@ -502,8 +502,7 @@ export class EgressProxy {
         // What the secret's own host answers: the value becomes the placeholder again.
         const swap = f.mine.map((s) => ({ from: Buffer.from(s.value), to: Buffer.from(s.placeholder) }));
         const outHeaders: http.OutgoingHttpHeaders = {};
-        const hop = hopHeaders(ur.rawHeaders, false);
-        const dropped = (lower: string) => ('drop' in hop ? hop.drop(lower) : HOP.has(lower));
+        const dropped = responseHopHeaders(ur.rawHeaders);
         for (let i = 0; i < ur.rawHeaders.length; i += 2) {
           const name = ur.rawHeaders[i]!;
           if (dropped(name.toLowerCase())) continue;

@@ -10,6 +10,7 @@ import { m006GrantConditionsMcpTools } from './006_grant_conditions_mcp_tools';
 import { m007RemotesKeyUsage } from './007_remotes_key_usage';
 import { m008TaskToken } from './008_task_token';
 import { m009TaskOrigin } from './009_task_origin';
+import { m010ClaudeConfigDirs } from './010_claude_config_dirs';
 
 export interface Migration {
   version: number;
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly Migration[] = [
   m007RemotesKeyUsage,
   m008TaskToken,
   m009TaskOrigin,
+  m010ClaudeConfigDirs,
 ];
 
 export function schemaVersion(db: Database): number {

@@ -1,0 +1,91 @@
+// Red team, sixth wave: commands that delete, write or run code while looking like reads.
+// The corpus (classify-attack6-corpus.ts) was written before reading the classifier; the
+// ways around it that it found are below, each first shown doing its harm with the real
+// bash (a planted ./ls runs), then classified as what it is.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { classifyShell } from '../../main/core/classify/shell';
+import { ATTACKS6, PLAIN_READS6 } from './classify-attack6-corpus';
+
+const c = (cmd: string) => classifyShell(cmd, '/repo');
+const why = (cmd: string) => c(cmd).riskReasons.map((r) => r.reason).join(' | ');
+
+/** Runs `script` with the real bash in a directory holding an executable ./ls; returns stdout. */
+function bashWithPlantedLs(script: string, stdin = ''): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-a6-'));
+  try {
+    writeFileSync(path.join(dir, 'ls'), '#!/bin/sh\necho PLANTED\n');
+    chmodSync(path.join(dir, 'ls'), 0o755);
+    return execFileSync('bash', ['-c', script], { cwd: dir, input: stdin, encoding: 'utf8', timeout: 10_000, stdio: ['pipe', 'pipe', 'ignore'] });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('sixth wave corpus: no command that deletes, writes, runs code or connects is a read', () => {
+  assert.ok(ATTACKS6.length >= 300, `${ATTACKS6.length} attacks`);
+  const silent = ATTACKS6.filter((cmd) => c(cmd).action === 'read');
+  assert.deepEqual(silent, [], `these would run without a prompt:\n${silent.join('\n')}`);
+});
+
+test('sixth wave corpus: every plain read stays a silent read', () => {
+  assert.ok(PLAIN_READS6.length >= 60, `${PLAIN_READS6.length} reads`);
+  const prompting = PLAIN_READS6.filter((cmd) => c(cmd).action !== 'read');
+  assert.deepEqual(prompting, [], `these plain reads would prompt:\n${prompting.join('\n')}`);
+});
+
+test('the variable of a for or select loop is assigned like VAR=value (for PATH in .; do ls; done ran ./ls)', () => {
+  // Control: PATH is exported already, so the loop variable reaches ls.
+  assert.match(bashWithPlantedLs('for PATH in .; do ls; done'), /PLANTED/);
+  assert.match(bashWithPlantedLs('select PATH in .; do ls; break; done', '1\n'), /PLANTED/);
+  for (const cmd of ['for PATH in .; do ls; done', 'select PATH in .; do ls; break; done', 'for HOME in /tmp/x; do git status; done', 'for PATH; do ls; done', 'for GIT_DIR in /tmp/x; do git log; done', 'for IFS in /; do ls; done', 'for LD_PRELOAD in /tmp/x.so; do ls; done']) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+    assert.match(why(cmd), /loop variable of for\/select sets [A-Z_]+, which changes how later commands run/, cmd);
+  }
+  // A lower-case loop variable is local to the shell, as a plain x=1 is.
+  for (const cmd of ['for f in *.ts; do wc -l "$f"; done', 'for i in 1 2 3; do echo $i; done']) assert.equal(c(cmd).action, 'read', cmd);
+});
+
+test('wait -p NAME assigns NAME, and with no job unsets it (wait -p PATH; ls ran ./ls)', () => {
+  assert.match(bashWithPlantedLs('wait -p PATH; ls'), /PLANTED/);
+  for (const cmd of ['wait -p PATH; ls', 'wait -np PATH', 'wait -n -p HOME; git status', 'wait -p "$v"']) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+    assert.match(why(cmd), /wait -p sets .*not a plain shell variable/, cmd);
+  }
+  for (const cmd of ['wait', 'wait %1', 'wait -n', 'wait -n -p pid']) assert.equal(c(cmd).action, 'read', cmd);
+});
+
+test('printf -vNAME is printf -v NAME: a value glued to a builtin option is still that option (printf -vPATH .; ls ran ./ls)', () => {
+  assert.match(bashWithPlantedLs('printf -vPATH .; ls'), /PLANTED/);
+  for (const cmd of ['printf -vPATH .; ls', 'printf -vCDPATH /tmp', "printf -v'a[$(id)]' x"]) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+    assert.match(why(cmd), /printf -v.* assigns a shell variable/, cmd);
+  }
+  assert.equal(c("printf '%s\\n' a b").action, 'read');
+});
+
+test('man -M DIR renders pages from a directory the command names, like man ./page.1 does', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-a6-man-'));
+  try {
+    mkdirSync(path.join(dir, 'm', 'man1'), { recursive: true });
+    writeFileSync(path.join(dir, 'm', 'man1', 'ls.1'), '.TH LS 1\n.SH NAME\nplanted page\n');
+    let out = '';
+    try {
+      out = execFileSync('man', ['-M', './m', 'ls'], { cwd: dir, encoding: 'utf8', env: { ...process.env, MANPAGER: 'cat', PAGER: 'cat' }, timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] });
+    } catch {
+      // No man on this machine: the classification below still holds.
+    }
+    if (out) assert.match(out, /planted page/, 'real man renders the planted page');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const cmd of ['man -M ./m ls', 'man --manpath=./m ls', 'man -M /tmp/x ls']) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+    assert.match(why(cmd), /man -M renders pages from a directory/, cmd);
+  }
+  for (const cmd of ['man ls', 'man 5 crontab', 'man -k x']) assert.equal(c(cmd).action, 'read', cmd);
+});

@@ -1,0 +1,88 @@
+// main/os/hard-links.ts through resolveRealPaths, on real files: a second name of a
+// protected file is found (project files above the path, the home directory's, Airlock's
+// own), an ordinary file costs nothing more, and a spent budget is said, never taken as "no".
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { tempHome } from '../helpers/daemon';
+import { resolveRealPaths } from '../../main/os/real-path';
+import { LinkBudgetSpent, protectedOtherName } from '../../main/os/hard-links';
+
+function project(): string {
+  const root = fs.realpathSync(tempHome('al-hlu-'));
+  fs.mkdirSync(path.join(root, 'p', '.git', 'hooks'), { recursive: true });
+  fs.mkdirSync(path.join(root, 'p', 'a', 'b'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'p', '.git', 'config'), '[core]\n');
+  fs.writeFileSync(path.join(root, 'p', '.git', 'hooks', 'post-checkout'), '#!/bin/sh\n');
+  return root;
+}
+
+test('a hard link to the project\'s git config or hook, from the project or any directory under it, is named', () => {
+  const root = project();
+  const p = path.join(root, 'p');
+  fs.linkSync(path.join(p, '.git', 'config'), path.join(p, 'notes.txt'));
+  fs.linkSync(path.join(p, '.git', 'hooks', 'post-checkout'), path.join(p, 'a', 'b', 'x.sh'));
+  const r = resolveRealPaths([path.join(p, 'notes.txt'), path.join(p, 'a', 'b', 'x.sh'), path.join(p, 'missing.txt')]);
+  assert.equal(r.incomplete, null);
+  assert.equal(r.hardLinks.get(path.join(p, 'notes.txt')), path.join(p, '.git', 'config'));
+  assert.equal(r.hardLinks.get(path.join(p, 'a', 'b', 'x.sh')), path.join(p, '.git', 'hooks', 'post-checkout'));
+  assert.equal(r.hardLinks.size, 2);
+});
+
+test('a hard link to a file in the home directory (~/.bashrc, ~/.ssh/*) is named, through a symbolic link on the way too', () => {
+  const root = project();
+  const home = path.join(root, 'home');
+  fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
+  fs.writeFileSync(path.join(home, '.bashrc'), 'x');
+  fs.writeFileSync(path.join(home, '.ssh', 'id_work'), 'key');
+  fs.linkSync(path.join(home, '.bashrc'), path.join(root, 'p', 'rc'));
+  fs.linkSync(path.join(home, '.ssh', 'id_work'), path.join(root, 'p', 'k'));
+  fs.symlinkSync(path.join(root, 'p'), path.join(root, 'via'));
+  const saved = process.env.HOME;
+  process.env.HOME = home;
+  try {
+    const r = resolveRealPaths([path.join(root, 'via', 'rc'), path.join(root, 'p', 'k')]);
+    assert.equal(r.hardLinks.get(path.join(root, 'via', 'rc')), path.join(home, '.bashrc'));
+    assert.equal(r.hardLinks.get(path.join(root, 'p', 'k')), path.join(home, '.ssh', 'id_work'));
+  } finally {
+    process.env.HOME = saved;
+  }
+});
+
+test("a hard link to one of Airlock's own files (given by the daemon) is named; the file itself is not its own link", () => {
+  const root = project();
+  const db = path.join(root, 'airlock.db');
+  fs.writeFileSync(db, 'sqlite');
+  fs.linkSync(db, path.join(root, 'p', 'data.bin'));
+  const r = resolveRealPaths([path.join(root, 'p', 'data.bin'), db], undefined, [db]);
+  assert.equal(r.hardLinks.get(path.join(root, 'p', 'data.bin')), db);
+  assert.equal(r.hardLinks.has(db), false);
+});
+
+test('an ordinary file, or two names of an ordinary file, are not hard links to anything protected; a file with one name costs no look', () => {
+  const root = project();
+  const p = path.join(root, 'p');
+  fs.writeFileSync(path.join(p, 'a.txt'), 'a');
+  fs.linkSync(path.join(p, 'a.txt'), path.join(p, 'b.txt'));
+  fs.writeFileSync(path.join(p, 'c.txt'), 'c');
+  const r = resolveRealPaths([path.join(p, 'b.txt'), path.join(p, 'c.txt')]);
+  assert.equal(r.hardLinks.size, 0);
+  const one = { steps: 5, deadline: Date.now() + 10_000 };
+  assert.equal(protectedOtherName(path.join(p, 'c.txt'), fs.lstatSync(path.join(p, 'c.txt')), one), null);
+  assert.equal(one.steps, 5, 'nothing was looked at for a file with one name');
+  const dir = { steps: 5, deadline: Date.now() + 10_000 };
+  assert.equal(protectedOtherName(p, fs.lstatSync(p), dir), null, 'a directory is not a hard link');
+  assert.equal(dir.steps, 5);
+});
+
+test('a spent budget throws (never "not protected"), and resolveRealPaths says the request could not be checked', () => {
+  const root = project();
+  const p = path.join(root, 'p');
+  fs.writeFileSync(path.join(p, 'a.txt'), 'a');
+  fs.linkSync(path.join(p, 'a.txt'), path.join(p, 'b.txt'));
+  assert.throws(() => protectedOtherName(path.join(p, 'b.txt'), fs.lstatSync(path.join(p, 'b.txt')), { steps: 3, deadline: Date.now() + 10_000 }), LinkBudgetSpent);
+  assert.throws(() => protectedOtherName(path.join(p, 'b.txt'), fs.lstatSync(path.join(p, 'b.txt')), { steps: 1e6, deadline: Date.now() - 1 }), LinkBudgetSpent);
+  const r = resolveRealPaths([path.join(p, 'b.txt')], -1);
+  assert.match(r.incomplete ?? '', /took too long/);
+});
