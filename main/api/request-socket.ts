@@ -34,7 +34,7 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
   const { desk, tasks, lifecycle } = agent;
   return startRpcSocket(sockPath, name, agent.recorder, (peer) => {
     const remote: RemoteInfo | undefined = opts.remote ? { name: opts.remote, via: remoteVia(peer.process) } : undefined;
-    const ctx = { process: peer.process, connection: peer.connection, ...(remote ? { remote } : {}), get claudeConfigDirs() { return peer.claudeConfigDirs; } };
+    const ctx = { process: peer.process, connection: peer.connection, ...(remote ? { remote } : {}), get claudeConfigEnv() { return peer.claudeConfigEnv; } };
     // The task a call may end or inspect: its token, and (through a remote's socket) a task
     // started through that remote. A refusal is recorded with the task, so the task's own
     // history shows that a remote tried (-32001 is an answer, which the one JSON-RPC path

@@ -54,7 +54,7 @@ export class TaskRequestSockets implements TaskSocketService {
       return task;
     };
     const handle = await startRpcSocket(p, `tasks/${task}/request.sock`, recorder, (peer) => {
-      const ctx = { process: peer.process, connection: peer.connection, boundTask: task, get claudeConfigDirs() { return peer.claudeConfigDirs; } };
+      const ctx = { process: peer.process, connection: peer.connection, boundTask: task, get claudeConfigEnv() { return peer.claudeConfigEnv; } };
       return {
         dispatch: createDispatch(agentMethods, {
           request: (r) => desk.ask(r, ctx),

@@ -7,6 +7,7 @@
 // only ever adds directories, so it can make a path riskier, never less risky.
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { PathResolver } from './ports';
 
 const HOME = os.homedir().replace(/\/+$/, '');
 /** Where the risk rules look for Claude Code's settings; a moved directory is aliased here. */
@@ -37,6 +38,37 @@ export function configDirsFromValue(value: string, cwd: string | null): string[]
   if (value.startsWith('/')) out.push(tidy(value));
   else if (cwd && cwd.startsWith('/')) out.push(tidy(path.posix.join(cwd, value)));
   if (value === '~' || value.startsWith('~/')) out.push(tidy(HOME + value.slice(1)));
+  return out;
+}
+
+/** One CLAUDE_CONFIG_DIR value, with the working directory it is relative to (null: none known). */
+export interface ConfigDirValue {
+  value: string;
+  cwd: string | null;
+}
+
+/** Values looked at for one request at most (distinct ones; a chain of 64 parents with 8 each is cut here). */
+export const MAX_CONFIG_VALUES = 64;
+
+/**
+ * The directories `values` name (configDirsFromValue), each also where its symbolic links
+ * lead when `resolve` is given: the one way a CLAUDE_CONFIG_DIR from /proc, from the hook or
+ * from the daemon's own environment becomes directories.
+ */
+export function configDirsFromValues(values: readonly ConfigDirValue[], resolve?: PathResolver): Set<string> {
+  const out = new Set<string>();
+  const distinct = new Set<string>();
+  for (const { value, cwd } of values) {
+    const key = `${cwd ?? ''}\0${value}`;
+    if (distinct.has(key)) continue;
+    if (distinct.size >= MAX_CONFIG_VALUES) break;
+    distinct.add(key);
+    for (const d of configDirsFromValue(value, cwd)) out.add(d);
+  }
+  if (out.size && resolve) {
+    const { real } = resolve([...out]);
+    for (const t of real.values()) out.add(tidy(t));
+  }
   return out;
 }
 

@@ -7,7 +7,7 @@
 // grows; a flood of made-up directories stops at MAX_REMEMBERED_DIRS (what is already
 // remembered stays, and each request's own directories still count for it).
 import type { ClaudeDirKeeper, PathResolver } from './ports';
-import { configDirsFromValue, MAX_REMEMBERED_DIRS, tidy } from './claude-config';
+import { configDirsFromValues, MAX_REMEMBERED_DIRS, tidy, type ConfigDirValue } from './claude-config';
 
 export class ClaudeDirMemory {
   private readonly remembered = new Set<string>();
@@ -15,17 +15,18 @@ export class ClaudeDirMemory {
   private readonly unsaved = new Set<string>();
 
   /**
-   * `seed`: the daemon's own CLAUDE_CONFIG_DIR directories (always remembered); `keeper`:
-   * where directories are kept across restarts (what it holds is remembered from the start).
+   * `seed`: the daemon's own CLAUDE_CONFIG_DIR values (always remembered); `keeper`: where
+   * directories are kept across restarts (what it holds is remembered from the start);
+   * `resolve`: where symbolic links lead (without it directories are taken as written).
    */
   constructor(
-    seed: readonly string[],
-    private readonly keeper?: ClaudeDirKeeper,
+    seed: readonly ConfigDirValue[],
+    private readonly opts: { keeper?: ClaudeDirKeeper; resolve?: PathResolver } = {},
   ) {
-    for (const d of seed) if (d.startsWith('/')) this.remember(tidy(d), true);
+    for (const d of configDirsFromValues(seed, opts.resolve)) this.remember(d, true);
     let kept: string[] = [];
     try {
-      kept = keeper?.load(MAX_REMEMBERED_DIRS) ?? [];
+      kept = opts.keeper?.load(MAX_REMEMBERED_DIRS) ?? [];
     } catch {
       // An unreadable table only loses what was kept; what requests carry still counts.
     }
@@ -34,16 +35,12 @@ export class ClaudeDirMemory {
   }
 
   /**
-   * The directories that count for a request: every one remembered, plus `values` (CLAUDE_CONFIG_DIR
-   * values; relative ones are taken from `cwd`), each also where its symbolic links lead.
+   * The directories that count for a request: every one remembered, plus those `values`
+   * name (CLAUDE_CONFIG_DIR values from /proc and from the request, each with the working
+   * directory it is relative to), each also where its symbolic links lead.
    */
-  forRequest(values: readonly string[], cwd: string | null, resolve?: PathResolver): string[] {
-    const mine = new Set<string>();
-    for (const v of values.slice(0, 16)) for (const d of configDirsFromValue(v, cwd)) mine.add(d);
-    if (mine.size && resolve) {
-      const { real } = resolve([...mine]);
-      for (const t of real.values()) mine.add(tidy(t));
-    }
+  forRequest(values: readonly ConfigDirValue[]): string[] {
+    const mine = configDirsFromValues(values, this.opts.resolve);
     for (const d of mine) this.remember(d, false);
     this.save();
     if (!this.remembered.size) return [...mine];
@@ -64,10 +61,11 @@ export class ClaudeDirMemory {
 
   /** Hands what is not kept yet to the keeper; what it cannot take now is tried again later. */
   private save(): void {
-    if (!this.keeper) return this.unsaved.clear();
+    const { keeper } = this.opts;
+    if (!keeper) return this.unsaved.clear();
     for (const d of this.unsaved) {
       try {
-        this.keeper.keep(d, MAX_REMEMBERED_DIRS);
+        keeper.keep(d, MAX_REMEMBERED_DIRS);
         this.unsaved.delete(d);
       } catch {
         return;

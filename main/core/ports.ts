@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { AgentAnswer, AgentRequest, McpToolsReport, TaskStartParams, TaskStartResult } from '../contract/agent';
 import type { Key } from '../contract/approver';
 import type { ProcessInfo, RemoteInfo, SshInfo } from '../contract/common';
+import type { ConfigDirValue } from './claude-config';
 
 /** Facts about a request that only the daemon knows (never taken from the agent's JSON). */
 export interface RequestContext {
@@ -24,11 +25,12 @@ export interface RequestContext {
   /** The request came through a remote's socket (airlock remote, ssh -R from another machine). */
   remote?: RemoteInfo;
   /**
-   * CLAUDE_CONFIG_DIR as the requesting process and its ancestors have it (read from /proc,
-   * relative values resolved against each one's working directory): Claude Code's settings
-   * directory when it is not ~/.claude. Only ever adds protection (core/claude-config.ts).
+   * CLAUDE_CONFIG_DIR as the requesting process and its ancestors have it (read from /proc),
+   * each value with that process's working directory, as read: Claude Code's settings
+   * directory when it is not ~/.claude. The core says which directories they name and only
+   * ever adds protection (core/claude-config.ts).
    */
-  claudeConfigDirs?: readonly string[];
+  claudeConfigEnv?: readonly ConfigDirValue[];
 }
 
 /** The remotes' own request sockets (implemented by main/api): `airlock remote`. */

@@ -13,6 +13,7 @@ import { conditionMissText, conditionOutcome, coversLocalDestination, evaluateGr
 import { capArgs } from './history-recorder';
 import type { ClaudeDirKeeper, CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
+import type { ConfigDirValue } from './claude-config';
 import { ClaudeDirMemory } from './claude-dir-memory';
 import { egressRemote } from './egress-remote';
 import type { CoreRequest } from './request';
@@ -46,8 +47,8 @@ export interface PolicyOptions {
    * locations (risk.ts DISABLES_APPROVER), which cannot know a custom AIRLOCK_HOME.
    */
   ownPaths?: readonly string[];
-  /** CLAUDE_CONFIG_DIR as the daemon itself has it (and its ancestors): always protected. */
-  claudeConfigDirs?: readonly string[];
+  /** CLAUDE_CONFIG_DIR as the daemon itself and its ancestors have it (with their working directories): always protected. */
+  claudeConfigEnv?: readonly ConfigDirValue[];
   /** Where the directories seen are kept across restarts (main/store); without it they last until the daemon stops. */
   claudeDirKeeper?: ClaudeDirKeeper;
   now?: () => number;
@@ -93,7 +94,7 @@ export class RequestPolicy {
     this.realPaths = opts.realPaths;
     this.repoLookalike = opts.repoLookalike;
     this.ownPaths = opts.ownPaths ?? [];
-    this.claudeDirs = new ClaudeDirMemory(opts.claudeConfigDirs ?? [], opts.claudeDirKeeper);
+    this.claudeDirs = new ClaudeDirMemory(opts.claudeConfigEnv ?? [], { ...(opts.claudeDirKeeper ? { keeper: opts.claudeDirKeeper } : {}), ...(opts.realPaths ? { resolve: opts.realPaths } : {}) });
     this.now = opts.now ?? Date.now;
   }
 
@@ -189,7 +190,7 @@ export class RequestPolicy {
       ...(actionOrigin ? { actionOrigin } : {}),
     };
     if (this.realPaths) applyRealPaths(core, this.realPaths, rawParts);
-    const dirs = this.claudeDirs.forRequest([...(ctx.claudeConfigDirs ?? []), ...(req.claudeConfigDir !== undefined ? [req.claudeConfigDir] : [])], req.cwd ?? null, this.realPaths);
+    const dirs = this.claudeDirs.forRequest([...(ctx.claudeConfigEnv ?? []), ...(req.claudeConfigDir !== undefined ? [{ value: req.claudeConfigDir, cwd: req.cwd ?? null }] : [])]);
     if (dirs.length) core.claudeDirs = dirs;
     return core;
   }

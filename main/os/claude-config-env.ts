@@ -5,11 +5,20 @@
 // shell Claude Code's Bash tool starts. The whole parent chain is read, not only up to the
 // session leader (a `setsid` on the way cuts a session, not the parents). Linux only;
 // elsewhere the hook says it itself (AgentRequest.claudeConfigDir).
+//
+// This reads what the processes say and no more: each value with the working directory of
+// the process that has it. Which directory that names (relative values, `~/`, the length a
+// path may have, where links lead) is the core's one rule (core/claude-config.ts).
 import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { MAX_ANCESTORS, ProcessChain } from './process-chain';
 
-/** Parents read at most (a chain deeper than this is cut; what was read counts). */
-export const MAX_ANCESTORS = 64;
+export { MAX_ANCESTORS };
+
+/** One CLAUDE_CONFIG_DIR value as a process has it, with that process's working directory (null when unreadable). */
+export interface ConfigEnvValue {
+  value: string;
+  cwd: string | null;
+}
 /** Bytes of one environment read at most (Linux's own limit for argv + env is a few MB). */
 export const MAX_ENVIRON_BYTES = 1024 * 1024;
 const NAME = Buffer.from('CLAUDE_CONFIG_DIR=');
@@ -63,25 +72,15 @@ export function configValuesOf(environ: Buffer): string[] {
   return out;
 }
 
-/** The parent pid and start time (fields 4 and 22 of /proc/<pid>/stat), or null when the process is gone. */
-function statOf(pid: number): { ppid: number; start: string } | null {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(f[1] ?? 0), start: f[19] ?? '' };
-  } catch {
-    return null;
-  }
-}
-
-function valuesOf(pid: number, start: string): string[] {
+function valuesOf(pid: number, start: string | null): string[] {
   const key = `${pid}:${start}`;
-  const known = seen.get(key);
+  const known = start !== null ? seen.get(key) : undefined;
   if (known) return known;
   const environ = readBounded(`/proc/${pid}/environ`, MAX_ENVIRON_BYTES);
   const values = environ ? configValuesOf(environ) : [];
-  // Only a successful read is kept (a process not yet readable is read again next time).
-  if (environ) {
+  // Only a successful read of a process known by its start time is kept (a process not yet
+  // readable is read again next time; without a start time a reused pid could not be told apart).
+  if (environ && start !== null) {
     if (seen.size >= MAX_SEEN) seen.clear();
     seen.set(key, values);
   }
@@ -96,44 +95,21 @@ function cwdOf(pid: number): string | null {
   }
 }
 
-function realOrNull(p: string): string | null {
-  try {
-    return fs.realpathSync(p);
-  } catch {
-    return null;
-  }
-}
-
 /**
- * The absolute directories CLAUDE_CONFIG_DIR names for `pid` and its parents: a relative
- * value (an empty one included: Claude Code joins it as '') is taken from that process's
- * working directory. Each is listed as written (tidied) and, when it exists, as its real
- * path. Empty where there is no /proc.
+ * Every CLAUDE_CONFIG_DIR value of the process `chain` starts at and of all its parents (up
+ * to MAX_ANCESTORS), nearest first, each with that process's working directory, as read.
+ * Empty where there is no /proc.
  */
-export function claudeConfigDirsOf(pid: number): string[] {
-  const out = new Set<string>();
-  if (pid <= 0 || !fs.existsSync('/proc/self')) return [];
-  let cur = pid;
-  for (let i = 0; i < MAX_ANCESTORS && cur > 0; i++) {
-    const st = statOf(cur);
-    if (!st) break;
-    const values = valuesOf(cur, st.start);
-    if (values.length) {
-      const cwd = cwdOf(cur);
-      for (const v of values) {
-        if (v.length > 4096) continue;
-        let d: string | null = null;
-        if (v.startsWith('/')) d = v;
-        else if (cwd) d = path.join(cwd, v);
-        if (d === null) continue;
-        d = path.posix.normalize(d).replace(/(.)\/+$/, '$1');
-        out.add(d);
-        const real = realOrNull(d);
-        if (real) out.add(real);
-      }
-    }
-    if (cur === 1) break;
-    cur = st.ppid;
+export function claudeConfigValuesOf(chain: ProcessChain): ConfigEnvValue[] {
+  const out: ConfigEnvValue[] = [];
+  if (chain.pid <= 0 || !fs.existsSync('/proc/self')) return out;
+  for (let i = 0; i < MAX_ANCESTORS; i++) {
+    const node = chain.at(i);
+    if (!node) break;
+    const values = valuesOf(node.pid, node.start);
+    if (!values.length) continue;
+    const cwd = cwdOf(node.pid);
+    for (const value of values) out.push({ value, cwd });
   }
-  return [...out];
+  return out;
 }

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type * as net from 'node:net';
 import type { ProcessInfo, ProcessNode } from '../contract/common';
 import { redactTokenText } from '../contract/task-ref';
+import { ProcessChain, readChainNode } from './process-chain';
 
 /** Freezes a process tree before it is shared: every request of a connection carries the same object (store.ts processJson serialises a frozen one once). */
 export { deepFreeze } from '../../shared/deep-freeze';
@@ -61,23 +62,16 @@ function readProc(pid: number, file: string): Buffer | null {
   }
 }
 
-/** /proc/<pid>/stat fields from field 3 on: the parenthesised comm before them may hold spaces and parens. */
-const fieldsAfterComm = (stat: string): string[] => stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-
 /**
  * When the process started (/proc/<pid>/stat field 22, in clock ticks since boot): with the
  * pid it names one process for good, as a pid alone does not once the pid is reused. Null
  * when it cannot be read (the process is gone, or no /proc).
  */
 export function processStartTime(pid: number): string | null {
-  if (pid <= 0) return null;
-  const stat = readProc(pid, 'stat')?.toString('utf8');
-  if (!stat) return null;
-  const start = fieldsAfterComm(stat)[22 - 3];
-  return start && /^\d+$/.test(start) ? start : null;
+  return readChainNode(pid)?.start ?? null;
 }
 
-function nodeOf(pid: number): ProcessNode & { ppid: number; sid: number } {
+function nodeOf(pid: number): ProcessNode {
   let exe: string | null;
   try {
     exe = fs.readlinkSync(`/proc/${pid}/exe`);
@@ -86,33 +80,30 @@ function nodeOf(pid: number): ProcessNode & { ppid: number; sid: number } {
   }
   const cmdline = readProc(pid, 'cmdline');
   const argv = cmdline ? cmdline.toString('utf8').split('\0').filter((s, i, a) => i < a.length - 1 || s !== '') : [];
-  const stat = readProc(pid, 'stat')?.toString('utf8') ?? '';
-  // Fields after the parenthesised comm: state ppid pgrp session ...
-  const rest = fieldsAfterComm(stat);
-  const ppid = Number(rest[1] ?? 0);
-  const sid = Number(rest[3] ?? 0);
   // A task token on a command line (`airlock exec --task TOKEN`) never reaches a prompt or
   // history; redacted before the cut, so a token across the cut is not left half shown.
-  return { pid, exe, argv: argv.slice(0, 64).map((a) => redactTokenText(a.slice(0, 1100)).slice(0, 1024)), ppid, sid };
+  return { pid, exe, argv: argv.slice(0, 64).map((a) => redactTokenText(a.slice(0, 1100)).slice(0, 1024)) };
 }
 
 /**
  * The requesting process and its ancestors up to (and including) its session leader,
- * nearest first. Linux reads /proc; elsewhere only the pid is known.
+ * nearest first. Linux reads /proc; elsewhere only the pid is known. `chain`: the peer's
+ * chain when the connection keeps one (its stat reads are shared with claude-config-env.ts).
  */
-export function processInfo(cred: PeerCred, maxDepth = 16): ProcessInfo {
+export function processInfo(cred: PeerCred, maxDepth = 16, chain: ProcessChain = new ProcessChain(cred.pid)): ProcessInfo {
   if (cred.pid <= 0 || !fs.existsSync('/proc/self')) {
     return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: null, argv: [], tree: [] };
   }
-  const first = nodeOf(cred.pid);
   const tree: ProcessNode[] = [];
-  let cur = first;
+  let want = cred.pid;
   for (let depth = 0; depth < maxDepth; depth++) {
-    tree.push({ pid: cur.pid, exe: cur.exe, argv: cur.argv });
-    if (cur.pid === cur.sid || cur.ppid <= 1) break;
-    cur = nodeOf(cur.ppid);
+    const cur = chain.at(depth);
+    // A process gone before its stat was read still shows as its pid (and what else is left of it).
+    tree.push(nodeOf(cur?.pid ?? want));
+    if (!cur || cur.pid === cur.sid || cur.ppid <= 1) break;
+    want = cur.ppid;
   }
-  return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: first.exe, argv: first.argv, tree };
+  return { pid: cred.pid, uid: cred.uid, gid: cred.gid, exe: tree[0]!.exe, argv: tree[0]!.argv, tree };
 }
 
 /** `claude → bash → git → ssh`, oldest first, as a prompt shows it. */

@@ -15,13 +15,14 @@
 //   closed at once, after the socket's own refusal text if its protocol has one (a JSON-RPC
 //   error line; the SSH agent protocol has none, so it is just closed), and handed to
 //   `onRefused` to be recorded (overCapAttempt; the recorder coalesces a flood of them).
-import { claudeConfigDirsOf } from './claude-config-env';
+import { claudeConfigValuesOf, type ConfigEnvValue } from './claude-config-env';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import type { ProcessInfo } from '../contract/common';
 import { ensurePrivateDir } from './paths';
-import { deepFreeze, peerOf, processInfo, processStartTime, type PeerCred } from './peer';
+import { deepFreeze, peerOf, processInfo, type PeerCred } from './peer';
+import { ProcessChain } from './process-chain';
 import { removeStaleSocket } from './stale-socket';
 
 export interface Peer {
@@ -30,8 +31,8 @@ export interface Peer {
   cred: PeerCred;
   /** The peer's process and its parents, read once when first asked for. */
   readonly process: ProcessInfo;
-  /** CLAUDE_CONFIG_DIR as the peer and its parents have it (claude-config-env.ts), read once when first asked for. */
-  readonly claudeConfigDirs: readonly string[];
+  /** CLAUDE_CONFIG_DIR as the peer and its parents have it, with their working directories (claude-config-env.ts), read once when first asked for. */
+  readonly claudeConfigEnv: readonly ConfigEnvValue[];
 }
 
 export interface PrivateSocketOptions {
@@ -110,7 +111,10 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
       }
       return;
     }
-    const key = peerProcessKey(cred.pid, processStartTime(cred.pid));
+    // One walk up the peer's parents for everything read about it (its start time here, its
+    // tree and its CLAUDE_CONFIG_DIR when first asked for): each process's stat is read once.
+    const chain = new ProcessChain(cred.pid);
+    const key = peerProcessKey(cred.pid, chain.at(0)?.start ?? null);
     const mine = ofPeer.get(key) ?? 0;
     if (open >= limits.perSocket) return refuse(socket, cred, `too many connections to ${path.basename(sockPath)} (limit ${limits.perSocket} open at once); close idle ones and retry`);
     if (mine >= limits.perPeer) return refuse(socket, cred, `too many connections from process ${cred.pid} (limit ${limits.perPeer} open at once); close idle ones and retry`);
@@ -123,17 +127,17 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
       else ofPeer.delete(key);
     });
     let info: ProcessInfo | undefined;
-    let configDirs: readonly string[] | undefined;
+    let configEnv: readonly ConfigEnvValue[] | undefined;
     const peer: Peer = {
       connection: `c${++connections}`,
       cred,
       get process() {
         // Frozen: every request of the connection carries this same object, and the store
         // serialises a frozen one only once (store.ts processJson).
-        return (info ??= deepFreeze(processInfo(cred)));
+        return (info ??= deepFreeze(processInfo(cred, undefined, chain)));
       },
-      get claudeConfigDirs() {
-        return (configDirs ??= Object.freeze(claudeConfigDirsOf(cred.pid)));
+      get claudeConfigEnv() {
+        return (configEnv ??= deepFreeze(claudeConfigValuesOf(chain)));
       },
     };
     if (!opts.lazyProcess) void peer.process;

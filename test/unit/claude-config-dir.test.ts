@@ -13,7 +13,8 @@ import { assessRisk, remember, type TaskMemory } from '../../main/core/risk';
 import { resourcesCovered } from '../../main/core/grants';
 import { ClaudeDirMemory } from '../../main/core/claude-dir-memory';
 import { MAX_REMEMBERED_DIRS } from '../../main/core/claude-config';
-import { claudeConfigDirsOf, configValuesOf } from '../../main/os/claude-config-env';
+import { claudeConfigValuesOf, configValuesOf } from '../../main/os/claude-config-env';
+import { ProcessChain } from '../../main/os/process-chain';
 import { resolveRealPaths } from '../../main/os/real-path';
 import { Store } from '../../main/store';
 import type { ClaudeDirKeeper } from '../../main/core/ports';
@@ -78,19 +79,21 @@ test('the daemon remembers every CLAUDE_CONFIG_DIR it was told, resolves relativ
   const real = path.join(root, 'real-cc');
   fs.mkdirSync(real);
   fs.symlinkSync(real, path.join(root, 'link-cc'));
-  const m = new ClaudeDirMemory(['/seeded/']);
+  const m = new ClaudeDirMemory([{ value: '/seeded/', cwd: null }], { resolve: resolveRealPaths });
   // A relative value is the requesting process's working directory's; a link's target counts too.
-  const dirs = m.forRequest(['link-cc', ''], root, resolveRealPaths);
+  const dirs = m.forRequest([{ value: 'link-cc', cwd: root }, { value: '', cwd: root }]);
   for (const d of ['/seeded', path.join(root, 'link-cc'), real, root]) assert.ok(dirs.includes(d), `${d} in ${dirs.join(', ')}`);
   // A later request that says nothing still gets them.
-  assert.ok(m.forRequest([], null).includes(real));
+  assert.ok(m.forRequest([]).includes(real));
   // Garbage is ignored, never a crash.
-  assert.deepEqual(m.forRequest(['rel-without-cwd', 'x'.repeat(5000), 'a\0b'], null), m.list());
-  for (let i = 0; i < 200; i++) m.forRequest([`/flood/${i}`], null);
+  assert.deepEqual(m.forRequest([{ value: 'rel-without-cwd', cwd: null }, { value: 'x'.repeat(5000), cwd: '/' }, { value: 'a\0b', cwd: '/' }, { value: 'x', cwd: 'not-absolute' }]), m.list());
+  // A chain of parents repeating one value is read as one; more distinct values than the cap are cut, never a crash.
+  assert.ok(m.forRequest([...Array.from({ length: 500 }, () => ({ value: '/same', cwd: null })), { value: '/after-repeats', cwd: null }]).includes('/after-repeats'));
+  for (let i = 0; i < 200; i++) m.forRequest([{ value: `/flood/${i}`, cwd: null }]);
   assert.equal(m.list().length, MAX_REMEMBERED_DIRS);
   assert.ok(m.list().includes(real) && m.list().includes('/seeded'), 'nothing remembered before the flood is pushed out');
   // Past the cap a request's own directory still counts for it.
-  assert.ok(m.forRequest(['/late'], null).includes('/late'));
+  assert.ok(m.forRequest([{ value: '/late', cwd: null }]).includes('/late'));
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -98,37 +101,37 @@ test('what the daemon remembers is kept in the database: a restarted daemon know
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'al-ccdb-')), 'airlock.db');
   const keeperOf = (s: Store): ClaudeDirKeeper => ({ load: (max) => s.claudeConfigDirs(max), keep: (d, max) => s.keepClaudeConfigDir(d, 1, max) });
   let s = new Store(file);
-  const first = new ClaudeDirMemory(['/daemon/own/'], keeperOf(s));
-  first.forRequest(['/srv/cc/'], null);
-  first.forRequest(['rel'], '/home/u');
-  for (let i = 0; i < 200; i++) first.forRequest([`/flood/${i}`], null);
+  const first = new ClaudeDirMemory([{ value: '/daemon/own/', cwd: null }], { keeper: keeperOf(s) });
+  first.forRequest([{ value: '/srv/cc/', cwd: null }]);
+  first.forRequest([{ value: 'rel', cwd: '/home/u' }]);
+  for (let i = 0; i < 200; i++) first.forRequest([{ value: `/flood/${i}`, cwd: null }]);
   assert.equal(first.list().length, MAX_REMEMBERED_DIRS);
   s.close();
   // A restart with no CLAUDE_CONFIG_DIR of its own: what was remembered is there before any request.
   s = new Store(file);
-  const second = new ClaudeDirMemory([], keeperOf(s));
+  const second = new ClaudeDirMemory([], { keeper: keeperOf(s) });
   assert.deepEqual(second.list(), first.list(), 'the same directories, in the order first seen');
-  for (const d of ['/daemon/own', '/srv/cc', '/home/u/rel']) assert.ok(second.forRequest([], null).includes(d), d);
+  for (const d of ['/daemon/own', '/srv/cc', '/home/u/rel']) assert.ok(second.forRequest([]).includes(d), d);
   // Still only growing, at the same cap: a new directory past it is not kept, none is pushed out.
-  second.forRequest(['/after/restart'], null);
+  second.forRequest([{ value: '/after/restart', cwd: null }]);
   assert.equal(s.claudeConfigDirs(1000).length, MAX_REMEMBERED_DIRS);
   assert.ok(!s.claudeConfigDirs(1000).includes('/after/restart'));
-  assert.ok(second.forRequest(['/after/restart'], null).includes('/after/restart'), 'past the cap a request\'s own directory still counts for it');
+  assert.ok(second.forRequest([{ value: '/after/restart', cwd: null }]).includes('/after/restart'), 'past the cap a request\'s own directory still counts for it');
   // Garbage from the table (written by hand) is not taken for a directory.
   s.db.prepare('DELETE FROM claude_config_dirs').run();
   s.db.prepare("INSERT INTO claude_config_dirs (dir, first_seen) VALUES ('relative/x', 1), ('/ok//x/', 2)").run();
-  assert.deepEqual(new ClaudeDirMemory([], keeperOf(s)).list(), ['/ok/x']);
+  assert.deepEqual(new ClaudeDirMemory([], { keeper: keeperOf(s) }).list(), ['/ok/x']);
   s.close();
   // A keeper that fails (the database busy) loses nothing: memory holds it and the next request tries again.
   const kept: string[] = [];
   let busy = true;
-  const flaky = new ClaudeDirMemory([], { load: () => [], keep: (d) => { if (busy) throw new Error('SQLITE_BUSY'); kept.push(d); return true; } });
-  assert.ok(flaky.forRequest(['/busy/cc'], null).includes('/busy/cc'));
+  const flaky = new ClaudeDirMemory([], { keeper: { load: () => [], keep: (d) => { if (busy) throw new Error('SQLITE_BUSY'); kept.push(d); return true; } } });
+  assert.ok(flaky.forRequest([{ value: '/busy/cc', cwd: null }]).includes('/busy/cc'));
   busy = false;
-  flaky.forRequest([], null);
+  flaky.forRequest([]);
   assert.deepEqual(kept, ['/busy/cc']);
   // A keeper whose load fails still remembers what requests carry.
-  assert.ok(new ClaudeDirMemory([], { load: () => { throw new Error('no table'); }, keep: () => true }).forRequest(['/x'], null).includes('/x'));
+  assert.ok(new ClaudeDirMemory([], { keeper: { load: () => { throw new Error('no table'); }, keep: () => true } }).forRequest([{ value: '/x', cwd: null }]).includes('/x'));
 });
 
 test("CLAUDE_CONFIG_DIR is read from /proc for the process and all its parents (past a setsid), relative to each one's working directory, links resolved", { skip: !fs.existsSync('/proc/self') }, async () => {
@@ -141,10 +144,14 @@ test("CLAUDE_CONFIG_DIR is read from /proc for the process and all its parents (
   const p = spawn('sh', ['-c', 'env -u CLAUDE_CONFIG_DIR setsid sleep 30 & echo $!; wait'], { cwd: root, env, stdio: ['ignore', 'pipe', 'ignore'] });
   try {
     const pid = await new Promise<number>((resolve) => p.stdout!.once('data', (b: Buffer) => resolve(Number(String(b).trim()))));
-    const dirs = claudeConfigDirsOf(pid);
+    // The os side reads each value as it is, with the working directory of the process that has it.
+    const values = claudeConfigValuesOf(new ProcessChain(pid));
+    assert.ok(values.some((v) => v.value === 'cfglink/' && v.cwd === root), JSON.stringify(values));
+    // The core says which directories they name: relative to that cwd, links resolved.
+    const dirs = new ClaudeDirMemory([], { resolve: resolveRealPaths }).forRequest(values);
     assert.ok(dirs.includes(path.join(root, 'cfglink')), dirs.join(', '));
     assert.ok(dirs.includes(path.join(root, 'cfg')), dirs.join(', '));
-    assert.deepEqual(claudeConfigDirsOf(-1), []);
+    assert.deepEqual(claudeConfigValuesOf(new ProcessChain(-1)), []);
   } finally {
     p.kill('SIGKILL');
     fs.rmSync(root, { recursive: true, force: true });
