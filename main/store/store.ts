@@ -10,6 +10,7 @@ import type { Action, DecidedBy, Outcome, ProcessInfo, RemoteInfo, Risk, Scope, 
 import { GENESIS, rowHash, type ChainedColumns } from './chain';
 import { damaged, faultOf, isLockError, LOCK_BUDGET_MS, LOCK_TRY_MS, StoreFault } from './faults';
 import { GroupCommit } from './group-commit';
+import { GrantStamps, type StampOutcome } from './grant-stamps';
 import { openForDaemon, openReadOnly, quickCheck } from './open';
 import { BackgroundIndexer } from './background-index';
 import { indexBatch, indexTail } from './search-index';
@@ -148,6 +149,8 @@ export class Store {
   private committedHead: { id: number; hash: string };
   /** Events staged for the next group commit (group-commit.ts), in chain order. */
   private readonly queue: GroupCommit<StagedEvent>;
+  /** Last-used times of grants without a use limit, written at most once a second (grant-stamps.ts). */
+  private readonly grantStamps = new GrantStamps();
   /** Each staged event's commit, by the object appendEvent returned. */
   private readonly commits = new WeakMap<HistoryEvent, Promise<void>>();
   private maintenance: { worker: Worker; timer: NodeJS.Timeout; indexer: BackgroundIndexer } | null = null;
@@ -178,8 +181,11 @@ export class Store {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       setHead: db.prepare(`INSERT INTO chain_head (one, id, hash) VALUES (1, ?, ?)
         ON CONFLICT(one) DO UPDATE SET id = excluded.id, hash = excluded.hash`),
+      // RETURNING: whether the grant has a use limit, so one without can have its last-used
+      // time written at most once a second (grant-stamps.ts).
       consumeGrant: db.prepare(`UPDATE grants SET uses_left = CASE WHEN uses_left IS NULL THEN NULL ELSE uses_left - ? END,
-        last_used_at = ? WHERE id = ?`),
+        last_used_at = ? WHERE id = ? RETURNING uses_left`),
+      stampGrant: db.prepare('UPDATE grants SET last_used_at = ? WHERE id = ?'),
       insertGrant: db.prepare(`INSERT INTO grants (id, task, source, tool, action, resource, key, effect, expires_at, uses_left,
         forwarded, note, created_at, created_by, revoked_at, last_used_at, when_expr, remote) VALUES (@id, @task, @source, @tool, @action, @resource,
         @key, @effect, @expires_at, @uses_left, @forwarded, @note, @created_at, @created_by, @revoked_at, @last_used_at, @when_expr, @remote)`),
@@ -196,6 +202,7 @@ export class Store {
       // last_used_at the batch's last event's time. A grant a decision creates is inserted
       // in event order, so it exists before any use of it is written.
       const spent = new Map<string, { uses: number; at: number }>();
+      const stamps: StampOutcome[] = [];
       for (const { row, effects } of batch) {
         if (effects.createGrant) this.stmts.insertGrant.run(grantParams(effects.createGrant));
         for (const g of effects.consumeGrants ?? []) {
@@ -207,13 +214,24 @@ export class Store {
         }
         this.stmts.insertEvent.run(...insertEventValues(row));
       }
-      for (const [g, u] of spent) this.stmts.consumeGrant.run(u.uses, u.at, g);
+      for (const [g, u] of spent) {
+        // A grant without a use limit whose time on disk is under a second old: only its
+        // last-used time would change, and that waits (grant-stamps.ts). Uses are always written.
+        if (this.grantStamps.maySkip(g, u.at)) {
+          stamps.push({ id: g, at: u.at, wrote: false });
+          continue;
+        }
+        const r = this.stmts.consumeGrant.get(u.uses, u.at, g) as { uses_left: number | null } | undefined;
+        stamps.push({ id: g, at: u.at, wrote: true, unlimited: r !== undefined && r.uses_left === null });
+      }
       const last = batch[batch.length - 1]!;
       this.stmts.setHead.run(last.row.id, last.row.hash);
+      return stamps;
     });
     this.queue = new GroupCommit<StagedEvent>(
       (batch) => {
-        writeBatch(batch);
+        // Learned only from a batch that committed: a rolled-back UPDATE wrote nothing.
+        this.grantStamps.committed(writeBatch(batch));
         const last = batch[batch.length - 1]!.row;
         this.committedHead = { id: last.id, hash: last.hash };
         let bytes = 0;
@@ -348,6 +366,7 @@ export class Store {
     this.queue.flush({ final: true });
     try {
       this.writeTouches();
+      this.writeGrantStamps();
     } catch {
       // Locked or failing: last-used times are not worth refusing to close.
     }
@@ -578,7 +597,24 @@ export class Store {
   getGrant(id: string): Grant | null {
     this.flush();
     const r = this.prepared('SELECT * FROM grants WHERE id = ?').get(id) as GrantRow | undefined;
-    return r ? toGrant(r) : null;
+    return r ? this.toGrant(r) : null;
+  }
+
+  /** A grant as read, with a last-used time not yet written (grant-stamps.ts). */
+  private toGrant(r: GrantRow): Grant {
+    const g = toGrant(r);
+    g.lastUsedAt = this.grantStamps.lastUsed(g.id, g.lastUsedAt);
+    return g;
+  }
+
+  /** The last-used times of grants without a use limit that wait for their second (close). */
+  private writeGrantStamps(): void {
+    if (this.sql.readonly) return;
+    const pending = this.grantStamps.takePending();
+    if (pending.length === 0) return;
+    this.sql.transaction(() => {
+      for (const { id, at } of pending) this.stmts.stampGrant.run(at, id);
+    })();
   }
 
   revokeGrant(id: string, at: number): boolean {
@@ -597,7 +633,7 @@ export class Store {
          ORDER BY g.created_at`,
       )
       .all(now) as GrantRow[];
-    return rows.map(toGrant);
+    return rows.map((r) => this.toGrant(r));
   }
 
   listGrants(opts: { task?: string; includeInactive?: boolean; now: number }): Grant[] {
@@ -609,7 +645,7 @@ export class Store {
     const rows = (opts.task === undefined
       ? this.prepared('SELECT * FROM grants ORDER BY created_at').all()
       : this.prepared('SELECT * FROM grants WHERE task = ? ORDER BY created_at').all(opts.task)) as GrantRow[];
-    return rows.map(toGrant);
+    return rows.map((r) => this.toGrant(r));
   }
 
   // ---- MCP tools learned by `airlock mcp` ----------------------------------------

@@ -246,3 +246,89 @@ test("a key's last-used time stays off the signing path: kept in memory, written
   s.close();
   assert.deepEqual(usage(), [{ fingerprint: 'SHA256:a', last_used_at: 7 }, { fingerprint: 'SHA256:b', last_used_at: 11 }]);
 });
+
+/** A grant's uses and last-used time as another process (or the daemon after a crash) reads them from disk. */
+function grantOnDisk(file: string, id: string): { uses_left: number | null; last_used_at: number | null } {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT uses_left, last_used_at FROM grants WHERE id = ?').get(id) as { uses_left: number | null; last_used_at: number | null };
+  } finally {
+    db.close();
+  }
+}
+
+test("a grant without a use limit: its last-used time is written at most once a second, every read shows the latest at once, close writes it", () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  try {
+    s.insertGrant(grant('g_open'));
+    const use = (ts: number) => s.appendEvent(ev(ts, { ts }), { consumeGrants: ['g_open'] });
+    use(10_000);
+    assert.equal(grantOnDisk(file, 'g_open').last_used_at, 10_000, 'the first use is written');
+    use(10_500);
+    use(10_999);
+    assert.equal(grantOnDisk(file, 'g_open').last_used_at, 10_000, 'uses within the second wait');
+    // What the grants view reads (grants.list, the policy's cache) shows the latest use at once.
+    assert.equal(s.getGrant('g_open')!.lastUsedAt, 10_999);
+    assert.equal(s.listGrants({ now: 20_000 }).find((g) => g.id === 'g_open')!.lastUsedAt, 10_999);
+    assert.equal(s.listGrants({ now: 20_000, includeInactive: true }).find((g) => g.id === 'g_open')!.lastUsedAt, 10_999);
+    assert.equal(s.activeGrants(20_000).find((g) => g.id === 'g_open')!.lastUsedAt, 10_999);
+    use(11_000);
+    assert.equal(grantOnDisk(file, 'g_open').last_used_at, 11_000, 'a second after the time on disk, the use writes again');
+    // A clock that stepped back writes at once: the time on disk is never ahead of a later use.
+    use(9_000);
+    assert.equal(grantOnDisk(file, 'g_open').last_used_at, 9_000);
+    use(9_400);
+    assert.equal(grantOnDisk(file, 'g_open').last_used_at, 9_000);
+    assert.equal(grantOnDisk(file, 'g_open').uses_left, null);
+    assert.deepEqual(s.verifyChain(), { ok: true, count: 6 });
+  } finally {
+    s.close();
+  }
+  assert.equal(grantOnDisk(file, 'g_open').last_used_at, 9_400, 'close writes the time that waited');
+});
+
+test('uses are never deferred: every commit that spends a limited grant writes its uses and last-used time, within the same second too', async () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  try {
+    s.insertGrant(grant('g_lim', { usesLeft: 3 }));
+    for (const [i, left] of [[1, 2], [2, 1], [3, 0]] as const) {
+      s.appendEvent(ev(i, { ts: 50_000 + i }), { consumeGrants: ['g_lim'] });
+      // Read from another connection right after the commit: what a crash now would leave.
+      assert.deepEqual(grantOnDisk(file, 'g_lim'), { uses_left: left, last_used_at: 50_000 + i });
+    }
+    assert.equal(s.activeGrants(60_000).some((g) => g.id === 'g_lim'), false);
+    // The same through group commit: one batch spending an open and a limited grant.
+    s.insertGrant(grant('g_open'));
+    s.insertGrant(grant('g_two', { usesLeft: 2 }));
+    s.appendEvent(ev(10, { ts: 70_000 }), { consumeGrants: ['g_open'] });
+    const staged = [s.stageEvent(ev(11, { ts: 70_001 }), { consumeGrants: ['g_open', 'g_two'] }), s.stageEvent(ev(12, { ts: 70_002 }), { consumeGrants: ['g_two', 'g_open'] })];
+    await Promise.all(staged.map((e) => s.committed(e)));
+    assert.deepEqual(grantOnDisk(file, 'g_two'), { uses_left: 0, last_used_at: 70_002 });
+    assert.deepEqual(grantOnDisk(file, 'g_open'), { uses_left: null, last_used_at: 70_000 });
+    assert.equal(s.getGrant('g_open')!.lastUsedAt, 70_002);
+  } finally {
+    s.close();
+  }
+});
+
+test('a batch that rolled back teaches nothing about a grant: the next use of it is written', async () => {
+  const file = tmpDb();
+  const s = new Store(file);
+  try {
+    s.insertGrant(grant('g_open'));
+    s.insertGrant(grant('g_dup'));
+    // The batch spends g_open (its first use) and then fails on a duplicate grant id.
+    const a = s.stageEvent(ev(1, { ts: 30_000 }), { consumeGrants: ['g_open'] });
+    const b = s.stageEvent(ev(2, { ts: 30_001, decidedBy: 'human', scope: 'always' }), { createGrant: grant('g_dup') });
+    const results = await Promise.allSettled([a, b].map((e) => s.committed(e)));
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+    assert.equal(grantOnDisk(file, 'g_open').last_used_at, null);
+    assert.equal(s.getGrant('g_open')!.lastUsedAt, null, 'an unanswered decision is no use');
+    s.appendEvent(ev(3, { ts: 30_100 }), { consumeGrants: ['g_open'] });
+    assert.equal(grantOnDisk(file, 'g_open').last_used_at, 30_100);
+  } finally {
+    s.close();
+  }
+});
