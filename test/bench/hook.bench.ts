@@ -1,11 +1,13 @@
 // Issue 4: `airlock hook claude-code` for a Write a task grant allows, measured as a whole
-// process (Node start-up, reading stdin, request.sock round trip, JSON out) beside a bare
+// process (start-up, reading stdin, request.sock round trip, JSON out) beside a bare
 // `node -e 0` in the same run, interleaved so machine load hits both alike. Aim: p50
 // within 1.1× of bare Node start-up (issue 15; issue 4 asked 1.6×).
 //
 // run(): Promise<BenchResult> (see ./stats.ts): {title, markdown, figures} where figures =
 //   { node_p50_ms, node_p99_ms,              bare `node -e 0`
-//     hook_p50_ms, hook_p99_ms,              the installed hook command (node …/claude-code/bin.js)
+//     hook_p50_ms, hook_p99_ms,              the installed hook: the native client (dist/native/airlock-hook)
+//                                            when built, else node …/claude-code/bin.js
+//     node_hook_p50_ms, node_hook_p99_ms,    the Node hook (node …/claude-code/bin.js)
 //     cli_p50_ms,  cli_p99_ms,               `airlock hook claude-code` through the full CLI
 //     shell_p50_ms, shell_p99_ms,            the exact installed command line through /bin/sh (hookCommand())
 //     base_p50_ms?, base_p99_ms?,            BASELINE_DIST's installed hook (another build), when set
@@ -17,7 +19,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI, startDaemon } from '../helpers/daemon';
 import { sessionFile } from '../../main/integrations/claude-code/hook-service';
-import { hookCommand } from '../../main/integrations/claude-code/install';
+import { hookCommand, nativeHookPath } from '../../main/integrations/claude-code/install';
 import { fmt, mdTable, nowMs, summarize, type BenchResult } from './stats';
 
 const N = Number(process.env.BENCH_HOOK_N ?? 40);
@@ -69,6 +71,10 @@ export async function run(): Promise<BenchResult> {
     });
     const node: number[] = [];
     const hook: number[] = [];
+    const nodeHook: number[] = [];
+    const native = nativeHookPath();
+    // The installed hook: what `--install` writes (the native client when this build has it).
+    const installed = (): Promise<{ ms: number; out: string }> => (native ? timed([], d.env, input, native) : timed([HOOK_BIN], d.env, input));
     const cli: number[] = [];
     const shell: number[] = [];
     const base: number[] = [];
@@ -79,18 +85,21 @@ export async function run(): Promise<BenchResult> {
     // Warm the page cache for all of them first.
     await timed(['-e', '0'], d.env, '');
     await timed([HOOK_BIN], d.env, input);
+    await installed();
     await timed([CLI, 'hook', 'claude-code'], d.env, input);
     await timed(['-c', hookCommand({ env: d.env })], d.env, input, '/bin/sh');
     if (BASE_BIN) await timed([BASE_BIN], d.env, input);
     for (let i = 0; i < N; i++) {
       node.push((await timed(['-e', '0'], d.env, '')).ms);
-      hook.push(allowed('the hook', await timed([HOOK_BIN], d.env, input)));
+      hook.push(allowed('the installed hook', await installed()));
+      nodeHook.push(allowed('the Node hook', await timed([HOOK_BIN], d.env, input)));
       cli.push((await timed([CLI, 'hook', 'claude-code'], d.env, input)).ms);
       shell.push(allowed('the installed command line', await timed(['-c', hookCommand({ env: d.env })], d.env, input, '/bin/sh')));
       if (BASE_BIN) base.push(allowed('BASELINE_DIST hook', await timed([BASE_BIN], d.env, input)));
     }
     const n = summarize(node);
     const h = summarize(hook);
+    const nh = summarize(nodeHook);
     const c = summarize(cli);
     const sh = summarize(shell);
     const b = BASE_BIN ? summarize(base) : null;
@@ -101,6 +110,8 @@ export async function run(): Promise<BenchResult> {
       hook_p99_ms: h.p99,
       cli_p50_ms: c.p50,
       cli_p99_ms: c.p99,
+      node_hook_p50_ms: nh.p50,
+      node_hook_p99_ms: nh.p99,
       hook_ratio_p50: h.p50 / n.p50,
       hook_ratio_p99: h.p99 / n.p99,
       cli_ratio_p50: c.p50 / n.p50,
@@ -113,12 +124,13 @@ export async function run(): Promise<BenchResult> {
     const markdown =
       mdTable(['process (granted Write)', 'p50', 'p99', 'p50 ÷ node', 'p99 ÷ node'], [
         ['`node -e 0` (baseline)', fmt(n.p50), fmt(n.p99), '1.00×', '1.00×'],
-        row('hook as installed (`node …/claude-code/bin.js`)', h),
+        row(native ? 'hook as installed: the native client (`dist/native/airlock-hook`)' : 'hook as installed (`node …/claude-code/bin.js`; no native client in this build)', h),
+        ...(native ? [row('the Node hook (`node …/claude-code/bin.js`)', nh)] : []),
         row('`airlock hook claude-code` (full CLI)', c),
-        row('the installed command line through `/bin/sh` (`unset NODE_OPTIONS …; exec node …/bin.js`)', sh),
+        row(`the installed command line through \`/bin/sh\` (\`unset …; exec ${native ? '…/airlock-hook' : 'node …/bin.js'}\`)`, sh),
         ...(b ? [row(`BASELINE_DIST's hook (\`${BASELINE_DIST}\`)`, b)] : []),
       ]) +
-      `\n\n${N} interleaved runs each. The installed hook is \`bin.js\` + one esbuild bundle (no zod, no commander)` +
+      `\n\n${N} interleaved runs each. ${native ? 'The installed hook is the native client (plain C: read stdin, check the socket, send `hook.claudeCode`, print the answer; the daemon maps and decides). ' : ''}The Node hook is \`bin.js\` + one esbuild bundle (no zod, no commander, now only a relay)` +
       `${(process.versions.node.split('.').map(Number) as number[])[0]! >= 22 ? ', with the module compile cache' : ` (Node ${process.version} has no module compile cache; from Node 22.1 it is used)`}. ` +
       `Aim (issue 15): the installed hook within 1.1× of bare Node at p50 ` +
       `(${figures.hook_ratio_p50 <= 1.1 ? 'met' : 'NOT met'} in this run).`;

@@ -12,6 +12,7 @@ import { Human } from '../helpers/human';
 import { run } from '../helpers/run';
 import type { RpcClient } from '../../main/client/rpc-client';
 import type { Prompt } from '../../main/contract/approver';
+import { HOOK_VARIANTS, type HookVariant } from '../helpers/native-hook';
 
 const HOOK_BIN = path.join(__dirname, '..', '..', 'main', 'integrations', 'claude-code', 'bin.js');
 
@@ -54,12 +55,16 @@ function claudeJson(tool_name: string, tool_input: Record<string, unknown>) {
 
 type HookAnswer = { permissionDecision: 'allow' | 'deny' | 'ask'; permissionDecisionReason: string };
 
-async function hook(input: string, configDir: string | undefined, cwd = work): Promise<HookAnswer> {
+/** `v`: which hook runs (the Node relay or the native client: both send CLAUDE_CONFIG_DIR and their cwd). */
+async function hookOf(input: string, configDir: string | undefined, cwd = work, v: HookVariant = HOOK_VARIANTS[0]!): Promise<HookAnswer> {
   const env: NodeJS.ProcessEnv = { ...d.env, HOME: fakeHome, CLAUDE_CONFIG_DIR: configDir };
-  const r = await run(process.execPath, [HOOK_BIN], { env, input, cwd, timeoutMs: 55_000 });
+  const r = v.name === 'node' ? await run(process.execPath, [HOOK_BIN], { env, input, cwd, timeoutMs: 55_000 }) : await run(v.cmd, v.args, { env, input, cwd, timeoutMs: 55_000 });
   assert.equal(r.code, 0, r.stderr);
   return (JSON.parse(r.stdout) as { hookSpecificOutput: HookAnswer }).hookSpecificOutput;
 }
+
+/** The Node hook (the tests below keep state between calls, so they run once). */
+const hook = (input: string, configDir: string | undefined, cwd = work) => hookOf(input, configDir, cwd);
 
 async function mustPrompt(answer: Promise<unknown>): Promise<Prompt> {
   const prompt = await human.next(45_000);
@@ -75,7 +80,13 @@ const critical = (p: Prompt, what: string) => {
 
 describe('red team: Claude Code settings moved by CLAUDE_CONFIG_DIR', () => {
   test('every spelling of the moved settings asks, critical, whatever grants say; its commands and hooks are not covered by a wildcard grant; an ordinary file there is covered (control)', async () => {
-    const control = await hook(claudeJson('Write', { file_path: `${cfg}/projects/notes.jsonl`, content: 'x' }), cfg);
+    // Both hooks (the native one when built): the daemon resolves what each one sends.
+    for (const v of HOOK_VARIANTS.filter((x) => !x.skip)) await movedSettings(v);
+  });
+
+  async function movedSettings(v: HookVariant): Promise<void> {
+    const hookV = (input: string, configDir: string | undefined, cwd = work) => hookOf(input, configDir, cwd, v);
+    const control = await hookV(claudeJson('Write', { file_path: `${cfg}/projects/notes.jsonl`, content: 'x' }), cfg);
     assert.equal(control.permissionDecision, 'allow', control.permissionDecisionReason);
     const upper = path.join(path.dirname(cfg), 'CC-CONFIG');
     const off = JSON.stringify({ disableAllHooks: true });
@@ -94,21 +105,21 @@ describe('red team: Claude Code settings moved by CLAUDE_CONFIG_DIR', () => {
       ['Bash', { command: `mv ${cfg} ${work}/moved` }],
       ['Bash', { command: `rm -rf ${outer}` }],
     ] as const) {
-      critical(await mustPrompt(hook(claudeJson(tool, input), cfg)), `${tool} ${JSON.stringify(input)}`);
+      critical(await mustPrompt(hookV(claudeJson(tool, input), cfg)), `${tool} ${JSON.stringify(input)}`);
     }
     // How the variable is spelled does not matter either: relative to Claude Code's working
     // directory, through a link, with a trailing slash.
     for (const [value, cwd] of [[`../${path.basename(outer)}/cc-config`, work], [`${work}/cfglink/`, work], ['cc-config', outer]] as const) {
-      critical(await mustPrompt(hook(claudeJson('Write', { file_path: `${cfg}/settings.json`, content: off }), value, cwd)), `CLAUDE_CONFIG_DIR=${value} in ${cwd}`);
+      critical(await mustPrompt(hookV(claudeJson('Write', { file_path: `${cfg}/settings.json`, content: off }), value, cwd)), `CLAUDE_CONFIG_DIR=${value} in ${cwd}`);
     }
     // What Claude Code runs from there (slash commands, hooks) is not covered by the wildcard grant either.
     for (const file_path of [`${cfg}/commands/ship.md`, 'cfglink/hooks/pre.sh']) {
-      const p = await mustPrompt(hook(claudeJson('Write', { file_path, content: '!sh x' }), cfg));
+      const p = await mustPrompt(hookV(claudeJson('Write', { file_path, content: '!sh x' }), cfg));
       assert.equal(p.risk.level, 'high', `${file_path}: ${p.risk.reasons.join(' | ')}`);
     }
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(cfg, 'settings.json'), 'utf8')), { hooks: { PreToolUse: [] } });
-    assert.deepEqual(human.unanswered(), []);
-  });
+    assert.deepEqual(human.unanswered(), [], v.name);
+  }
 
   test('where there is no /proc to read, the hook\'s word counts: a request naming claudeConfigDir (absolute, or relative to its cwd) guards that directory; before, the same write was plain (control)', async () => {
     const agent = await d.agent();

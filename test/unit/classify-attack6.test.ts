@@ -89,3 +89,24 @@ test('man -M DIR renders pages from a directory the command names, like man ./pa
   }
   for (const cmd of ['man ls', 'man 5 crontab', 'man -k x']) assert.equal(c(cmd).action, 'read', cmd);
 });
+
+test("gawk opens a data file named /inet/… as a connection, as it does in a redirection: awk 1 /inet/tcp/0/HOST/80 is not a read", () => {
+  // gawk's nextfile() opens command-line data files with devopen(), the function that
+  // turns /inet/tcp/LPORT/HOST/RPORT into a socket for getline and print too.
+  for (const cmd of ['awk 1 /inet/tcp/0/127.0.0.1/80', 'gawk -e 1 /inet6/tcp/0/example.com/80', "awk '{print}' f /inet4/udp/0/h/53"]) {
+    assert.equal(c(cmd).action, 'transfer', cmd);
+    assert.match(why(cmd), /as a network connection \(gawk's \/inet special files\)/, cmd);
+  }
+  assert.deepEqual(c('awk 1 /inet/tcp/0/example.com/80').resources, ['example.com']);
+  for (const cmd of ["awk '{print}' f", 'awk -F: \'{print $1}\' /etc/passwd', 'awk 1 ./inet/tcp/x']) assert.equal(c(cmd).action, 'read', cmd);
+});
+
+test('getent hosts NAME looks NAME up through DNS like host NAME does (a lookup carries data out); the local databases stay reads', () => {
+  assert.equal(c('host example.com').action, 'transfer', 'the rule getent now follows');
+  for (const cmd of ['getent hosts example.com', 'getent ahosts c2VjcmV0.example.com', 'getent -s dns hosts x', 'getent ahostsv4 "$h"', 'getent networks example.net']) {
+    assert.equal(c(cmd).action, 'transfer', cmd);
+    assert.match(why(cmd), /looks names up through DNS/, cmd);
+  }
+  assert.deepEqual(c('getent ahosts c2VjcmV0.example.com').resources, ['c2vjcmv0.example.com']);
+  for (const cmd of ['getent hosts', 'getent hosts localhost', 'getent passwd root', 'getent group']) assert.equal(c(cmd).action, 'read', cmd);
+});

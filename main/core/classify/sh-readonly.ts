@@ -74,6 +74,15 @@ function waitCheck(a: ParsedArgs): Verdict | null {
   return bad === undefined ? null : no(`wait -p sets ${bad?.text.slice(0, 40) ?? 'a variable'}, which is not a plain shell variable (it may change how later commands run)`);
 }
 
+const DNS_DATABASES = new Set(['hosts', 'ahosts', 'ahostsv4', 'ahostsv6', 'networks']);
+function getentCheck(a: ParsedArgs): Verdict | null {
+  const i = a.pos.findIndex((w) => DNS_DATABASES.has(w.text));
+  // localhost is answered from /etc/hosts (nsswitch's `files` comes first), not DNS.
+  const keys = i < 0 ? [] : a.pos.slice(i + 1).filter((w) => !w.text.startsWith('-') && (w.dynamic || !/^(localhost|ip6-localhost|ip6-loopback)$/i.test(w.text)));
+  if (i < 0 || keys.length === 0) return null;
+  return { action: 'transfer', level: 'medium', reason: `getent ${a.pos[i].text} looks names up through DNS (a lookup reaches the network)`, resources: keys.map((k) => k.text.toLowerCase()) };
+}
+
 /** A toolchain asked for its version: exactly one of these flags, no arguments. */
 function versionOnly(flags: string): Form {
   return { flags: sw(flags), args: 'none', check: (a) => (a.opts.length === 1 ? null : no(`${a.name} without a version flag runs or builds something`)) };
@@ -395,7 +404,8 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   netstat: { flags: sw('-a -t -u -w -x -l -n -p -e -o -r -i -s -g -c -v -W -4 -6 --all --tcp --udp --raw --unix --listening --numeric --programs --extend --timers --route --interfaces --statistics --groups --continuous --verbose --wide --numeric-hosts --numeric-ports --numeric-users'), args: 'none' },
   // `mount` with no device or directory only lists what is mounted.
   mount: { flags: { ...sw('-l --show-labels'), ...val('-t --types') }, args: 'none' },
-  getent: anyFlags({ args: 'words', closed: true }),
+  // `getent hosts NAME` resolves NAME through DNS like `host NAME` (a lookup carries data out).
+  getent: anyFlags({ args: 'words', closed: true, check: getentCheck }),
   yes: anyFlags({ args: 'words', closed: true }),
   zcat: { flags: sw('-f -q -v -l -t -L -V --force --quiet --verbose --list --test --license --version --help'), args: 'paths' },
   bzcat: { flags: sw('-s -q -v -L -V --small --quiet --verbose --license --version --help'), args: 'paths' },
@@ -518,6 +528,10 @@ function awkCheck(a: ParsedArgs): Verdict | null {
   const sources = a.opts.filter((o) => o.flag === '-e' || o.flag === '--source').map((o) => o.value!);
   const programs = sources.length ? sources : a.pos.slice(0, 1);
   if (programs.length === 0) return no(`${a.name} without a program is not known to be read-only`);
+  // gawk opens a data file named /inet/tcp/LPORT/HOST/RPORT the way it opens one in a
+  // redirection (devopen): `gawk 1 /inet/tcp/0/host/80` connects, whatever the program is.
+  const net = (sources.length ? a.pos : a.pos.slice(1)).find((f) => /^\/inet[46]?\//.test(f.text));
+  if (net) return { action: 'transfer', level: 'high', reason: `${a.name} reads ${net.text.slice(0, 80)} as a network connection (gawk's /inet special files)`, resources: [net.text.split('/')[4] ?? net.text] };
   for (const p of programs) {
     if (p.dynamic) return no(`${a.name} program computed at run time (${p.text.slice(0, 60)})`);
     const v = awkVerdict(p.text);

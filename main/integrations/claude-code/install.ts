@@ -59,7 +59,8 @@ export const HOOK_HAND_ONLY_ENV = ['AIRLOCK_HOOK_REPLY_TIMEOUT_MS'] as const;
  * dist/native/airlock-hook when a C compiler is present), or null when this build has none.
  */
 export function nativeHookPath(): string | null {
-  const p = path.resolve(__dirname, '..', '..', '..', 'native', 'airlock-hook');
+  // In the packaged app the binary is unpacked beside app.asar (electron-builder.yml asarUnpack).
+  const p = path.resolve(__dirname, '..', '..', '..', 'native', 'airlock-hook').replace(/\.asar([\\/])/, '.asar.unpacked$1');
   try {
     fs.accessSync(p, fs.constants.X_OK);
     return fs.statSync(p).isFile() ? p : null;
