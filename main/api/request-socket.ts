@@ -6,6 +6,7 @@ import type { ProcessInfo, RemoteInfo } from '../contract/common';
 import { RPC, RpcError } from '../contract/rpc';
 import type { AgentSide } from '../core/ports';
 import { answerClaudeCodeHook } from '../integrations/claude-code/hook-service';
+import { sessionOwnerOf } from '../os/session-owner';
 import { sshDestinationOf } from '../ssh/ssh-argv';
 import * as path from 'node:path';
 import { createDispatch } from './dispatch';
@@ -76,6 +77,10 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
             ask: (r) => desk.ask(r, ctx),
             startTask: (t) => lifecycle.startTask(t, ctx),
             sessionsDir: path.join(path.dirname(sockPath), 'claude-code'),
+            // A session's task is its Claude Code process's: another process that names the
+            // session id gets a task of its own. Through a remote every call comes from the one
+            // forwarding ssh, so callers there are not told apart (the server is one party).
+            ...(opts.remote ? {} : { sessionOwner: () => sessionOwnerOf(peer.process.pid) }),
             recordRefused: (code, reason, raw) =>
               agent.recorder.recordRejected({
                 ...rejectionRow(name, name, 'line', { code, reason, raw, method: 'hook.claudeCode' }, peer.process),

@@ -91,6 +91,8 @@ test('AIRLOCK_TASK (with its token) is the task; an ended session task is replac
   const stale = desk(path.join(root, 'cc-stale'), { ask: ended });
   fs.mkdirSync(path.join(root, 'cc-stale'), { recursive: true });
   fs.writeFileSync(path.join(root, 'cc-stale', 's-stale.task'), `t_old.${'o'.repeat(43)}\n`);
+  // Its owner: this desk's ("" where callers cannot be told apart); a file of nobody's is never used.
+  fs.writeFileSync(path.join(root, 'cc-stale', 's-stale.owner'), '\n');
   const out = printed(await answerClaudeCodeHook({ stdin: call('s-stale') }, stale));
   assert.equal(out?.permissionDecision, 'deny');
   assert.equal(stale.seen.started, 1, 'a new task for the session');
@@ -131,4 +133,30 @@ test('failures are answers: unreadable input asks, an event after the tool print
   assert.match(bad!.permissionDecisionReason, /invalid params: task/);
   assert.equal(d.seen.refused.length, 1, 'recorded like the same refusal of `request`');
   assert.equal(d.seen.refused[0]!.code, RPC.invalidParams);
+});
+
+test("red team: a session's task is its owner's; another caller naming the session id gets a task of its own, the owner keeps its own", async () => {
+  const dir = path.join(root, 'cc-owners');
+  let who = 'claude-A';
+  const local = { ...desk(dir, { delayStart: 30 }), sessionOwner: () => who };
+  // The owner's first calls come together with a stranger's call of the same session id.
+  const owner = Array.from({ length: 3 }, () => answerClaudeCodeHook({ stdin: call('sess-own') }, local));
+  who = 'stranger';
+  const stranger = answerClaudeCodeHook({ stdin: call('sess-own') }, local);
+  await Promise.all([...owner, stranger]);
+  const [a1, a2, a3, s1] = local.seen.asked.map((r) => r.task);
+  assert.equal(a1, a2);
+  assert.equal(a1, a3);
+  assert.notEqual(s1, a1, "the stranger is not asked as the owner's task");
+  assert.equal(local.seen.started, 2);
+  // Later: each keeps its own; the session's file stays the owner's.
+  who = 'claude-A';
+  await answerClaudeCodeHook({ stdin: call('sess-own') }, local);
+  who = 'stranger';
+  await answerClaudeCodeHook({ stdin: call('sess-own') }, local);
+  assert.equal(local.seen.asked[4]!.task, a1);
+  assert.equal(local.seen.asked[5]!.task, s1);
+  assert.equal(fs.readFileSync(path.join(dir, 'sess-own.task'), 'utf8').trim(), a1);
+  assert.equal(fs.readFileSync(path.join(dir, 'sess-own.owner'), 'utf8').trim(), 'claude-A');
+  assert.equal(local.seen.started, 2);
 });

@@ -9,6 +9,7 @@
 // the call came through (<sockets>/claude-code/ for request.sock, remotes/<name>/claude-code/
 // for a remote's socket, so a remote never picks up a local session's task); on a task's own
 // socket every call is that task's and no file is kept.
+import crypto = require('node:crypto');
 import fs = require('node:fs');
 import path = require('node:path');
 import type { AgentAnswer, AgentRequest, HookClaudeCodeParams, HookClaudeCodeResult } from '../../contract/agent';
@@ -27,6 +28,13 @@ export interface HookDesk {
   /** The folder of session → task files; null on a task's own socket (every call is that task's). */
   sessionsDir: string | null;
   /**
+   * Who may use a session's task: the Claude Code process the call comes from
+   * (main/os/session-owner.ts), "" where callers cannot be told apart (a remote's socket, no
+   * /proc). A session file is its owner's: another process sending the same session id gets a
+   * task of its own, never that one (a session id is no secret: it names the transcript file).
+   */
+  sessionOwner?: () => string;
+  /**
    * A call that ended refused as invalid (a mapped request the contract refuses, a wrong task
    * token): recorded in history like the same refusal of `request` on the one JSON-RPC path.
    */
@@ -44,21 +52,39 @@ export function sessionFile(dir: string, sessionId: string): string {
   return path.join(dir, `${safe}.task`);
 }
 
-function readSessionTask(file: string): string | null {
+/** Who started the task of a session file (`<session>.owner` beside `<session>.task`). */
+const ownerFileOf = (file: string) => file.replace(/\.task$/, '.owner');
+
+/** The task file of a caller that is not the session's owner: its own, named by a hash of who it is. */
+function foreignSessionFile(file: string, owner: string): string {
+  return file.replace(/\.task$/, `.${crypto.createHash('sha256').update(owner).digest('hex').slice(0, 32)}.task`);
+}
+
+function readText(file: string): string | null {
   try {
-    const t = fs.readFileSync(file, 'utf8').trim();
-    return /^[A-Za-z0-9_.:-]{1,64}$/.test(t) ? t : null;
+    return fs.readFileSync(file, 'utf8').trim();
   } catch {
     return null;
   }
 }
 
-function writeSessionTask(file: string, task: string): void {
+function readSessionTask(file: string): string | null {
+  const t = readText(file);
+  return t !== null && /^[A-Za-z0-9_.:-]{1,64}$/.test(t) ? t : null;
+}
+
+function writePrivate(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text + '\n', { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+/** The owner first, then the task: whoever reads a task file finds its owner already there. */
+function writeSessionTask(file: string, task: string, owner: string | null): void {
   try {
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, task + '\n', { mode: 0o600 });
-    fs.renameSync(tmp, file);
+    if (owner !== null) writePrivate(ownerFileOf(file), owner);
+    writePrivate(file, task);
   } catch {
     // Not fatal: the next call starts another task and the human sees two.
   }
@@ -69,7 +95,22 @@ function writeSessionTask(file: string, task: string): void {
  * hook processes, and the first call of a new session starts the task while the others wait
  * for it, so one session is one task and "allow for this task" covers all its calls.
  */
-const starting = new Map<string, Promise<string>>();
+const starting = new Map<string, { owner: string; task: Promise<string> }>();
+
+/**
+ * The file of this caller's task for a session: `<session>.task` when the session is free or
+ * this caller owns it; otherwise (another Claude Code process started it, or it is from before
+ * owners were kept) a file of the caller's own, so a caller that only knows a session id
+ * never acts as that session's task (SECURITY.md: the id alone never acts as a task).
+ * Returns the file and the owner to record with it (null: nothing to record, the name says it).
+ */
+function fileFor(dir: string, sessionId: string, owner: string): { file: string; owner: string | null } {
+  const main = sessionFile(dir, sessionId);
+  const pending = starting.get(main);
+  const claimed = readSessionTask(main) !== null ? (readText(ownerFileOf(main)) ?? '\0before owners') : pending ? pending.owner : null;
+  if (claimed === null || claimed === owner) return { file: main, owner };
+  return { file: foreignSessionFile(main, owner), owner: null };
+}
 
 // A session file from before tokens (a bare id) is as good as stale: start a new task.
 const staleTask = (e: unknown) => e instanceof RpcError && /task: (no task|task .* has ended)|token: (acting as task .* needs its token|not the token of task)/.test(e.message);
@@ -83,24 +124,26 @@ async function taskFields(p: HookClaudeCodeParams, input: PreToolUseInput, desk:
     return token ? { task: p.task, token } : { task: p.task };
   }
   if (desk.sessionsDir === null) return {};
-  const file = sessionFile(desk.sessionsDir, input.session_id);
+  const owner = desk.sessionOwner?.() ?? '';
+  const { file, owner: record } = fileFor(desk.sessionsDir, input.session_id, owner);
   const usable = (t: string | null) => (t && t !== stale ? t : null);
   const known = usable(readSessionTask(file));
   if (known) return { task: known };
   const pending = starting.get(file);
   if (pending) {
-    const t = usable(await pending.catch(() => null));
+    const t = usable(await pending.task.catch(() => null));
     if (t) return { task: t };
   }
   const start = desk.startTask({ name: taskNameFor(input), cwd: input.cwd || undefined }).then((r) => {
-    writeSessionTask(file, r.token);
+    writeSessionTask(file, r.token, record);
     return r.token;
   });
-  starting.set(file, start);
+  const entry = { owner, task: start };
+  starting.set(file, entry);
   try {
     return { task: await start };
   } finally {
-    if (starting.get(file) === start) starting.delete(file);
+    if (starting.get(file) === entry) starting.delete(file);
   }
 }
 

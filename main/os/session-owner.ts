@@ -1,0 +1,40 @@
+// Which Claude Code process a hook call comes from, as the daemon sees it: the owner of a
+// session → task file (main/integrations/claude-code/hook-service.ts). Claude Code runs its
+// hook through a shell (`sh -c`, maybe `env`), so the hook's first ancestor that is not one of
+// those is the Claude Code process itself: every hook call of one running session has the same
+// one, parallel calls included. Any other process that sends the same session id (an agent's
+// script, another session's Bash tool) has its own Claude Code, or no Claude Code, above it:
+// a process can never make another session's Claude Code its ancestor. Skipping wrappers
+// only ever climbs toward the caller's own parents.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MAX_ANCESTORS, readChainNode } from './process-chain';
+
+/** What may sit between Claude Code and its hook (the shell of its hook command, `env -u`). */
+const WRAPPER = /^(sh|bash|dash|zsh|ksh|mksh|ash|fish|busybox|env)$/;
+
+function exeName(pid: number): string | null {
+  try {
+    return path.basename(fs.readlinkSync(`/proc/${pid}/exe`));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `<pid>@<start time>` of the peer's first ancestor that is not a shell or `env` (a pid alone
+ * is reused; with its start time it names one process for good); "none" when the chain ends
+ * first; "" where there is no /proc (nothing to tell callers apart: every caller is one owner).
+ */
+export function sessionOwnerOf(pid: number): string {
+  if (!fs.existsSync('/proc/self')) return '';
+  let node = readChainNode(pid);
+  for (let i = 0; node && i < MAX_ANCESTORS; i++) {
+    const parent = node.ppid > 0 ? readChainNode(node.ppid) : null;
+    if (!parent) return 'none';
+    const name = exeName(parent.pid);
+    if (name === null || !WRAPPER.test(name)) return `${parent.pid}@${parent.start ?? '?'}`;
+    node = parent;
+  }
+  return 'none';
+}
