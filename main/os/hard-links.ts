@@ -21,16 +21,18 @@ const HOME_FILES = [
   '.kube/config', '.config/gh/hosts.yml', '.config/pip/pip.conf',
 ];
 /** Directories under the home directory whose every entry is protected (keys, hooks, autostart). */
-const HOME_DIRS = ['.ssh', '.claude/hooks', '.claude/commands', '.claude/agents', '.config/autostart', '.config/systemd/user'];
+const HOME_DIRS = ['.ssh', '.claude/hooks', '.claude/commands', '.claude/agents', '.claude/shell-snapshots', '.config/autostart', '.config/systemd/user'];
 /** Outside the home directory. */
 const SYSTEM_FILES = ['/etc/claude-code/managed-settings.json', '/Library/Application Support/ClaudeCode/managed-settings.json'];
 /** In every directory above the path: a project's files that name programs or hold secrets. */
 const PROJECT_FILES = [
-  '.git/config', '.claude/settings.json', '.claude/settings.local.json', '.mcp.json', 'package.json', 'Makefile', '.npmrc',
+  // Everything git reads from its directory can lead to code (risk.ts): config, commondir, the index, HEAD …
+  '.git', '.git/config', '.git/commondir', '.git/config.worktree', '.git/index', '.git/HEAD', '.git/info/attributes', '.git/packed-refs',
+  '.circleci/config.yml', '.buildkite/pipeline.yml', '.claude/settings.json', '.claude/settings.local.json', '.mcp.json', 'package.json', 'Makefile', '.npmrc',
   '.envrc', '.env', '.env.local', '.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', '.gitlab-ci.yml', 'Jenkinsfile', 'azure-pipelines.yml',
 ];
 /** Directories in every directory above the path whose entries are protected. */
-const PROJECT_DIRS = ['.git/hooks', '.github/workflows', '.claude/hooks', '.claude/commands'];
+const PROJECT_DIRS = ['.git/hooks', '.github/workflows', '.claude/hooks', '.claude/commands', '.claude/agents'];
 /** Entries of one protected directory looked at, at most. */
 export const MAX_DIR_ENTRIES = 64;
 /** Directories above the path looked at, at most. */

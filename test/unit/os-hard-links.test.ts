@@ -28,6 +28,10 @@ test('a hard link to the project\'s git config or hook, from the project or any 
   assert.equal(r.hardLinks.get(path.join(p, 'notes.txt')), path.join(p, '.git', 'config'));
   assert.equal(r.hardLinks.get(path.join(p, 'a', 'b', 'x.sh')), path.join(p, '.git', 'hooks', 'post-checkout'));
   assert.equal(r.hardLinks.size, 2);
+  // Anything else git reads from its directory: `.git/commondir` names the repository whose config git obeys.
+  fs.writeFileSync(path.join(p, '.git', 'commondir'), '.\n');
+  fs.linkSync(path.join(p, '.git', 'commondir'), path.join(p, 'a', 'cd.txt'));
+  assert.equal(resolveRealPaths([path.join(p, 'a', 'cd.txt')]).hardLinks.get(path.join(p, 'a', 'cd.txt')), path.join(p, '.git', 'commondir'));
 });
 
 test('a hard link to a file in the home directory (~/.bashrc, ~/.ssh/*) is named, through a symbolic link on the way too', () => {
