@@ -61,12 +61,23 @@ export function serveJsonRpcLines(socket: net.Socket, opts: LineServerOptions): 
 
   // One path for every transport (rpc-message.ts); this file only frames lines and
   // caps what one connection may have in flight.
+  const done = () => {
+    // The last answer is out: a half line left behind starts its clock now.
+    if (--inFlight === 0) stall.update(discarding || pendingBytes > 0);
+  };
+  // `then` with both handlers, not `finally`: the same, with two promises fewer per call (issue 15).
   const counted = (method: string, params: unknown) => {
     inFlight++;
-    return opts.dispatch(method, params).finally(() => {
-      // The last answer is out: a half line left behind starts its clock now.
-      if (--inFlight === 0) stall.update(discarding || pendingBytes > 0);
-    });
+    return opts.dispatch(method, params).then(
+      (result) => {
+        done();
+        return result;
+      },
+      (e: unknown) => {
+        done();
+        throw e;
+      },
+    );
   };
   const callOptions: RpcCallOptions = {
     onReject: opts.onReject,

@@ -122,25 +122,30 @@ export async function handleRpcRequest(msg: unknown, raw: unknown, dispatch: Dis
     return failWith(opts, raw, id, RPC.invalidRequest, `invalid request: ${describeIssues(parsed.error)}${opts.hint?.invalid ?? ''}`);
   }
   const req = parsed.data;
-  const reply = await answerRequest(req, raw, dispatch, opts);
+  const id: Id = req.id ?? null;
+  // The dispatch is awaited here, not in a second async function: one promise and one
+  // microtask job fewer per call (issue 15).
+  let reply: RpcReply;
+  const refused = opts.admit?.(req.method);
+  if (refused) reply = failWith(opts, raw, id, RPC.refused, refused, req.method);
+  else {
+    try {
+      reply = { jsonrpc: '2.0', id, result: await dispatch(req.method, req.params) };
+    } catch (err) {
+      reply = errorReply(err, req, id, raw, opts);
+    }
+  }
   // JSON-RPC 2.0: a notification (no id) is never answered, not even with an error. A
   // refused one is still recorded (failWith ran); only the reply line is dropped.
   if (req.id !== undefined) return reply;
   return opts.answerNotificationErrors && reply.error !== undefined ? reply : null;
 }
 
-async function answerRequest(req: RpcRequest, raw: unknown, dispatch: Dispatch, opts: RpcCallOptions): Promise<RpcReply> {
-  const id: Id = req.id ?? null;
-  const refused = opts.admit?.(req.method);
-  if (refused) return failWith(opts, raw, id, RPC.refused, refused, req.method);
-  try {
-    const result = await dispatch(req.method, req.params);
-    return { jsonrpc: '2.0', id, result };
-  } catch (err) {
-    if (err instanceof RpcError) {
-      if (isRecordedRejection(err.code)) return failWith(opts, raw, id, err.code, err.message, req.method);
-      return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } };
-    }
-    return { jsonrpc: '2.0', id, error: { code: RPC.internal, message: `internal error: ${(err as Error)?.message ?? String(err)}` } };
+/** What a call that threw answers (and records, when it never reached a decision: RECORDED). */
+function errorReply(err: unknown, req: RpcRequest, id: Id, raw: unknown, opts: RpcCallOptions): RpcReply {
+  if (err instanceof RpcError) {
+    if (isRecordedRejection(err.code)) return failWith(opts, raw, id, err.code, err.message, req.method);
+    return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } };
   }
+  return { jsonrpc: '2.0', id, error: { code: RPC.internal, message: `internal error: ${(err as Error)?.message ?? String(err)}` } };
 }

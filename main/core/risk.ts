@@ -5,6 +5,7 @@ import type { CoreRequest } from './request';
 import { commandRules, RULE, ruleText } from './risk-rules';
 import { isWithin } from './classify/path-within';
 import { claudeAliases, DEFAULT_CLAUDE_DIR, GLOBAL_CLAUDE_FILE, tidy } from './claude-config';
+import { anyPattern } from './any-pattern';
 
 const HOME = os.homedir();
 
@@ -90,15 +91,28 @@ const SECRETS: { test: RegExp; what: string }[] = [
   { test: /(^|\/)(\.local\/share\/airlock|Library\/Application Support\/Airlock)\/(keys|secrets)(\/|$)/, what: "Airlock's key and secret store" },
 ];
 
+/** What sensitivePart looks for, in its order. */
+const SENSITIVE = [...RUNS_CODE_LATER, ...SECRETS];
+/** One scan each that says whether any pattern of a list can match (any-pattern.ts): most paths match none. */
+const mayDisable = anyPattern(DISABLES_APPROVER);
+const mayRunCode = anyPattern(RUNS_CODE_LATER);
+const maySecret = anyPattern(SECRETS);
+const maySensitive = anyPattern(SENSITIVE);
+
+/** The pattern lists themselves, for the test that the one-scan checks agree with them (test/unit/any-pattern.test.ts). */
+export const RISK_PATTERN_LISTS = { DISABLES_APPROVER, RUNS_CODE_LATER, SECRETS, SENSITIVE } as const;
+
 /**
  * The part of a path that makes it sensitive (".git/hooks", ".env.local", ".ssh" …), or
  * null. A wildcard grant covers a sensitive path only when its pattern names that part.
  */
 export function sensitivePart(resource: string, claudeDirs: readonly string[] = []): string | null {
   const r = norm(resource);
-  for (const x of [...RUNS_CODE_LATER, ...SECRETS]) {
-    const m = x.test.exec(r);
-    if (m) return m[0].replace(/^\/+|\/+$/g, '');
+  if (maySensitive(r)) {
+    for (const x of SENSITIVE) {
+      const m = x.test.exec(r);
+      if (m) return m[0].replace(/^\/+|\/+$/g, '');
+    }
   }
   // In a directory CLAUDE_CONFIG_DIR names: the part is said in the real path's words (the
   // directory and what follows it up to the sensitive name), so `/srv/cc/commands/*` names
@@ -106,7 +120,8 @@ export function sensitivePart(resource: string, claudeDirs: readonly string[] = 
   if (!claudeDirs.length || !r.startsWith('/')) return null;
   const real = tidy(r);
   for (const alias of claudeAliases(r, claudeDirs)) {
-    for (const x of [...RUNS_CODE_LATER, ...SECRETS]) {
+    if (!maySensitive(alias)) continue;
+    for (const x of SENSITIVE) {
       const m = x.test.exec(alias);
       if (!m) continue;
       if (!alias.startsWith(DEFAULT_CLAUDE_DIR)) return real.replace(/^\/+|\/+$/g, '');
@@ -123,6 +138,7 @@ export function sensitivePart(resource: string, claudeDirs: readonly string[] = 
 export function runsCodeLater(resource: string, claudeDirs: readonly string[] = []): string | null {
   const r = norm(resource);
   for (const p of [r, ...claudeAliases(r, claudeDirs)]) {
+    if (!mayRunCode(p)) continue;
     const what = RUNS_CODE_LATER.find((x) => x.test.test(p))?.what;
     if (what) return what;
   }
@@ -137,11 +153,11 @@ export function runsCodeLater(resource: string, claudeDirs: readonly string[] = 
  */
 export function disablesApprover(resource: string, ownPaths: readonly string[] = [], action: string = 'write', claudeDirs: readonly string[] = []): string | null {
   const r = norm(resource);
-  const hit = DISABLES_APPROVER.find((x) => x.test.test(r))?.what;
+  const hit = mayDisable(r) ? DISABLES_APPROVER.find((x) => x.test.test(r))?.what : undefined;
   if (hit) return hit;
   // Claude Code's settings directory moved by CLAUDE_CONFIG_DIR (claude-config.ts).
   for (const alias of claudeAliases(r, claudeDirs)) {
-    const moved = DISABLES_APPROVER.find((x) => x.test.test(alias))?.what;
+    const moved = mayDisable(alias) ? DISABLES_APPROVER.find((x) => x.test.test(alias))?.what : undefined;
     if (moved) return `${moved}, in the directory CLAUDE_CONFIG_DIR names`;
   }
   if (ownPaths.some((d) => isWithin(r, d))) return "Airlock's own files (its history, keys, secrets or sockets)";
@@ -163,6 +179,7 @@ function escapesSandbox(args: unknown): boolean {
 export function holdsSecrets(resource: string, claudeDirs: readonly string[] = []): string | null {
   const r = norm(resource);
   for (const p of [r, ...claudeAliases(r, claudeDirs)]) {
+    if (!maySecret(p)) continue;
     const what = SECRETS.find((x) => x.test.test(p))?.what;
     if (what) return what;
   }

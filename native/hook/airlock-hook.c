@@ -85,6 +85,7 @@ static int buf_reserve(struct buf *b, size_t extra) {
 }
 
 static void buf_add(struct buf *b, const char *s, size_t n) {
+  if (n == 0) return; /* nothing to copy (and b->p may still be NULL) */
   if (buf_reserve(b, n) == 0) {
     memcpy(b->p + b->len, s, n);
     b->len += n;

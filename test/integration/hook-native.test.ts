@@ -164,6 +164,8 @@ describe('native hook: what it sends', { skip: nativeSkip }, () => {
 describe('native hook: what it does with an answer', { skip: nativeSkip }, () => {
   const cases: [string, (s: net.Socket) => void, RegExp][] = [
     ['garbage', (s) => s.write('this is not json\n'), /not a hook answer/],
+    ['an empty line', (s) => s.write('\n'), /not a hook answer/],
+    ['random bytes with a newline', (s) => s.write(Buffer.from([0xff, 0x00, 0x7b, 0x22, 0x0a])), /not a hook answer/],
     ['`request`-style allow (not the hook protocol)', (s) => s.write(answerLine(1, { decision: 'allow', reason: 'x', event: 1 })), /not a hook answer/],
     ['bad hex', (s) => s.write(answerLine(1, { exitCode: 0, stdoutHex: 'zz' })), /not a hook answer/],
     ['odd hex', (s) => s.write(answerLine(1, { exitCode: 0, stdoutHex: hex(hookOut('allow', 'x')) + 'a' })), /not a hook answer/],

@@ -177,6 +177,30 @@ test('broker: after shutdown nothing is asked and every open prompt is denied an
     assert.equal(p.store.queryHistory({ limit: 10 }).events.length, 1);
   }));
 
+test('broker: drained() waits for every ask in flight (a prompt answered meanwhile), and at most its limit', () =>
+  withParts(async (p) => {
+    const t0 = Date.now();
+    await p.broker.drained(5000);
+    assert.ok(Date.now() - t0 < 1000, 'nothing in flight: at once');
+    const waiting = p.broker.ask(write, { connection: 'c' });
+    await tick();
+    let drained = false;
+    const done = p.broker.drained(10_000).then(() => (drained = true));
+    await tick();
+    assert.equal(drained, false, 'a prompt is still open');
+    p.queue.decide({ id: p.queue.list()[0]!.id, decision: 'deny', scope: 'once' });
+    assert.equal((await waiting).decision, 'deny');
+    await done;
+    assert.ok(Date.now() - t0 < 5000, 'woken by the answer, not by the limit');
+    // One that never settles: the limit ends the wait.
+    void p.broker.ask(write, { connection: 'c2' });
+    await tick();
+    const t1 = Date.now();
+    await p.broker.drained(150);
+    assert.ok(Date.now() - t1 >= 100, 'waited for the limit');
+    p.broker.shutdown();
+  }));
+
 test('broker: a disconnect withdraws the requester\'s prompts; the clock is the one it was given', () =>
   withParts(async (p) => {
     const a = p.broker.ask(write, { connection: 'c7' });

@@ -1,0 +1,134 @@
+// The Claude Code hook's decision in the daemon (main/integrations/claude-code/hook-service.ts,
+// request.sock `hook.claudeCode`), with a stand-in broker door: which task each call is asked
+// as, where sessions are kept (per socket: a remote's apart from this machine's; none on a
+// task's socket), what reaches the request from the hook's environment, and that every
+// failure is an answer that asks. The real daemon runs it in test/integration/hook-*.test.ts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { AgentAnswer, AgentRequest } from '../../main/contract/agent';
+import { RPC, RpcError } from '../../main/contract/rpc';
+import { answerClaudeCodeHook, type HookDesk } from '../../main/integrations/claude-code/hook-service';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'al-hsvc-'));
+let tasks = 0;
+
+interface Seen {
+  asked: AgentRequest[];
+  started: number;
+  refused: { code: number; reason: string }[];
+}
+
+function desk(sessionsDir: string | null, opts: { ask?: (r: AgentRequest) => Promise<AgentAnswer>; delayStart?: number } = {}): HookDesk & { seen: Seen } {
+  const seen: Seen = { asked: [], started: 0, refused: [] };
+  return {
+    seen,
+    sessionsDir,
+    ask: async (r) => {
+      seen.asked.push(r);
+      return opts.ask ? opts.ask(r) : { decision: 'allow', reason: 'fine', event: 1 };
+    },
+    startTask: async () => {
+      seen.started++;
+      const n = ++tasks;
+      if (opts.delayStart) await new Promise((r) => setTimeout(r, opts.delayStart));
+      return { token: `t_task${n}.${'s'.repeat(43)}` };
+    },
+    recordRefused: (code, reason) => seen.refused.push({ code, reason }),
+  };
+}
+
+const call = (sid: string, tool = 'Read', input: Record<string, unknown> = { file_path: '/etc/hostname' }, extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ session_id: sid, cwd: '/work/proj', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input, ...extra });
+
+const printed = (r: { exitCode: number; stdoutHex: string }) => {
+  assert.equal(r.exitCode, 0);
+  const text = Buffer.from(r.stdoutHex, 'hex').toString('utf8');
+  return text === '' ? null : (JSON.parse(text) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } }).hookSpecificOutput;
+};
+
+test('one session is one task, started once even when its first calls come together; kept in the folder of the socket the call came through', async () => {
+  const local = desk(path.join(root, 'claude-code'), { delayStart: 50 });
+  const outs = await Promise.all(Array.from({ length: 5 }, () => answerClaudeCodeHook({ stdin: call('sess-1') }, local)));
+  assert.ok(outs.every((o) => printed(o)?.permissionDecision === 'allow'));
+  assert.equal(local.seen.started, 1, 'one task for the session');
+  assert.equal(new Set(local.seen.asked.map((r) => r.task)).size, 1);
+  assert.equal(fs.readFileSync(path.join(root, 'claude-code', 'sess-1.task'), 'utf8').trim(), local.seen.asked[0]!.task);
+  // A remote's socket keeps its own sessions: the same session id there is another task.
+  const remote = desk(path.join(root, 'remotes', 'srv', 'claude-code'));
+  await answerClaudeCodeHook({ stdin: call('sess-1') }, remote);
+  assert.equal(remote.seen.started, 1);
+  assert.notEqual(remote.seen.asked[0]!.task, local.seen.asked[0]!.task, "a remote never picks up this machine's session task");
+});
+
+test("on a task's own socket no task is started and no session file is kept: every call is that task's", async () => {
+  const bound = desk(null);
+  printed(await answerClaudeCodeHook({ stdin: call('sess-bound') }, bound));
+  assert.equal(bound.seen.started, 0);
+  assert.equal(bound.seen.asked[0]!.task, undefined);
+});
+
+test('AIRLOCK_TASK (with its token) is the task; an ended session task is replaced once; AIRLOCK_TASK is never replaced', async () => {
+  const given = desk(path.join(root, 'cc-given'));
+  await answerClaudeCodeHook({ stdin: call('s-given'), task: 't_given', taskToken: `t_given.${'k'.repeat(43)}` }, given);
+  assert.equal(given.seen.asked[0]!.task, 't_given');
+  assert.equal(given.seen.asked[0]!.token, `t_given.${'k'.repeat(43)}`);
+  assert.equal(given.seen.started, 0);
+  // Another task's token is not sent beside it.
+  await answerClaudeCodeHook({ stdin: call('s-given'), task: 't_given', taskToken: `t_other.${'k'.repeat(43)}` }, given);
+  assert.equal(given.seen.asked[1]!.token, undefined);
+
+  let first = true;
+  const ended = async (): Promise<AgentAnswer> => {
+    if (first) {
+      first = false;
+      throw new RpcError(RPC.invalidParams, 'invalid params: task: task t_x has ended');
+    }
+    return { decision: 'deny', reason: 'no', event: 2 };
+  };
+  const stale = desk(path.join(root, 'cc-stale'), { ask: ended });
+  fs.mkdirSync(path.join(root, 'cc-stale'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'cc-stale', 's-stale.task'), `t_old.${'o'.repeat(43)}\n`);
+  const out = printed(await answerClaudeCodeHook({ stdin: call('s-stale') }, stale));
+  assert.equal(out?.permissionDecision, 'deny');
+  assert.equal(stale.seen.started, 1, 'a new task for the session');
+  assert.notEqual(stale.seen.asked[1]!.task, stale.seen.asked[0]!.task);
+
+  first = true;
+  const pinned = desk(path.join(root, 'cc-pinned'), { ask: ended });
+  const asked = printed(await answerClaudeCodeHook({ stdin: call('s-pinned'), task: 't_x' }, pinned));
+  assert.equal(asked?.permissionDecision, 'ask');
+  assert.match(asked!.permissionDecisionReason, /could not decide \(invalid params: task: task t_x has ended\)/);
+  assert.equal(pinned.seen.started, 0);
+});
+
+test("the hook's environment: `~` is its HOME, a relative CLAUDE_CONFIG_DIR is relative to its working directory, a relative HOME is ignored", async () => {
+  const d = desk(null);
+  await answerClaudeCodeHook({ stdin: call('s-env', 'Write', { file_path: '~/.bashrc', content: 'x' }), home: '/home/agent', cwd: '/work/proj', claudeConfigDir: '../cfg' }, d);
+  assert.equal(d.seen.asked[0]!.resource, '/home/agent/.bashrc');
+  assert.equal(d.seen.asked[0]!.claudeConfigDir, '/work/cfg');
+  await answerClaudeCodeHook({ stdin: call('s-env', 'Write', { file_path: '~/.bashrc', content: 'x' }), home: 'relative', claudeConfigDir: 'cfg' }, d);
+  assert.equal(d.seen.asked[1]!.resource, `${os.homedir().replace(/\/+$/, '')}/.bashrc`);
+  assert.equal(d.seen.asked[1]!.claudeConfigDir, undefined, 'relative to nothing known: not sent');
+});
+
+test('failures are answers: unreadable input asks, an event after the tool prints nothing, a refused request denies, an invalid one asks and is recorded', async () => {
+  const d = desk(path.join(root, 'cc-fail'), {
+    ask: async (r) => {
+      if (r.tool === 'Flood') throw new RpcError(RPC.refused, 'too many prompts');
+      return { decision: 'allow', reason: 'x', event: 1 };
+    },
+  });
+  assert.match(printed(await answerClaudeCodeHook({ stdin: 'not json' }, d))!.permissionDecisionReason, /could not read the hook input/);
+  assert.equal(printed(await answerClaudeCodeHook({ stdin: call('s-f', 'Write', {}, { hook_event_name: 'PostToolUse' }) }, d)), null);
+  const flood = printed(await answerClaudeCodeHook({ stdin: call('s-f', 'Flood') }, d));
+  assert.equal(flood?.permissionDecision, 'deny');
+  assert.match(flood!.permissionDecisionReason, /^Airlock refused: too many prompts/);
+  const bad = printed(await answerClaudeCodeHook({ stdin: call('s-f'), task: 'not a task id!' }, d));
+  assert.equal(bad?.permissionDecision, 'ask');
+  assert.match(bad!.permissionDecisionReason, /invalid params: task/);
+  assert.equal(d.seen.refused.length, 1, 'recorded like the same refusal of `request`');
+  assert.equal(d.seen.refused[0]!.code, RPC.invalidParams);
+});
