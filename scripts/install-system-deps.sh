@@ -10,9 +10,9 @@ check_only=0
 [ "${1:-}" = "--check" ] && check_only=1
 
 # command:package — the build (a C/C++ toolchain for better-sqlite3 and the peer-credentials
-# addon, python3 for node-gyp), then what the tests drive for real.
+# addon, cc for the native Claude Code hook, python3 for node-gyp), then what the tests drive for real.
 pairs=(
-  g++:g++ make:make python3:python3 git:git curl:curl
+  cc:gcc g++:g++ make:make python3:python3 git:git curl:curl
   ssh:openssh-client sshd:openssh-server bwrap:bubblewrap tmux:tmux sqlite3:sqlite3
   chromium:chromium socat:socat
 )

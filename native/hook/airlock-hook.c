@@ -33,6 +33,14 @@
 #include <time.h>
 #include <unistd.h>
 
+/* macOS has neither (SIGPIPE is ignored below anyway; the descriptor is not inherited by anything). */
+#ifndef MSG_NOSIGNAL
+#define MSG_NOSIGNAL 0
+#endif
+#ifndef SOCK_CLOEXEC
+#define SOCK_CLOEXEC 0
+#endif
+
 /* main/integrations/claude-code/hook.ts MAX_STDIN */
 #define MAX_STDIN (8u * 1024u * 1024u)
 /* request.sock's line cap (main/contract/constants.ts LIMITS.lineBytes) */
