@@ -41,6 +41,13 @@ export const MAX_ANCESTORS = 32;
 export interface LinkBudget {
   steps: number;
   deadline: number;
+  /**
+   * What was already looked at in this request (a path's stat, a directory's entries): the
+   * paths of one request share most candidates (the home directory's, the same project's),
+   * so ten hard-linked files in node_modules (pnpm) cost little more than one.
+   */
+  seen?: Map<string, fs.Stats | null>;
+  listed?: Map<string, string[]>;
 }
 
 export class LinkBudgetSpent extends Error {}
@@ -67,14 +74,31 @@ function candidates(abs: string, ownFiles: readonly string[]): { files: string[]
 }
 
 function sameFile(p: string, st: fs.Stats, b: LinkBudget): boolean {
-  spend(b);
-  let other: fs.Stats | undefined;
-  try {
-    other = fs.statSync(p, { throwIfNoEntry: false });
-  } catch {
-    other = undefined;
+  let other = b.seen?.get(p);
+  if (other === undefined) {
+    spend(b);
+    try {
+      other = fs.statSync(p, { throwIfNoEntry: false }) ?? null;
+    } catch {
+      other = null;
+    }
+    b.seen?.set(p, other);
   }
   return !!other && other.ino === st.ino && other.dev === st.dev;
+}
+
+function entries(d: string, b: LinkBudget): string[] {
+  let names = b.listed?.get(d);
+  if (names === undefined) {
+    spend(b);
+    try {
+      names = fs.readdirSync(d).slice(0, MAX_DIR_ENTRIES);
+    } catch {
+      names = [];
+    }
+    b.listed?.set(d, names);
+  }
+  return names;
 }
 
 /**
@@ -87,14 +111,7 @@ export function protectedOtherName(abs: string, st: fs.Stats, b: LinkBudget, own
   const { files, dirs } = candidates(abs, ownFiles);
   for (const f of files) if (f !== abs && sameFile(f, st, b)) return f;
   for (const d of dirs) {
-    spend(b);
-    let names: string[];
-    try {
-      names = fs.readdirSync(d);
-    } catch {
-      continue;
-    }
-    for (const n of names.slice(0, MAX_DIR_ENTRIES)) {
+    for (const n of entries(d, b)) {
       const f = path.join(d, n);
       if (f !== abs && sameFile(f, st, b)) return f;
     }

@@ -111,6 +111,8 @@ export function resolveRealPaths(paths: readonly string[], budgetMs = BUDGET_MS,
   const real = new Map<string, string>();
   const hardLinks = new Map<string, string>();
   const b: Budget = { steps: MAX_STEPS, deadline: Date.now() + budgetMs };
+  // The hard-link look shares what it saw across the request's paths (main/os/hard-links.ts).
+  const linkLook = Object.assign(b, { seen: new Map<string, fs.Stats | null>(), listed: new Map<string, string[]>() });
   let incomplete: string | null = null;
   let n = 0;
   for (const p of paths) {
@@ -126,7 +128,7 @@ export function resolveRealPaths(paths: readonly string[], budgetMs = BUDGET_MS,
     try {
       r = walk(abs, b, final);
       // A file with more than one name may be a protected file under another one.
-      const other = r !== 'loop' && final.st && final.st.nlink > 1 ? protectedOtherName(r, final.st, b, ownFiles) : null;
+      const other = r !== 'loop' && final.st && final.st.nlink > 1 ? protectedOtherName(r, final.st, linkLook, ownFiles) : null;
       if (other !== null) hardLinks.set(p, other);
     } catch (e) {
       if (e instanceof LinkBudgetSpent) {

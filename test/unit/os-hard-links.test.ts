@@ -90,3 +90,20 @@ test('a spent budget throws (never "not protected"), and resolveRealPaths says t
   const r = resolveRealPaths([path.join(p, 'b.txt')], -1);
   assert.match(r.incomplete ?? '', /took too long/);
 });
+
+test('many hard-linked files in one request (a pnpm node_modules) share the look: twenty are checked within the budget', () => {
+  const root = project();
+  const store = path.join(root, 'store');
+  const mods = path.join(root, 'p', 'node_modules', '.pnpm', 'x@1.0.0', 'node_modules', 'x');
+  fs.mkdirSync(store);
+  fs.mkdirSync(mods, { recursive: true });
+  const files: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    fs.writeFileSync(path.join(store, `f${i}`), String(i));
+    fs.linkSync(path.join(store, `f${i}`), path.join(mods, `f${i}.js`));
+    files.push(path.join(mods, `f${i}.js`));
+  }
+  const r = resolveRealPaths(files);
+  assert.equal(r.incomplete, null, 'twenty hard-linked files did not spend the budget');
+  assert.equal(r.hardLinks.size, 0);
+});
