@@ -57,11 +57,19 @@ function spend(b: LinkBudget): void {
 }
 
 /** The places a protected file of `abs` may be: files, and directories whose entries are. */
-function candidates(abs: string, ownFiles: readonly string[]): { files: string[]; dirs: string[] } {
+/** In a CLAUDE_CONFIG_DIR directory (Claude Code's settings moved there, core/claude-config.ts). */
+const CLAUDE_DIR_FILES = ['settings.json', 'settings.local.json', '.claude.json', '.config.json', '.credentials.json'];
+const CLAUDE_DIR_DIRS = ['hooks', 'commands', 'agents', 'shell-snapshots'];
+
+function candidates(abs: string, ownFiles: readonly string[], claudeDirs: readonly string[]): { files: string[]; dirs: string[] } {
   const home = os.homedir();
   const files = [...SYSTEM_FILES, ...ownFiles, ...HOME_FILES.map((f) => path.join(home, f))];
   // Airlock's own paths are files (the database) and directories (keys, secrets): both ways.
   const dirs = [...ownFiles, ...HOME_DIRS.map((d) => path.join(home, d))];
+  for (const c of claudeDirs.slice(0, 16)) {
+    files.push(...CLAUDE_DIR_FILES.map((f) => path.join(c, f)));
+    dirs.push(...CLAUDE_DIR_DIRS.map((d) => path.join(c, d)));
+  }
   let dir = path.dirname(abs);
   for (let i = 0; i < MAX_ANCESTORS; i++) {
     for (const f of PROJECT_FILES) files.push(path.join(dir, f));
@@ -106,9 +114,9 @@ function entries(d: string, b: LinkBudget): string[] {
  * Cheap unless the file has more than one name. Throws LinkBudgetSpent when the budget runs
  * out: the caller then cannot say the file is not a protected one, and asks.
  */
-export function protectedOtherName(abs: string, st: fs.Stats, b: LinkBudget, ownFiles: readonly string[] = []): string | null {
+export function protectedOtherName(abs: string, st: fs.Stats, b: LinkBudget, ownFiles: readonly string[] = [], claudeDirs: readonly string[] = []): string | null {
   if (!st.isFile() || st.nlink < 2) return null;
-  const { files, dirs } = candidates(abs, ownFiles);
+  const { files, dirs } = candidates(abs, ownFiles, claudeDirs);
   for (const f of files) if (f !== abs && sameFile(f, st, b)) return f;
   for (const d of dirs) {
     for (const n of entries(d, b)) {
