@@ -231,9 +231,10 @@ export interface ClaudeDirKeeper {
  * Where paths really lead, symbolic links resolved (implemented by main/os/real-path.ts).
  * `real` lists only the paths whose target differs from the path as written; `incomplete`
  * says why some were not resolved (a budget ran out, a link loop). `hardLinks` names, for a
- * path that is a regular file with more than one name, a protected file it is the same file as.
+ * path that is a regular file with more than one name, a protected file it is the same file as
+ * (`claudeDirs`: CLAUDE_CONFIG_DIR directories whose settings count as protected too).
  */
-export type PathResolver = (paths: readonly string[]) => { real: Map<string, string>; incomplete: string | null; hardLinks?: Map<string, string> };
+export type PathResolver = (paths: readonly string[], opts?: { claudeDirs?: readonly string[] }) => { real: Map<string, string>; incomplete: string | null; hardLinks?: Map<string, string> };
 
 /**
  * The directory git would take as a bare repository from a working directory (HEAD,

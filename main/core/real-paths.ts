@@ -21,9 +21,10 @@ function add(list: string[], r: string): void {
  * Adds real targets to `req.resources` and to each part's resources, and says in the
  * risk reasons where a path is not what it looks like. `rawParts` are the same parts
  * classified with paths as written (`..` kept), when the command line has `..` in it.
+ * `claudeDirs`: the request's CLAUDE_CONFIG_DIR directories, whose settings a hard link may be.
  * Requests without paths cost nothing (the resolver is not called).
  */
-export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts?: Part[]): void {
+export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts?: Part[], claudeDirs: readonly string[] = []): void {
   const parts = req.parts ?? [];
   const raws = rawParts && rawParts.length === parts.length ? rawParts : undefined;
   const all = new Set<string>();
@@ -35,7 +36,7 @@ export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts
   for (const r of extra) if (isPath(r)) all.add(r);
   if (all.size === 0) return;
 
-  const { real, incomplete, hardLinks } = resolve([...all]);
+  const { real, incomplete, hardLinks } = resolve([...all], { claudeDirs });
   const told = new Set<string>();
   const tell = (literal: string, target: string) => {
     // `a/./b` or `a/../b` without a link on the way is only spelling: nothing to tell.

@@ -189,8 +189,9 @@ export class RequestPolicy {
       classifierRisk,
       ...(actionOrigin ? { actionOrigin } : {}),
     };
-    if (this.realPaths) applyRealPaths(core, this.realPaths, rawParts);
+    // The CLAUDE_CONFIG_DIR directories first: a hard link to the settings there counts too.
     const dirs = this.claudeDirs.forRequest([...(ctx.claudeConfigEnv ?? []), ...(req.claudeConfigDir !== undefined ? [{ value: req.claudeConfigDir, cwd: req.cwd ?? null }] : [])]);
+    if (this.realPaths) applyRealPaths(core, this.realPaths, rawParts, dirs);
     if (dirs.length) core.claudeDirs = dirs;
     return core;
   }

@@ -107,10 +107,15 @@ function walk(abs: string, b: Budget, final: { st?: fs.Stats } = {}): string | '
  * Resolves every absolute (or `~/`) path of a request under one budget. A path is listed in
  * `real` when its target differs from the path as written.
  */
-export function resolveRealPaths(paths: readonly string[], budgetMs = BUDGET_MS, ownFiles: readonly string[] = []): RealPaths {
+export function resolveRealPaths(paths: readonly string[], budget: number | { claudeDirs?: readonly string[] } = BUDGET_MS, ownFiles: readonly string[] = [], claudeDirs: readonly string[] = []): RealPaths {
+  // The port's form (core/ports.ts PathResolver) passes the request's CLAUDE_CONFIG_DIR directories second.
+  const budgetMs = typeof budget === 'number' ? budget : BUDGET_MS;
+  if (typeof budget !== 'number') claudeDirs = budget.claudeDirs ?? claudeDirs;
   const real = new Map<string, string>();
   const hardLinks = new Map<string, string>();
   const b: Budget = { steps: MAX_STEPS, deadline: Date.now() + budgetMs };
+  // The hard-link look shares what it saw across the request's paths (main/os/hard-links.ts).
+  const linkLook = Object.assign(b, { seen: new Map<string, fs.Stats | null>(), listed: new Map<string, string[]>() });
   let incomplete: string | null = null;
   let n = 0;
   for (const p of paths) {
@@ -126,7 +131,7 @@ export function resolveRealPaths(paths: readonly string[], budgetMs = BUDGET_MS,
     try {
       r = walk(abs, b, final);
       // A file with more than one name may be a protected file under another one.
-      const other = r !== 'loop' && final.st && final.st.nlink > 1 ? protectedOtherName(r, final.st, b, ownFiles) : null;
+      const other = r !== 'loop' && final.st && final.st.nlink > 1 ? protectedOtherName(r, final.st, linkLook, ownFiles, claudeDirs) : null;
       if (other !== null) hardLinks.set(p, other);
     } catch (e) {
       if (e instanceof LinkBudgetSpent) {

@@ -85,9 +85,9 @@ function hasHardLinkReason(p: Prompt, link: string, target: string): boolean {
   return p.risk.reasons.some((r) => r.includes(`${link} is a hard link to ${target}`));
 }
 
-async function hook(tool: string, input: Record<string, unknown>): Promise<string> {
+async function hook(tool: string, input: Record<string, unknown>, env: NodeJS.ProcessEnv = {}): Promise<string> {
   const raw = JSON.stringify({ session_id: 'hardlinks-1', transcript_path: '/x.jsonl', cwd: P, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: tool, tool_input: input });
-  const r = await run(process.execPath, [HOOK_BIN], { env: d.env, input: raw, timeoutMs: 30_000 });
+  const r = await run(process.execPath, [HOOK_BIN], { env: { ...d.env, ...env }, input: raw, timeoutMs: 30_000 });
   assert.equal(r.code, 0, r.stderr);
   return (JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;
 }
@@ -139,6 +139,19 @@ describe('hard links to protected files', () => {
       assert.ok(hasHardLinkReason(prompt, link, target), `${tool}: ${prompt.risk.reasons.join(' | ')}`);
     }
     assert.equal(fs.readFileSync(target, 'utf8'), ORIGINAL);
+  });
+
+  test('Claude Code run with CLAUDE_CONFIG_DIR: a hard link to the settings in that directory is asked (critical) like the default one', async () => {
+    const cc = path.join(H, 'cc');
+    fs.mkdirSync(cc);
+    fs.writeFileSync(path.join(cc, 'settings.json'), ORIGINAL);
+    const link = path.join(P, 'cc-notes.json');
+    fs.linkSync(path.join(cc, 'settings.json'), link);
+    const { prompt, answer } = await denied(hook('Write', { file_path: link, content: '{}' }, { CLAUDE_CONFIG_DIR: cc }));
+    assert.equal(answer, 'deny');
+    assert.equal(prompt.risk.level, 'critical', prompt.risk.reasons.join(' | '));
+    assert.ok(hasHardLinkReason(prompt, link, path.join(cc, 'settings.json')), prompt.risk.reasons.join(' | '));
+    assert.equal(fs.readFileSync(path.join(cc, 'settings.json'), 'utf8'), ORIGINAL);
   });
 
   test('airlock exec --shell: `echo … > link` is asked; denied, ~/.bashrc is untouched (control: the same shell line through /bin/sh rewrites the file)', async () => {

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { classifyShell } from '../../main/core/classify/shell';
@@ -109,4 +109,66 @@ test('getent hosts NAME looks NAME up through DNS like host NAME does (a lookup 
   }
   assert.deepEqual(c('getent ahosts c2VjcmV0.example.com').resources, ['c2vjcmv0.example.com']);
   for (const cmd of ['getent hosts', 'getent hosts localhost', 'getent passwd root', 'getent group']) assert.equal(c(cmd).action, 'read', cmd);
+});
+
+/** Runs argv in `dir`, ignoring its exit code (a failing git apply --check is still a read). */
+function runIn(dir: string, argv: string[], env: NodeJS.ProcessEnv = process.env): void {
+  try {
+    execFileSync(argv[0], argv.slice(1), { cwd: dir, env, stdio: 'ignore', timeout: 10_000 });
+  } catch {
+    // The exit code does not matter here: what is left on disk does.
+  }
+}
+
+test('prompt economy: gzip/xz/bzip2/zstd -dc, git apply --check/--stat, git clean -n, git notes list, dmesg, journalctl, stty -a and tput cols are reads; the forms that change things are not', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-a6-econ-'));
+  try {
+    // Controls with the real programs: the read forms leave the directory as it was.
+    writeFileSync(path.join(dir, 'f'), 'x\n');
+    execFileSync('gzip', ['-k', 'f'], { cwd: dir });
+    runIn(dir, ['gzip', '-dc', 'f.gz']);
+    assert.ok(readdirSync(dir).includes('f.gz'), 'gzip -dc keeps the archive');
+    const git = (...a: string[]) => execFileSync('git', ['-c', 'user.email=a@b', '-c', 'user.name=a', ...a], { cwd: dir, stdio: 'ignore', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+    git('init', '-q');
+    git('add', 'f');
+    git('commit', '-qm', 'x');
+    writeFileSync(path.join(dir, 'x.patch'), 'diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-x\n+y\n');
+    runIn(dir, ['git', 'apply', '--check', 'x.patch']);
+    runIn(dir, ['git', 'apply', '--stat', 'x.patch']);
+    runIn(dir, ['git', 'clean', '-n']);
+    assert.equal(readFileSync(path.join(dir, 'f'), 'utf8'), 'x\n', 'git apply --check/--stat change nothing');
+    assert.ok(readdirSync(dir).includes('x.patch'), 'git clean -n deletes nothing');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const cmd of ['gzip -dc f.gz', 'gunzip -c f.gz', 'xz -l f.xz', 'xz -dc f.xz', 'bzip2 -dc f.bz2', 'zstd -dc f.zst', 'git apply --check x.patch', 'git apply --stat x.patch', 'git clean -n', 'git clean -ndx', 'git notes', 'git notes list', 'git notes show HEAD', 'dmesg', 'dmesg -T', 'journalctl -n 20', 'journalctl -u x --no-pager', 'journalctl -b -1 -p err', 'stty -a', 'stty -g', 'tput cols', 'tput setaf 1']) {
+    assert.equal(c(cmd).action, 'read', cmd);
+  }
+  for (const cmd of ['gzip -d f.gz', 'gzip -ld f.gz', 'xz -d f.xz', 'bzip2 -d f.bz2', 'zstd -dc f.zst -o out', 'zstd -dc f.zst --rm', 'xz -dc "$f"', 'git apply x.patch', 'git apply --stat --apply x.patch', 'git apply --check --index x.patch', 'git clean -f', 'git clean -ndf', 'git clean -fn', 'git notes add -m x', 'git notes --ref x add', 'dmesg -C', 'dmesg -c', 'dmesg -n 1', 'dmesg --console-off', 'journalctl --vacuum-size=1', 'journalctl --rotate', 'journalctl --flush', 'journalctl --cursor-file=out', 'journalctl --image=x', 'stty raw', 'stty -F /dev/tty1 -a', 'tput init', 'tput reset', 'tput -S']) {
+    assert.notEqual(c(cmd).action, 'read', cmd);
+  }
+});
+
+test('tput init and reset run the init program the terminal description names (iprog): not reads', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-a6-tput-'));
+  try {
+    writeFileSync(path.join(dir, 'evil.sh'), `#!/bin/sh\n: > '${dir}/PWNED'\n`);
+    chmodSync(path.join(dir, 'evil.sh'), 0o755);
+    writeFileSync(path.join(dir, 'evil.ti'), `evilterm|evil terminal,\n\tcols#80, lines#24,\n\tiprog=${dir}/evil.sh,\n`);
+    let haveTools = true;
+    try {
+      execFileSync('tic', ['-o', path.join(dir, 'ti'), 'evil.ti'], { cwd: dir, stdio: 'ignore' });
+      // tput wants a terminal: script(1) gives it one.
+      execFileSync('script', ['-qc', 'tput init', '/dev/null'], { cwd: dir, stdio: 'ignore', timeout: 10_000, env: { ...process.env, TERM: 'evilterm', TERMINFO: path.join(dir, 'ti') } });
+    } catch {
+      haveTools = false; // no tic or script here: the classification below still holds
+    }
+    if (haveTools) assert.ok(readdirSync(dir).includes('PWNED'), 'control: tput init ran the iprog program');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const cmd of ['tput init', 'tput reset', 'tput -T xterm reset', 'tput "$cap"']) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+  }
+  assert.match(why('tput init'), /init program/);
 });

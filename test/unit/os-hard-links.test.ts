@@ -28,6 +28,10 @@ test('a hard link to the project\'s git config or hook, from the project or any 
   assert.equal(r.hardLinks.get(path.join(p, 'notes.txt')), path.join(p, '.git', 'config'));
   assert.equal(r.hardLinks.get(path.join(p, 'a', 'b', 'x.sh')), path.join(p, '.git', 'hooks', 'post-checkout'));
   assert.equal(r.hardLinks.size, 2);
+  // Anything else git reads from its directory: `.git/commondir` names the repository whose config git obeys.
+  fs.writeFileSync(path.join(p, '.git', 'commondir'), '.\n');
+  fs.linkSync(path.join(p, '.git', 'commondir'), path.join(p, 'a', 'cd.txt'));
+  assert.equal(resolveRealPaths([path.join(p, 'a', 'cd.txt')]).hardLinks.get(path.join(p, 'a', 'cd.txt')), path.join(p, '.git', 'commondir'));
 });
 
 test('a hard link to a file in the home directory (~/.bashrc, ~/.ssh/*) is named, through a symbolic link on the way too', () => {
@@ -85,4 +89,21 @@ test('a spent budget throws (never "not protected"), and resolveRealPaths says t
   assert.throws(() => protectedOtherName(path.join(p, 'b.txt'), fs.lstatSync(path.join(p, 'b.txt')), { steps: 1e6, deadline: Date.now() - 1 }), LinkBudgetSpent);
   const r = resolveRealPaths([path.join(p, 'b.txt')], -1);
   assert.match(r.incomplete ?? '', /took too long/);
+});
+
+test('many hard-linked files in one request (a pnpm node_modules) share the look: twenty are checked within the budget', () => {
+  const root = project();
+  const store = path.join(root, 'store');
+  const mods = path.join(root, 'p', 'node_modules', '.pnpm', 'x@1.0.0', 'node_modules', 'x');
+  fs.mkdirSync(store);
+  fs.mkdirSync(mods, { recursive: true });
+  const files: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    fs.writeFileSync(path.join(store, `f${i}`), String(i));
+    fs.linkSync(path.join(store, `f${i}`), path.join(mods, `f${i}.js`));
+    files.push(path.join(mods, `f${i}.js`));
+  }
+  const r = resolveRealPaths(files);
+  assert.equal(r.incomplete, null, 'twenty hard-linked files did not spend the budget');
+  assert.equal(r.hardLinks.size, 0);
 });

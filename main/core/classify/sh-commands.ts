@@ -979,7 +979,7 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     if (name === 'chmod' && /(^|[,ugoa])[ugoa]*\+[rwX]*x|^[0-7]*[1357][0-7]{0,2}$/.test(mode) && /x|[1357]/.test(mode)) r.makesExecutable = files;
     return r;
   }
-  if (WRITE_CMDS[name] && listsOnly(name, args)) return result('read', paths(args.filter((a) => !a.text.startsWith('-')), ctx));
+  if ((WRITE_CMDS[name] || LIST_ONLY[name]) && listsOnly(name, args)) return result('read', paths(args.filter((a) => !a.text.startsWith('-')), ctx));
   if (WRITE_CMDS[name]) {
     const { pos, opts } = positionals(args, WRITE_CMDS[name]);
     const targetDir = opts.get('-t') ?? opts.get('--target-directory');
@@ -994,19 +994,27 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
 }
 
 /**
- * `gzip -l`, `unzip -l`: archivers that only list, test or print to stdout, with these
+ * `gzip -l`, `unzip -l`, `gzip -dc`, `xz -l`: archivers that only list, test or print to stdout, with these
  * options and literal file names only (`unzip -l a.zip -d x` still goes on as a write).
  */
 const LIST_ONLY: Record<string, { modes: RegExp; ok: RegExp } | undefined> = lookupTable({
-  gzip: { modes: /^-[a-zA-Z]*[lt]|^--(list|test)$/, ok: /^(-[lLtvqfrNn]+|--list|--test|--verbose|--quiet|--force|--recursive|--name|--no-name)$/ },
-  gunzip: { modes: /^-[a-zA-Z]*[lt]|^--(list|test)$/, ok: /^(-[lLtvqfrNn]+|--list|--test|--verbose|--quiet|--force|--recursive|--name|--no-name)$/ },
+  gzip: { modes: /^-[a-zA-Z0-9]*[ltc]|^--(list|test|stdout|to-stdout)$/, ok: /^(-[lLtvqfrNndck1-9]+|--list|--test|--verbose|--quiet|--force|--recursive|--name|--no-name|--stdout|--to-stdout|--decompress|--uncompress|--keep)$/ },
+  gunzip: { modes: /^-[a-zA-Z0-9]*[ltc]|^--(list|test|stdout|to-stdout)$/, ok: /^(-[lLtvqfrNnck]+|--list|--test|--verbose|--quiet|--force|--recursive|--name|--no-name|--stdout|--to-stdout|--keep)$/ },
   unzip: { modes: /^-[a-zA-Z]*[lvtZ]/, ok: /^-[lvtZqz1hmsTM2]+$/ },
+  // -c (--stdout) writes only to standard output, whatever else it does (`xz -dc f.xz`).
+  xz: { modes: /^-[a-zA-Z0-9]*[ltc]|^--(list|test|stdout|to-stdout)$/, ok: /^(-[lLtvqfdckQ0-9]+|--list|--test|--stdout|--to-stdout|--decompress|--uncompress|--keep|--verbose|--quiet|--force|--robot|--no-warn)$/ },
+  bzip2: { modes: /^-[a-zA-Z0-9]*[tc]|^--(test|stdout)$/, ok: /^(-[tvqfdcksL1-9]+|--test|--stdout|--decompress|--keep|--verbose|--quiet|--force|--small)$/ },
+  zstd: { modes: /^-[a-zA-Z0-9]*[ltc]|^--(list|test|stdout)$/, ok: /^(-[lLtvqfdck0-9]+|--list|--test|--stdout|--decompress|--uncompress|--keep|--verbose|--quiet|--force)$/ },
 });
 
 function listsOnly(name: string, args: Arg[]): boolean {
   const spec = LIST_ONLY[name];
   if (!spec || !args.some((a) => spec.modes.test(a.text))) return false;
-  return args.every((a) => !a.dynamic && !a.mayBeOption && (a.text.startsWith('-') ? spec.ok.test(a.text) : true));
+  if (!args.every((a) => !a.dynamic && !a.mayBeOption && (a.text.startsWith('-') ? spec.ok.test(a.text) : true))) return false;
+  // Decompressing is a read only to standard output (`gzip -dc`); `-d` beside a list or test
+  // without `-c` is left to the write rules.
+  const decompress = args.some((a) => /^-[a-zA-Z0-9]*d|^--(decompress|uncompress)$/.test(a.text));
+  return !decompress || args.some((a) => /^-[a-zA-Z0-9]*c|^--(stdout|to-stdout)$/.test(a.text));
 }
 
 /**

@@ -163,6 +163,24 @@ export const GIT_MIXED: Record<string, ((args: WordValue[], cwd: string | undefi
     if (sub === 'visualize' || sub === 'view') return { action: 'execute', level: 'medium', resources: [], reason: 'git bisect visualize runs gitk or git log with a pager' };
     return { action: 'write', resources: [], reason: `git bisect ${sub ?? ''} checks out commits` };
   },
+  // `git apply --check/--stat/--numstat/--summary` only read the patch (without --apply,
+  // --index, --cached, --3way …, which the form does not allow).
+  apply: (args: WordValue[], cwd: string | undefined) => {
+    const v = checkForm('git apply', { flags: { ...sw('--check --stat --numstat --summary -v --verbose -q --quiet -z -R --reverse --recount --unidiff-zero --allow-empty --inaccurate-eof --ignore-space-change --ignore-whitespace --no-add'), ...val('-p -C --exclude --include --whitespace --directory') }, args: 'words' }, args, cwd);
+    if (v.action) return { action: 'write', resources: [], reason: v.reason ?? 'git apply changes files' };
+    return args.some((a) => /^--(check|stat|numstat|summary)$/.test(a.text)) ? v : { action: 'write', resources: [], reason: 'git apply changes files' };
+  },
+  // `git clean -n` (--dry-run) only lists what it would delete.
+  clean: (args: WordValue[], cwd: string | undefined) => {
+    const v = checkForm('git clean', { flags: { ...sw('-n --dry-run -d -x -X -q --quiet'), ...val('-e --exclude') }, args: 'words' }, args, cwd);
+    return !v.action && args.some((a) => a.text === '--dry-run' || /^-[dxXq]*n[dxXqn]*$/.test(a.text)) ? v : { action: 'delete', resources: [], reason: 'git clean deletes untracked files' };
+  },
+  // `git notes` (list), `git notes list`, `git notes show`: reads; add/edit/remove/prune … change notes.
+  notes: (args: WordValue[], cwd: string | undefined) => {
+    const sub = args.find((a, i) => !a.text.startsWith('-') && args[i - 1]?.text !== '--ref')?.text;
+    if (sub === undefined || sub === 'list' || sub === 'show') return checkForm('git notes', { flags: val('--ref'), args: 'words' }, args, cwd);
+    return { action: 'write', resources: [], reason: `git notes ${sub} changes notes` };
+  },
   submodule: (args: WordValue[], cwd: string | undefined) => {
     if (args.length === 0 || args[0].text === 'status') return checkForm('git submodule status', { flags: sw('--cached --recursive -q --quiet'), args: 'words' }, args.slice(args.length ? 1 : 0), cwd);
     return { action: 'execute', level: 'high', resources: [], reason: `git submodule ${args[0].text} runs commands or fetches submodules` };

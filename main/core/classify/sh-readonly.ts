@@ -406,6 +406,27 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   mount: { flags: { ...sw('-l --show-labels'), ...val('-t --types') }, args: 'none' },
   // `getent hosts NAME` resolves NAME through DNS like `host NAME` (a lookup carries data out).
   getent: anyFlags({ args: 'words', closed: true, check: getentCheck }),
+  // Kernel and system logs, shown only: --clear, --console-*, -n, --vacuum-*, --rotate,
+  // --flush, --cursor-file (writes the cursor) … are not in the forms.
+  dmesg: { flags: { ...sw('-T -H -k -u -x -r -t -w -W -P -L -e -d --ctime --human --kernel --userspace --decode --raw --notime --follow --follow-new --nopager --reltime --show-delta --json'), ...opt('--color --time-format'), ...val('-l -f -s -F --level --facility --buffer-size --since --until --file') }, args: 'none' },
+  journalctl: {
+    flags: {
+      ...sw('-f -e -r -x -k -a -q -m -N -F --follow --pager-end --reverse --catalog --dmesg --all --quiet --merge --no-pager --no-tail --no-hostname --utc --user --system --list-boots --disk-usage --header --fields --list-namespaces --verify --show-cursor --full --no-full --boot --this-boot'),
+      ...opt('-b --lines'),
+      ...val('-n -u -t -p -g -o -S -U -I -D -M -T --unit --user-unit --identifier --priority --grep --output --since --until --cursor --after-cursor --directory --file --root --namespace --facility --output-fields --case-sensitive --machine --field --invocation'),
+    },
+    args: 'words',
+    numeric: true, // `journalctl -b -1`
+  },
+  stty: { flags: sw('-a -g --all --save'), args: 'none' },
+  // tput prints terminal capabilities (escape sequences on standard output). Not `init` or
+  // `reset`: ncurses runs the terminal's iprog capability with system(), and ~/.terminfo
+  // (any file there) can name it. Not -S, which reads the capability names from input.
+  tput: {
+    flags: { ...sw('-x -V'), ...val('-T') },
+    args: 'words',
+    check: (a) => (a.pos.some((p) => p.dynamic || p.mayBeOption || /^(init|reset|iprog)$/.test(p.text)) ? no('tput init/reset run the terminal description\'s init program') : null),
+  },
   yes: anyFlags({ args: 'words', closed: true }),
   zcat: { flags: sw('-f -q -v -l -t -L -V --force --quiet --verbose --list --test --license --version --help'), args: 'paths' },
   bzcat: { flags: sw('-s -q -v -L -V --small --quiet --verbose --license --version --help'), args: 'paths' },
