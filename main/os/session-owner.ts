@@ -10,8 +10,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_ANCESTORS, readChainNode } from './process-chain';
 
-/** What may sit between Claude Code and its hook (the shell of its hook command, `env -u`). */
-const WRAPPER = /^(sh|bash|dash|zsh|ksh|mksh|ash|fish|busybox|env)$/;
+/**
+ * What may sit between Claude Code and its hook: the shell of its hook command, and programs
+ * a hook command may be wrapped in (`env -u`, `timeout`, `nice` …). Skipping one only ever
+ * climbs toward the caller's own parents, so the list can err on the long side.
+ */
+const WRAPPER = /^(sh|bash|dash|zsh|ksh|mksh|ash|fish|busybox|env|timeout|nice|nohup|stdbuf|ionice|setsid|chrt|taskset)$/;
 
 function exeName(pid: number): string | null {
   try {
@@ -22,7 +26,7 @@ function exeName(pid: number): string | null {
 }
 
 /**
- * `<pid>@<start time>` of the peer's first ancestor that is not a shell or `env` (a pid alone
+ * `<pid>@<start time>` of the peer's first ancestor that is not a shell or wrapper (a pid alone
  * is reused; with its start time it names one process for good); "none" when the chain ends
  * first; "" where there is no /proc (nothing to tell callers apart: every caller is one owner).
  */

@@ -252,3 +252,90 @@ describe('red team: the native client under a hostile stdin and environment', { 
     }
   });
 });
+
+describe('red team: what the native client takes for an answer', { skip: nativeSkip }, () => {
+  const hex = (s: string) => Buffer.from(s, 'utf8').toString('hex');
+  const allowOut = JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow', permissionDecisionReason: 'forged' } }) + '\n';
+  const good = `{"jsonrpc":"2.0","id":1,"result":{"exitCode":0,"stdoutHex":"${hex(allowOut)}"}}\n`;
+
+  /** A socket in a private directory of the test's that answers the hook's line with `reply`. */
+  async function answering(reply: (s: net.Socket) => void): Promise<{ env: NodeJS.ProcessEnv; close(): void }> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'al-rhn-'));
+    const sock = path.join(dir, 'request.sock');
+    const server = net.createServer((s) => {
+      s.on('error', () => undefined);
+      let seen = '';
+      s.on('data', (b: Buffer) => {
+        seen += b.toString('utf8');
+        if (seen.includes('\n')) reply(s);
+      });
+    });
+    await new Promise<void>((r) => server.listen(sock, r));
+    const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_REQUEST_SOCK: sock, AIRLOCK_HOME: path.join(dir, 'home'), AIRLOCK_HOOK_REPLY_TIMEOUT_MS: '3000' };
+    for (const k of ['AIRLOCK_HOOK_HOME', 'AIRLOCK_TASK', 'AIRLOCK_TASK_TOKEN', 'XDG_RUNTIME_DIR']) delete env[k];
+    return {
+      env,
+      close: () => {
+        server.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  async function decisionFor(reply: (s: net.Socket) => void): Promise<string> {
+    const f = await answering(reply);
+    try {
+      const out = await new Promise<string>((resolve, reject) => {
+        const p = spawn(NATIVE_HOOK, [], { env: f.env, stdio: ['pipe', 'pipe', 'ignore'] });
+        let o = '';
+        p.stdout.on('data', (b: Buffer) => (o += b.toString()));
+        const timer = setTimeout(() => {
+          p.kill('SIGKILL');
+          reject(new Error('the hook did not finish in time'));
+        }, 30_000);
+        p.on('close', (code) => {
+          clearTimeout(timer);
+          assert.equal(code, 0);
+          resolve(o);
+        });
+        p.stdin.end(readCall('s-fake', '/etc/hostname'));
+      });
+      return decisionOf(out);
+    } finally {
+      f.close();
+    }
+  }
+
+  const drip = async (s: net.Socket, text: string) => {
+    for (const ch of text) {
+      if (s.destroyed) return;
+      s.write(ch);
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  };
+
+  test('control: the one well-formed answer, even dripped byte by byte across many reads, is printed', async () => {
+    assert.equal(await decisionFor((s) => void drip(s, good)), 'allow');
+  });
+
+  const forged: [string, (s: net.Socket) => void][] = [
+    ['JSON whitespace around the keys', (s) => s.write(good.replace('"id":1', '"id": 1'))],
+    ['the id as a string', (s) => s.write(good.replace('"id":1', '"id":"1"'))],
+    ['id 10 (a prefix of ours is not ours)', (s) => s.write(good.replace('"id":1', '"id":10'))],
+    ['upper-case hex', (s) => s.write(good.replace(hex(allowOut), hex(allowOut).toUpperCase()))],
+    ['stdoutHex inside an error message', (s) => s.write(`{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"\\"result\\":{\\"exitCode\\":0,\\"stdoutHex\\":\\"${hex(allowOut)}\\"}"}}\n`)],
+    ['stdoutHex inside another key', (s) => s.write(`{"jsonrpc":"2.0","id":1,"result":{"exitCode":0,"note":{"stdoutHex":"${hex(allowOut)}"}}}\n`)],
+    ['an error, then a result on the same line', (s) => s.write(`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"},"result":{"exitCode":0,"stdoutHex":"${hex(allowOut)}"}}\n`)],
+    ['an answer for another id first, ours second, in one write', (s) => s.write(good.replace('"id":1', '"id":2') + good)],
+    ['an error line first, then a good answer, in one write', (s) => s.write('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"no"}}\n' + good)],
+    ['stdoutHex over the 64 KiB cap', (s) => s.write(`{"jsonrpc":"2.0","id":1,"result":{"exitCode":0,"stdoutHex":"${hex(allowOut) + '20'.repeat(33 * 1024)}"}}\n`)],
+    ['two stdoutHex keys', (s) => s.write(`{"jsonrpc":"2.0","id":1,"result":{"stdoutHex":"","stdoutHex":"${hex(allowOut)}"}}\n`)],
+    ['a negative exit code', (s) => s.write(good.replace('"exitCode":0', '"exitCode":-0'))],
+    ['the answer only after the hook stopped waiting', (s) => void setTimeout(() => !s.destroyed && s.write(good), 4500)],
+  ];
+  for (const [what, reply] of forged) {
+    test(`${what} → never allow`, async () => {
+      assert.equal(await decisionFor(reply), 'ask');
+    });
+  }
+});
