@@ -37,6 +37,9 @@ const DISABLES_APPROVER: { test: RegExp; what: string }[] = [
   { test: /(^|\/)(\.local\/share\/airlock|Library\/Application Support\/Airlock)(\/|$)/, what: "Airlock's own data (settings, grants, history, keys)" },
 ];
 
+/** The daemon's Claude Code session files (<sockets>/claude-code/<session>.task, hook-service.ts). */
+const SESSION_TOKEN = /(^|\/)claude-code\/[^/]+\.task$/;
+
 /** Places where a write can run code later. */
 const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   ...DISABLES_APPROVER,
@@ -89,6 +92,9 @@ const SECRETS: { test: RegExp; what: string }[] = [
   // Airlock's key store (keys/master.secret unseals every SSH key it holds) and the egress
   // secrets: a task that read them and later sends data out is a critical chain too.
   { test: /(^|\/)(\.local\/share\/airlock|Library\/Application Support\/Airlock)\/(keys|secrets)(\/|$)/, what: "Airlock's key and secret store" },
+  // The daemon's Claude Code session files (<sockets>/claude-code/<session>.task) hold a task's
+  // token: whoever reads one can act as that session's task on request.sock.
+  { test: SESSION_TOKEN, what: "a Claude Code session's task token (Airlock's)" },
 ];
 
 /** What sensitivePart looks for, in its order. */
@@ -269,6 +275,10 @@ export function assessRisk(r: CoreRequest, memory: TaskMemory, ownPaths: readonl
     if (r.action === 'transfer') raise('critical', ruleText({ level: 'critical', rule: RULE.secretSent, trigger: triggerOf(r), why: `sends ${what} (${res}) out` }));
     else raise(r.action === 'read' ? 'medium' : 'high', `touches ${what} (${res})`);
   }
+  // Unlike other secrets (a read stays silent, the chain rule watches what follows), a
+  // session's task token is the power to act as that task: reading one is asked.
+  const token = r.resources.find((res) => SESSION_TOKEN.test(norm(res)));
+  if (token) raise('high', `reads or touches a Claude Code session's task token: whoever holds it can act as that session's task (${token})`);
   if (r.ssh) {
     const facts = (r.args ?? {}) as { confirmRequired?: unknown; hostKeyRevoked?: unknown };
     if (r.ssh.purpose === 'unknown') raise('high', 'signs data that is neither an SSH login nor an SSHSIG signature');

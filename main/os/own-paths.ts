@@ -18,7 +18,9 @@ function realOrAsIs(d: string): string {
 
 export function ownPathsOf(p: AirlockPaths): string[] {
   const inHome = [p.db, `${p.db}-wal`, `${p.db}-shm`, `${p.db}-journal`, p.keysDir, p.secretsDir, webStatePath(p.home)];
-  const inSockets = [p.requestSock, p.uiSock, p.agentSock, p.tasksDir, p.remotesDir];
+  // claude-code/: the daemon's session → task files (hook-service.ts): a session's task token
+  // and its owner; rewriting one would hand a session's task to another process.
+  const inSockets = [p.requestSock, p.uiSock, p.agentSock, p.tasksDir, p.remotesDir, path.join(p.sockets, 'claude-code')];
   const out = new Set([...inHome, ...inSockets]);
   // The same names under the resolved directories (AIRLOCK_HOME through a symbolic link).
   const relocate = (files: string[], dir: string) => {

@@ -18,14 +18,17 @@ import * as path from 'node:path';
 import { startDaemon, type Daemon } from '../helpers/daemon';
 import { HOOK_VARIANTS, NATIVE_HOOK, nativeSkip } from '../helpers/native-hook';
 import type { RpcClient } from '../../main/client/rpc-client';
+import { Human } from '../helpers/human';
 
 let d: Daemon;
 let ui: RpcClient;
 let work: string;
+let human: Human;
 
 before(async () => {
   d = await startDaemon();
   ui = await d.ui();
+  human = await Human.on(ui);
   work = fs.mkdtempSync(path.join(d.home, 'work-'));
 });
 after(async () => {
@@ -144,6 +147,32 @@ describe('red team: a session id is not a task', () => {
       assert.equal(fs.readFileSync(sessionFile, 'utf8').trim(), victimToken, "the session's file is left as it was");
     });
   }
+
+  test("the session files themselves: reading a session's token (Read, cat) asks, a Write of its owner file is critical", async () => {
+    const sid = sessionId();
+    const agent = await d.agent();
+    try {
+      await agent.call('hook.claudeCode', { stdin: readCall(sid, path.join(work, `own-${sid.slice(-4)}`)), cwd: work });
+      const dir = path.join(d.home, 'claude-code');
+      assert.ok(fs.existsSync(path.join(dir, `${sid}.task`)));
+      const asked = async (stdin: string) => {
+        const pending = agent.call<{ stdoutHex: string }>('hook.claudeCode', { stdin, cwd: work });
+        const prompt = await human.next(15_000);
+        await human.decide(prompt.id, 'deny');
+        const r = await pending;
+        assert.equal(decisionOf(Buffer.from(r.stdoutHex, 'hex').toString('utf8')), 'deny');
+        return prompt;
+      };
+      const read = await asked(readCall(sessionId(), path.join(dir, `${sid}.task`)));
+      assert.ok(read.risk.reasons.some((x) => /session's task token/.test(x)), JSON.stringify(read.risk));
+      const cat = await asked(JSON.stringify({ session_id: sessionId(), cwd: work, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `cat ${path.join(dir, `${sid}.task`)}` } }));
+      assert.ok(cat.risk.reasons.some((x) => /session's task token/.test(x)), JSON.stringify(cat.risk));
+      const write = await asked(JSON.stringify({ session_id: sessionId(), cwd: work, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: path.join(dir, `${sid}.owner`), content: 'me' } }));
+      assert.equal(write.risk.level, 'critical', JSON.stringify(write.risk));
+    } finally {
+      agent.close();
+    }
+  });
 
   test('a session file from before owners were kept is nobody’s: a caller naming its session gets a task of its own', async () => {
     const sid = sessionId();

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { CoreRequest } from '../../main/core/request';
 import { assessRisk, remember, type TaskMemory } from '../../main/core/risk';
+import { ownPathsOf } from '../../main/os/own-paths';
+import { airlockPaths } from '../../main/os/paths';
 
 type Footprint = { action: string; resources: string[]; tool: string };
 
@@ -105,6 +107,15 @@ const cases: { name: string; r: Partial<CoreRequest>; footprint?: Footprint[]; l
     level: 'critical',
     reason: /read secrets/,
   },
+  { name: "reading a Claude Code session's task token (Airlock's claude-code/<session>.task) is high: it is the power to act as that task", r: { action: 'read', resources: ['/run/user/1000/airlock/claude-code/5e55a1d0-7a3b.task'] }, level: 'high', reason: /can act as that session's task/ },
+  { name: 'a file merely named like a session file elsewhere (claude-code.task, claude-code/x.owner) stays a plain read', r: { action: 'read', resources: ['/repo/claude-code.task', '/run/user/1000/airlock/claude-code/x.owner'] }, level: 'low' },
+  {
+    name: "a session's task token read, then transfer, is critical",
+    r: { action: 'transfer', resources: ['example.org'] },
+    footprint: [{ action: 'read', resources: ['/tmp/airlock-1000/remotes/srv/claude-code/s.task'], tool: 'Read' }],
+    level: 'critical',
+    reason: /read secrets/,
+  },
   {
     name: 'chains do not cross tasks (no task, no chain)',
     r: { action: 'transfer', task: null, resources: ['https://example.org'] },
@@ -124,13 +135,15 @@ for (const c of cases) {
 }
 
 test("the running daemon's own files under a custom AIRLOCK_HOME are critical to write or delete; a delete of a directory holding them too; a workspace beside them is not", () => {
-  const own = ['/work/proj/.airlock/airlock.db', '/work/proj/.airlock/keys', '/work/proj/.airlock/secrets', '/work/proj/.airlock/request.sock', '/work/proj/.airlock/tasks'];
+  const own = ownPathsOf(airlockPaths({ AIRLOCK_HOME: '/work/proj/.airlock' }));
   const at = (action: CoreRequest['action'], resources: string[]) => assessRisk(req({ action, resources }), {}, own);
   for (const [action, res] of [
     ['write', '/work/proj/.airlock/airlock.db'],
     ['write', '/work/proj/.airlock/keys/master.secret'],
     ['delete', '/work/proj/.airlock/tasks/t_1/request.sock'],
     ['delete', '/work/proj/.airlock/request.sock'],
+    ['write', '/work/proj/.airlock/claude-code/5e55a1d0.owner'],
+    ['write', '/work/proj/.airlock/claude-code/5e55a1d0.task'],
     ['delete', '/work/proj/.airlock'],
     ['delete', '/work/proj'],
     ['delete', '/'],
