@@ -78,9 +78,11 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
             startTask: (t) => lifecycle.startTask(t, ctx),
             sessionsDir: path.join(path.dirname(sockPath), 'claude-code'),
             // A session's task is its Claude Code process's: another process that names the
-            // session id gets a task of its own. Through a remote every call comes from the one
-            // forwarding ssh, so callers there are not told apart (the server is one party).
-            ...(opts.remote ? {} : { sessionOwner: () => sessionOwnerOf(peer.process.pid) }),
+            // session id gets a task of its own. Through a remote every call comes from the
+            // forwarding ssh (its owner: what runs it, e.g. `airlock remote`), so the server's
+            // sessions are not told apart from each other, but a local process connecting to the
+            // remote's socket directly is another owner and never gets a remote session's task.
+            sessionOwner: () => sessionOwnerOf(peer.process.pid),
             recordRefused: (code, reason, raw) =>
               agent.recorder.recordRejected({
                 ...rejectionRow(name, name, 'line', { code, reason, raw, method: 'hook.claudeCode' }, peer.process),

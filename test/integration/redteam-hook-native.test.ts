@@ -19,6 +19,7 @@ import { startDaemon, type Daemon } from '../helpers/daemon';
 import { HOOK_VARIANTS, NATIVE_HOOK, nativeSkip } from '../helpers/native-hook';
 import type { RpcClient } from '../../main/client/rpc-client';
 import { Human } from '../helpers/human';
+import { AirlockClient } from '../../main/client';
 
 let d: Daemon;
 let ui: RpcClient;
@@ -172,6 +173,30 @@ describe('red team: a session id is not a task', () => {
     } finally {
       agent.close();
     }
+  });
+
+  test("a process on this machine that connects to a remote's socket and names a remote session's id gets a task of its own", { skip: nativeSkip }, async (t) => {
+    const remoteSock = (await ui.call<{ remote: { socket: string } }>('remotes.add', { name: 'rhn' })).remote.socket;
+    t.after(() => ui.call('remotes.remove', { name: 'rhn' }).catch(() => undefined));
+    // The server's Claude Code, its hook reaching the daemon through the remote's socket (as
+    // the forwarded socket does for a real server).
+    const server = claudeCode(`AIRLOCK_REQUEST_SOCK=${shq(remoteSock)} ${shq(NATIVE_HOOK)}`);
+    t.after(() => server.quit());
+    const sid = sessionId();
+    const f = (name: string) => path.join(work, `remote-${sid.slice(-4)}-${name}`);
+    assert.deepEqual((await server.calls([readCall(sid, f('s1'))])).map(decisionOf), ['allow']);
+    // A local agent's script connects to the remote's socket itself.
+    const local = await AirlockClient.connect(remoteSock);
+    try {
+      await local.rpc.call('hook.claudeCode', { stdin: readCall(sid, f('local')), cwd: work });
+    } finally {
+      local.close();
+    }
+    assert.deepEqual((await server.calls([readCall(sid, f('s2'))])).map(decisionOf), ['allow']);
+    const tasks = await tasksOf([f('s1'), f('s2'), f('local')]);
+    assert.ok(tasks.get(f('s1')));
+    assert.equal(tasks.get(f('s2')), tasks.get(f('s1')), "the server's session keeps its task");
+    assert.notEqual(tasks.get(f('local')), tasks.get(f('s1')), "a local process is not asked as the remote session's task");
   });
 
   test('a session file from before owners were kept is nobody’s: a caller naming its session gets a task of its own', async () => {

@@ -29,8 +29,8 @@ export interface HookDesk {
   sessionsDir: string | null;
   /**
    * Who may use a session's task: the Claude Code process the call comes from
-   * (main/os/session-owner.ts), "" where callers cannot be told apart (a remote's socket, no
-   * /proc). A session file is its owner's: another process sending the same session id gets a
+   * (main/os/session-owner.ts; through a remote, what runs the forwarding ssh), "" where
+   * callers cannot be told apart (no /proc). A session file is its owner's: another process sending the same session id gets a
    * task of its own, never that one (a session id is no secret: it names the transcript file).
    */
   sessionOwner?: () => string;
