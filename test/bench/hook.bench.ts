@@ -18,7 +18,6 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI, startDaemon } from '../helpers/daemon';
-import { sessionFile } from '../../main/integrations/claude-code/hook-service';
 import { hookCommand, nativeHookPath } from '../../main/integrations/claude-code/install';
 import { fmt, mdTable, nowMs, summarize, type BenchResult } from './stats';
 
@@ -56,10 +55,9 @@ export async function run(): Promise<BenchResult> {
     await ui.call('grants.create', { task, source: 'claude-code', tool: 'Write', action: 'write', resource: `${work}/**`, effect: 'allow' });
     ui.close();
     const sid = 'bench-session-0001';
-    const file = sessionFile(path.join(d.home, 'claude-code'), sid);
-    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    // The daemon keeps the task's token in the session's file (docs/task-binding.md).
-    fs.writeFileSync(file, token + '\n');
+    // The hook runs as `airlock task start -- claude` runs it: the task and its token in the
+    // environment (a session file is the Claude Code process's own, main/os/session-owner.ts).
+    const env: NodeJS.ProcessEnv = { ...d.env, AIRLOCK_TASK: task, AIRLOCK_TASK_TOKEN: token };
     const input = JSON.stringify({
       session_id: sid,
       transcript_path: '/tmp/t.jsonl',
@@ -74,7 +72,7 @@ export async function run(): Promise<BenchResult> {
     const nodeHook: number[] = [];
     const native = nativeHookPath();
     // The installed hook: what `--install` writes (the native client when this build has it).
-    const installed = (): Promise<{ ms: number; out: string }> => (native ? timed([], d.env, input, native) : timed([HOOK_BIN], d.env, input));
+    const installed = (): Promise<{ ms: number; out: string }> => (native ? timed([], env, input, native) : timed([HOOK_BIN], env, input));
     const cli: number[] = [];
     const shell: number[] = [];
     const base: number[] = [];
@@ -83,19 +81,19 @@ export async function run(): Promise<BenchResult> {
       return r.ms;
     };
     // Warm the page cache for all of them first.
-    await timed(['-e', '0'], d.env, '');
-    await timed([HOOK_BIN], d.env, input);
+    await timed(['-e', '0'], env, '');
+    await timed([HOOK_BIN], env, input);
     await installed();
-    await timed([CLI, 'hook', 'claude-code'], d.env, input);
-    await timed(['-c', hookCommand({ env: d.env })], d.env, input, '/bin/sh');
-    if (BASE_BIN) await timed([BASE_BIN], d.env, input);
+    await timed([CLI, 'hook', 'claude-code'], env, input);
+    await timed(['-c', hookCommand({ env })], env, input, '/bin/sh');
+    if (BASE_BIN) await timed([BASE_BIN], env, input);
     for (let i = 0; i < N; i++) {
-      node.push((await timed(['-e', '0'], d.env, '')).ms);
+      node.push((await timed(['-e', '0'], env, '')).ms);
       hook.push(allowed('the installed hook', await installed()));
-      nodeHook.push(allowed('the Node hook', await timed([HOOK_BIN], d.env, input)));
-      cli.push((await timed([CLI, 'hook', 'claude-code'], d.env, input)).ms);
-      shell.push(allowed('the installed command line', await timed(['-c', hookCommand({ env: d.env })], d.env, input, '/bin/sh')));
-      if (BASE_BIN) base.push(allowed('BASELINE_DIST hook', await timed([BASE_BIN], d.env, input)));
+      nodeHook.push(allowed('the Node hook', await timed([HOOK_BIN], env, input)));
+      cli.push((await timed([CLI, 'hook', 'claude-code'], env, input)).ms);
+      shell.push(allowed('the installed command line', await timed(['-c', hookCommand({ env })], env, input, '/bin/sh')));
+      if (BASE_BIN) base.push(allowed('BASELINE_DIST hook', await timed([BASE_BIN], env, input)));
     }
     const n = summarize(node);
     const h = summarize(hook);
