@@ -17,6 +17,24 @@ import { MAX_ANCESTORS, readChainNode } from './process-chain';
  */
 const WRAPPER = /^(sh|bash|dash|zsh|ksh|mksh|ash|fish|busybox|env|timeout|nice|nohup|stdbuf|ionice|setsid|chrt|taskset)$/;
 
+/**
+ * Package runners start a fresh Node process for every call (`npx airlock hook claude-code`,
+ * `npm exec`), so one of them is a wrapper too, never the owner. They are Node running npm's,
+ * pnpm's or yarn's script, which npm names in its process title ("npm exec …") or in argv[1].
+ */
+const PACKAGE_RUNNER = /^(npm|npx|npm-cli|npx-cli|pnpm|pnpx|yarn|yarnpkg)(\.c?js|\.mjs)?$/;
+
+function isPackageRunner(pid: number): boolean {
+  let argv: string[];
+  try {
+    argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+  } catch {
+    return false;
+  }
+  const first = path.basename((argv[0] ?? '').trim().split(/\s+/)[0] ?? '');
+  return PACKAGE_RUNNER.test(first) || PACKAGE_RUNNER.test(path.basename(argv[1] ?? ''));
+}
+
 function exeName(pid: number): string | null {
   try {
     return path.basename(fs.readlinkSync(`/proc/${pid}/exe`));
@@ -37,7 +55,8 @@ export function sessionOwnerOf(pid: number): string {
     const parent = node.ppid > 0 ? readChainNode(node.ppid) : null;
     if (!parent) return 'none';
     const name = exeName(parent.pid);
-    if (name === null || !WRAPPER.test(name)) return `${parent.pid}@${parent.start ?? '?'}`;
+    const wrapper = name !== null && (WRAPPER.test(name) || (/^node/.test(name) && isPackageRunner(parent.pid)));
+    if (!wrapper) return `${parent.pid}@${parent.start ?? '?'}`;
     node = parent;
   }
   return 'none';

@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { sessionOwnerOf } from '../../main/os/session-owner';
 import { readChainNode } from '../../main/os/process-chain';
 
@@ -44,4 +46,35 @@ test('through sh -c, env and timeout, the owner is the program that ran the shel
     viaNode.stop();
   }
   assert.equal(sessionOwnerOf(999_999_999), 'none', 'a process that is gone has no owner');
+});
+
+test('a package runner between Claude Code and its hook (npm exec, npx, a script named npx-cli.js) is a wrapper: the owner is what ran it, the same for every call', { skip: hasProc ? false : 'no /proc' }, async () => {
+  // npm sets its process title to "npm exec …": a fresh npm per hook call must not be a fresh owner.
+  const viaNpm = await started(['npm', 'exec', '--offline', '-c', 'sleep 20 & echo $!; wait']);
+  try {
+    assert.equal(sessionOwnerOf(viaNpm.pid), me());
+  } finally {
+    viaNpm.stop();
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'al-owner-'));
+  const cli = path.join(dir, 'npx-cli.js');
+  fs.writeFileSync(cli, "const c=require('child_process').spawn('sleep',['20']);console.log(c.pid);setTimeout(()=>{},20000)\n");
+  const viaNpx = await started([process.execPath, cli]);
+  try {
+    assert.equal(sessionOwnerOf(viaNpx.pid), me());
+  } finally {
+    viaNpx.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  // Control: the same script under another name is a program of its own, and so the owner.
+  const dir2 = fs.mkdtempSync(path.join(os.tmpdir(), 'al-owner-'));
+  const other = path.join(dir2, 'claude.js');
+  fs.writeFileSync(other, "const c=require('child_process').spawn('sleep',['20']);console.log(c.pid);setTimeout(()=>{},20000)\n");
+  const viaOther = await started([process.execPath, other]);
+  try {
+    assert.notEqual(sessionOwnerOf(viaOther.pid), me());
+  } finally {
+    viaOther.stop();
+    fs.rmSync(dir2, { recursive: true, force: true });
+  }
 });
