@@ -50,54 +50,41 @@ export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts
     return t;
   };
 
-  for (const r of [...req.resources]) {
-    const t = realOf(r);
-    if (t !== undefined) add(req.resources, t);
-  }
-  parts.forEach((p, i) => {
-    for (const r of [...p.resources, ...(raws?.[i]?.resources ?? [])]) {
-      const t = realOf(r);
-      if (t === undefined) continue;
-      add(p.resources, t);
-      add(req.resources, t);
-    }
-  });
-  for (const r of extra) {
-    const t = realOf(r);
-    if (t === undefined) continue;
-    add(req.resources, t);
-    for (const p of parts) add(p.resources, t);
-  }
-  // A hard link is the protected file itself under another name: the protected path becomes
-  // a resource wherever the link's name is one, so risk and grants judge it as that path.
-  if (hardLinks?.size) {
-    const shown = new Set<string>();
-    const other = (r: string) => {
-      const t = hardLinks.get(r);
-      if (t !== undefined && !shown.has(r)) {
-        shown.add(r);
-        if (shown.size <= 8) req.classifierRisk.push({ level: 'medium', reason: `${r} is a hard link to ${t} (the same file under another name: writing one writes the other)` });
-      }
-      return t;
-    };
+  // What `also` says a path is too is added wherever that path is a resource: to the request,
+  // to its own part, and (raw parts that did not line up) to every part.
+  const spread = (also: (r: string) => string | undefined) => {
     for (const r of [...req.resources]) {
-      const t = other(r);
+      const t = also(r);
       if (t !== undefined) add(req.resources, t);
     }
     parts.forEach((p, i) => {
       for (const r of [...p.resources, ...(raws?.[i]?.resources ?? [])]) {
-        const t = other(r);
+        const t = also(r);
         if (t === undefined) continue;
         add(p.resources, t);
         add(req.resources, t);
       }
     });
     for (const r of extra) {
-      const t = other(r);
+      const t = also(r);
       if (t === undefined) continue;
       add(req.resources, t);
       for (const p of parts) add(p.resources, t);
     }
+  };
+  spread(realOf);
+  // A hard link is the protected file itself under another name: the protected path becomes
+  // a resource wherever the link's name is one, so risk and grants judge it as that path.
+  if (hardLinks?.size) {
+    const shown = new Set<string>();
+    spread((r) => {
+      const t = hardLinks.get(r);
+      if (t !== undefined && !shown.has(r)) {
+        shown.add(r);
+        if (shown.size <= 8) req.classifierRisk.push({ level: 'medium', reason: `${r} is a hard link to ${t} (the same file under another name: writing one writes the other)` });
+      }
+      return t;
+    });
   }
   if (incomplete) {
     // What was not resolved cannot be judged: no grant alone may allow it (critical), and
