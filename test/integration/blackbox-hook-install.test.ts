@@ -266,6 +266,30 @@ test('hard links: a Write of a name that is a hard link to ~/.claude/settings.js
   assert.equal(decision(c.done!), 'allow');
 });
 
+test('hard links: Claude Code run with another HOME keeps its settings there; a hard link to them is asked critical too', async (t) => {
+  const v = variants[0];
+  if (!v) return t.skip('no hook installed');
+  // `HOME=/elsewhere claude`: that Claude Code reads /elsewhere/.claude/settings.json (the hook
+  // sends its HOME with each call; `~` in a path is that home).
+  const other = path.join(root, 'other-home');
+  fs.mkdirSync(path.join(other, '.claude'), { recursive: true, mode: 0o700 });
+  const settings = path.join(other, '.claude', 'settings.json');
+  fs.writeFileSync(settings, fs.readFileSync(path.join(v.home, '.claude', 'settings.json')));
+  const linked = path.join(work, 'src', 'other-notes.json');
+  fs.linkSync(settings, linked);
+  const elsewhere = FakeClaude.start(parentScript, other);
+  try {
+    const run = elsewhere.run(v.cmd, hookInput(sid(v, 'ohom'), 'Write', { file_path: linked, content: '{}' }));
+    const p = await waitPending(ui, (x) => x.resource === linked, 'the Write of the linked name');
+    await decide(p, 'deny');
+    assert.equal(decision(await run), 'deny');
+    assert.equal(p.risk.level, 'critical', JSON.stringify(p.risk));
+    assert.match(JSON.stringify(p.risk.reasons), /hard link/i);
+  } finally {
+    elsewhere.stop();
+  }
+});
+
 test('sixth wave through `airlock exec --shell`: a loop variable named PATH (and wait -p, printf -v) asks, and the planted ./ls never runs', async () => {
   const dir = path.join(root, 'planted');
   fs.mkdirSync(dir);

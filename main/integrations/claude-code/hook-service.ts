@@ -12,6 +12,7 @@
 import crypto = require('node:crypto');
 import fs = require('node:fs');
 import path = require('node:path');
+import os = require('node:os');
 import type { AgentAnswer, AgentRequest, HookClaudeCodeParams, HookClaudeCodeResult } from '../../contract/agent';
 import { AgentRequest as AgentRequestSchema } from '../../contract/agent';
 import { RPC, RpcError, describeIssues } from '../../contract/rpc';
@@ -155,7 +156,11 @@ async function taskFields(p: HookClaudeCodeParams, input: PreToolUseInput, desk:
  */
 function configDirOf(p: HookClaudeCodeParams): { claudeConfigDir?: string } {
   const v = p.claudeConfigDir;
-  if (v === undefined || v.length > 4000) return {};
+  // Without CLAUDE_CONFIG_DIR, Claude Code keeps its settings in $HOME/.claude of its own HOME,
+  // which may not be the daemon's (`HOME=/elsewhere claude`): that directory is then guarded
+  // like a CLAUDE_CONFIG_DIR one, so a hard link to its settings.json is asked as the settings.
+  if (v === undefined) return p.home && path.isAbsolute(p.home) && path.resolve(p.home) !== path.resolve(os.homedir()) && p.home.length <= 4000 ? { claudeConfigDir: path.join(path.resolve(p.home), '.claude') } : {};
+  if (v.length > 4000) return {};
   if (path.isAbsolute(v)) return { claudeConfigDir: path.resolve(v) };
   return p.cwd && path.isAbsolute(p.cwd) ? { claudeConfigDir: path.resolve(p.cwd, v) } : {};
 }
