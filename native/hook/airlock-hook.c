@@ -508,6 +508,9 @@ static int pinned_socket_problem(char *why, size_t whysz) {
   else {
     const char *x = getenv("XDG_RUNTIME_DIR");
     outside(why, whysz, "XDG_RUNTIME_DIR", x ? x : "(unset)", home);
+    /* socket-pin.ts: the likelier cause, AIRLOCK_HOME not exported where Claude Code starts */
+    size_t n = strlen(why);
+    say(why + n, whysz - n, "; if the daemon runs with AIRLOCK_HOME=%s, export it where you start Claude Code", home);
   }
   return 1;
 }

@@ -238,6 +238,23 @@ for (const name of ['native', 'node']) {
   });
 }
 
+test('installed hook run where AIRLOCK_HOME is not exported: "ask", and the reason says to export it (not to remove an unset variable)', async () => {
+  const home = fs.realpathSync(d.home);
+  for (const v of variants) {
+    for (const xdg of [undefined, path.join(root, 'xdg')]) {
+      // A Claude Code started from a launcher or another shell: the user's AIRLOCK_HOME is not there.
+      const bare = FakeClaude.start(parentScript, v.home, { AIRLOCK_HOME: '', ...(xdg ? { XDG_RUNTIME_DIR: xdg } : {}) });
+      try {
+        const r = await bare.run(v.cmd, hookInput(sid(v, 'bare'), 'Read', { file_path: path.join(work, 'src', 'a.ts') }));
+        assert.equal(decision(r), 'ask', `${v.name}: a socket outside the pin is never used`);
+        assert.ok(reason(r).includes(`if the daemon runs with AIRLOCK_HOME=${home}, export it where you start Claude Code`), `${v.name} (XDG_RUNTIME_DIR ${xdg ?? 'unset'}): ${reason(r)}`);
+      } finally {
+        bare.stop();
+      }
+    }
+  }
+});
+
 test('hard links: a Write of a name that is a hard link to ~/.claude/settings.json asks critical and says so; two names of an ordinary file stay covered', async (t) => {
   const v = variants[0];
   if (!v) return t.skip('no hook installed');

@@ -62,7 +62,10 @@ export function pinnedSocketProblem(env: NodeJS.ProcessEnv = process.env): strin
   if (rel.length === 2 && TASK_DIR.test(rel[0]) && rel[1] === 'request.sock') return null;
   if (env.AIRLOCK_REQUEST_SOCK) return outside('AIRLOCK_REQUEST_SOCK', env.AIRLOCK_REQUEST_SOCK);
   if (env.AIRLOCK_HOME) return outside('AIRLOCK_HOME', env.AIRLOCK_HOME);
-  return outside('XDG_RUNTIME_DIR', env.XDG_RUNTIME_DIR ?? '(unset)');
+  // Neither AIRLOCK_REQUEST_SOCK nor AIRLOCK_HOME is set: most often a Claude Code started
+  // where the user's AIRLOCK_HOME is not exported (a launcher, another shell), not an attack;
+  // say so, since "remove XDG_RUNTIME_DIR" alone is no help when it is unset or the system's.
+  return `${outside('XDG_RUNTIME_DIR', env.XDG_RUNTIME_DIR ?? '(unset)')}; if the daemon runs with AIRLOCK_HOME=${home}, export it where you start Claude Code`;
 }
 
 /** The directory of session → task files: the pinned one when there is a pin. */
