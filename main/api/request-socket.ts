@@ -6,7 +6,6 @@ import type { ProcessInfo, RemoteInfo } from '../contract/common';
 import { RPC, RpcError } from '../contract/rpc';
 import type { AgentSide } from '../core/ports';
 import { answerClaudeCodeHook } from '../integrations/claude-code/hook-service';
-import { sessionOwnerOf } from '../os/session-owner';
 import { sshDestinationOf } from '../ssh/ssh-argv';
 import * as path from 'node:path';
 import { createDispatch } from './dispatch';
@@ -82,7 +81,7 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
             // forwarding ssh (its owner: what runs it, e.g. `airlock remote`), so the server's
             // sessions are not told apart from each other, but a local process connecting to the
             // remote's socket directly is another owner and never gets a remote session's task.
-            sessionOwner: () => sessionOwnerOf(peer.process.pid),
+            sessionOwner: () => peer.sessionOwner,
             recordRefused: (code, reason, raw) =>
               agent.recorder.recordRejected({
                 ...rejectionRow(name, name, 'line', { code, reason, raw, method: 'hook.claudeCode' }, peer.process),

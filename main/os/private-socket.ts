@@ -23,6 +23,7 @@ import type { ProcessInfo } from '../contract/common';
 import { ensurePrivateDir } from './paths';
 import { deepFreeze, peerOf, processInfo, type PeerCred } from './peer';
 import { ProcessChain } from './process-chain';
+import { sessionOwnerOf } from './session-owner';
 import { removeStaleSocket } from './stale-socket';
 
 export interface Peer {
@@ -33,6 +34,8 @@ export interface Peer {
   readonly process: ProcessInfo;
   /** CLAUDE_CONFIG_DIR as the peer and its parents have it, with their working directories (claude-config-env.ts), read once when first asked for. */
   readonly claudeConfigEnv: readonly ConfigEnvValue[];
+  /** The Claude Code process above the peer (session-owner.ts), read once when first asked for. */
+  readonly sessionOwner: string;
 }
 
 export interface PrivateSocketOptions {
@@ -128,6 +131,7 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
     });
     let info: ProcessInfo | undefined;
     let configEnv: readonly ConfigEnvValue[] | undefined;
+    let owner: string | undefined;
     const peer: Peer = {
       connection: `c${++connections}`,
       cred,
@@ -138,6 +142,9 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
       },
       get claudeConfigEnv() {
         return (configEnv ??= deepFreeze(claudeConfigValuesOf(chain)));
+      },
+      get sessionOwner() {
+        return (owner ??= sessionOwnerOf(chain));
       },
     };
     if (!opts.lazyProcess) void peer.process;

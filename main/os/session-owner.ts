@@ -8,7 +8,7 @@
 // only ever climbs toward the caller's own parents.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MAX_ANCESTORS, readChainNode } from './process-chain';
+import { MAX_ANCESTORS, type ProcessChain } from './process-chain';
 
 /**
  * What may sit between Claude Code and its hook: the shell of its hook command, and programs
@@ -44,20 +44,20 @@ function exeName(pid: number): string | null {
 }
 
 /**
- * `<pid>@<start time>` of the peer's first ancestor that is not a shell or wrapper (a pid alone
- * is reused; with its start time it names one process for good); "none" when the chain ends
- * first; "" where there is no /proc (nothing to tell callers apart: every caller is one owner).
+ * `<pid>@<start time>` of the first ancestor of the process `chain` starts at that is not a
+ * shell or wrapper (a pid alone is reused; with its start time it names one process for good);
+ * "none" when the chain ends first; "" where there is no /proc (nothing to tell callers apart:
+ * every caller is one owner). The chain is the connection's own (private-socket.ts), so the
+ * parents' stat files read for its process tree are not read again.
  */
-export function sessionOwnerOf(pid: number): string {
+export function sessionOwnerOf(chain: ProcessChain): string {
   if (!fs.existsSync('/proc/self')) return '';
-  let node = readChainNode(pid);
-  for (let i = 0; node && i < MAX_ANCESTORS; i++) {
-    const parent = node.ppid > 0 ? readChainNode(node.ppid) : null;
+  for (let i = 1; chain.at(i - 1) && i <= MAX_ANCESTORS; i++) {
+    const parent = chain.at(i);
     if (!parent) return 'none';
     const name = exeName(parent.pid);
     const wrapper = name !== null && (WRAPPER.test(name) || (/^node/.test(name) && isPackageRunner(parent.pid)));
     if (!wrapper) return `${parent.pid}@${parent.start ?? '?'}`;
-    node = parent;
   }
   return 'none';
 }

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { sessionOwnerOf } from '../../main/os/session-owner';
-import { readChainNode } from '../../main/os/process-chain';
+import { ProcessChain, readChainNode } from '../../main/os/process-chain';
 
 const hasProc = fs.existsSync('/proc/self');
 const me = () => `${process.pid}@${readChainNode(process.pid)!.start}`;
@@ -32,27 +32,27 @@ test('through sh -c, env and timeout, the owner is the program that ran the shel
   const viaShells = await started(['/bin/sh', '-c', 'timeout 20 env sleep 20 & echo $!; wait']);
   try {
     // sleep ← timeout ← sh ← this test's process (sh ran detached: still our child)
-    assert.equal(sessionOwnerOf(viaShells.pid), me());
+    assert.equal(sessionOwnerOf(new ProcessChain(viaShells.pid)), me());
   } finally {
     viaShells.stop();
   }
   const viaNode = await started([process.execPath, '-e', "const c=require('child_process').spawn('sleep',['20']);console.log(c.pid);setTimeout(()=>{},20000)"]);
   try {
-    const owner = sessionOwnerOf(viaNode.pid);
+    const owner = sessionOwnerOf(new ProcessChain(viaNode.pid));
     assert.notEqual(owner, me(), 'a program between the caller and us is its owner, not us');
     assert.match(owner, /^\d+@\d+$/);
     assert.equal(owner.split('@')[0], String(readChainNode(viaNode.pid)!.ppid));
   } finally {
     viaNode.stop();
   }
-  assert.equal(sessionOwnerOf(999_999_999), 'none', 'a process that is gone has no owner');
+  assert.equal(sessionOwnerOf(new ProcessChain(999_999_999)), 'none', 'a process that is gone has no owner');
 });
 
 test('a package runner between Claude Code and its hook (npm exec, npx, a script named npx-cli.js) is a wrapper: the owner is what ran it, the same for every call', { skip: hasProc ? false : 'no /proc' }, async () => {
   // npm sets its process title to "npm exec …": a fresh npm per hook call must not be a fresh owner.
   const viaNpm = await started(['npm', 'exec', '--offline', '-c', 'sleep 20 & echo $!; wait']);
   try {
-    assert.equal(sessionOwnerOf(viaNpm.pid), me());
+    assert.equal(sessionOwnerOf(new ProcessChain(viaNpm.pid)), me());
   } finally {
     viaNpm.stop();
   }
@@ -61,7 +61,7 @@ test('a package runner between Claude Code and its hook (npm exec, npx, a script
   fs.writeFileSync(cli, "const c=require('child_process').spawn('sleep',['20']);console.log(c.pid);setTimeout(()=>{},20000)\n");
   const viaNpx = await started([process.execPath, cli]);
   try {
-    assert.equal(sessionOwnerOf(viaNpx.pid), me());
+    assert.equal(sessionOwnerOf(new ProcessChain(viaNpx.pid)), me());
   } finally {
     viaNpx.stop();
     fs.rmSync(dir, { recursive: true, force: true });
@@ -72,7 +72,7 @@ test('a package runner between Claude Code and its hook (npm exec, npx, a script
   fs.writeFileSync(other, "const c=require('child_process').spawn('sleep',['20']);console.log(c.pid);setTimeout(()=>{},20000)\n");
   const viaOther = await started([process.execPath, other]);
   try {
-    assert.notEqual(sessionOwnerOf(viaOther.pid), me());
+    assert.notEqual(sessionOwnerOf(new ProcessChain(viaOther.pid)), me());
   } finally {
     viaOther.stop();
     fs.rmSync(dir2, { recursive: true, force: true });
