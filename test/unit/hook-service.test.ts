@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import rawFs = require('node:fs');
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AgentAnswer, AgentRequest } from '../../main/contract/agent';
@@ -159,4 +160,53 @@ test("red team: a session's task is its owner's; another caller naming the sessi
   assert.equal(fs.readFileSync(path.join(dir, 'sess-own.task'), 'utf8').trim(), a1);
   assert.equal(fs.readFileSync(path.join(dir, 'sess-own.owner'), 'utf8').trim(), 'claude-A');
   assert.equal(local.seen.started, 2);
+});
+
+/** Runs `f` and counts the reads of each file under `dir` it made (the module reads with fs.readFileSync). */
+async function readsUnder<T>(dir: string, f: () => Promise<T>): Promise<{ result: T; reads: Map<string, number> }> {
+  const reads = new Map<string, number>();
+  const original = rawFs.readFileSync;
+  rawFs.readFileSync = ((file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+    if (typeof file === 'string' && file.startsWith(dir)) reads.set(path.basename(file), (reads.get(path.basename(file)) ?? 0) + 1);
+    return (original as (...a: unknown[]) => unknown)(file, ...rest);
+  }) as typeof rawFs.readFileSync;
+  try {
+    return { result: await f(), reads };
+  } finally {
+    rawFs.readFileSync = original;
+  }
+}
+
+test("each call reads the session's task file once; a stranger whose first call finds the owner's file on disk gets a task of its own, a file of nobody's is nobody's", async () => {
+  const dir = path.join(root, 'cc-once');
+  let who = 'claude-A';
+  const local = { ...desk(dir), sessionOwner: () => who };
+  await answerClaudeCodeHook({ stdin: call('s-once') }, local);
+  const ownerTask = local.seen.asked[0]!.task;
+  assert.ok(ownerTask);
+  // The owner again: its task, from one read of the session's task file (and one of its owner file).
+  const again = await readsUnder(dir, () => answerClaudeCodeHook({ stdin: call('s-once') }, local));
+  assert.equal(printed(again.result)?.permissionDecision, 'allow');
+  assert.equal(local.seen.asked[1]!.task, ownerTask);
+  assert.deepEqual(Object.fromEntries(again.reads), { 's-once.task': 1, 's-once.owner': 1 });
+  // A stranger's FIRST call, with the owner's task already on disk (no start in flight): not the owner's task.
+  who = 'stranger';
+  const first = await readsUnder(dir, () => answerClaudeCodeHook({ stdin: call('s-once') }, local));
+  const strangerTask = local.seen.asked[2]!.task;
+  assert.ok(strangerTask);
+  assert.notEqual(strangerTask, ownerTask, "a non-owner is never asked as the owner's task");
+  assert.equal(first.reads.get('s-once.task'), 1);
+  assert.equal(local.seen.started, 2);
+  // Its next call: its own task again, still not the owner's; the session's files stay the owner's.
+  await answerClaudeCodeHook({ stdin: call('s-once') }, local);
+  assert.equal(local.seen.asked[3]!.task, strangerTask);
+  assert.equal(local.seen.started, 2);
+  assert.equal(fs.readFileSync(path.join(dir, 's-once.task'), 'utf8').trim(), ownerTask);
+  assert.equal(fs.readFileSync(path.join(dir, 's-once.owner'), 'utf8').trim(), 'claude-A');
+  // A task file without an owner file (from before owners) is nobody's: not even the caller owning "" gets it.
+  fs.writeFileSync(path.join(dir, 's-old.task'), `t_old.${'o'.repeat(43)}\n`);
+  who = '';
+  await answerClaudeCodeHook({ stdin: call('s-old') }, local);
+  assert.notEqual(local.seen.asked[4]!.task, `t_old.${'o'.repeat(43)}`);
+  assert.equal(local.seen.started, 3);
 });

@@ -103,14 +103,17 @@ const starting = new Map<string, { owner: string; task: Promise<string> }>();
  * this caller owns it; otherwise (another Claude Code process started it, or it is from before
  * owners were kept) a file of the caller's own, so a caller that only knows a session id
  * never acts as that session's task (SECURITY.md: the id alone never acts as a task).
- * Returns the file and the owner to record with it (null: nothing to record, the name says it).
+ * Returns the file, the owner to record with it (null: nothing to record, the name says it)
+ * and the task that file holds now: each file is read once per call (the session's own file
+ * tells who claimed it and, for its owner, is the task).
  */
-function fileFor(dir: string, sessionId: string, owner: string): { file: string; owner: string | null } {
+function fileFor(dir: string, sessionId: string, owner: string): { file: string; owner: string | null; task: string | null } {
   const main = sessionFile(dir, sessionId);
-  const pending = starting.get(main);
-  const claimed = readSessionTask(main) !== null ? (readText(ownerFileOf(main)) ?? '\0before owners') : pending ? pending.owner : null;
-  if (claimed === null || claimed === owner) return { file: main, owner };
-  return { file: foreignSessionFile(main, owner), owner: null };
+  const mainTask = readSessionTask(main);
+  const claimed = mainTask !== null ? (readText(ownerFileOf(main)) ?? '\0before owners') : (starting.get(main)?.owner ?? null);
+  if (claimed === null || claimed === owner) return { file: main, owner, task: mainTask };
+  const own = foreignSessionFile(main, owner);
+  return { file: own, owner: null, task: readSessionTask(own) };
 }
 
 // A session file from before tokens (a bare id) is as good as stale: start a new task.
@@ -126,9 +129,9 @@ async function taskFields(p: HookClaudeCodeParams, input: PreToolUseInput, desk:
   }
   if (desk.sessionsDir === null) return {};
   const owner = desk.sessionOwner?.() ?? '';
-  const { file, owner: record } = fileFor(desk.sessionsDir, input.session_id, owner);
+  const { file, owner: record, task: onFile } = fileFor(desk.sessionsDir, input.session_id, owner);
   const usable = (t: string | null) => (t && t !== stale ? t : null);
-  const known = usable(readSessionTask(file));
+  const known = usable(onFile);
   if (known) return { task: known };
   const pending = starting.get(file);
   if (pending) {
