@@ -6,6 +6,7 @@ import type { ProcessInfo, RemoteInfo } from '../contract/common';
 import { RPC, RpcError } from '../contract/rpc';
 import type { AgentSide } from '../core/ports';
 import { answerClaudeCodeHook } from '../integrations/claude-code/hook-service';
+import { sessionOwnerAlive } from '../os/session-owner';
 import { sshDestinationOf } from '../ssh/ssh-argv';
 import * as path from 'node:path';
 import { createDispatch } from './dispatch';
@@ -82,6 +83,10 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
             // sessions are not told apart from each other, but a local process connecting to the
             // remote's socket directly is another owner and never gets a remote session's task.
             sessionOwner: () => peer.sessionOwner,
+            ownerAlive: sessionOwnerAlive,
+            // A session let go (its Claude Code exited, or made way: hook-service's session files)
+            // ends its task, by the token the daemon kept for it.
+            endTask: async (token) => lifecycle.endTask(tasks.authorizeTask({ task: token })),
             recordRefused: (code, reason, raw) =>
               agent.recorder.recordRejected({
                 ...rejectionRow(name, name, 'line', { code, reason, raw, method: 'hook.claudeCode' }, peer.process),

@@ -192,7 +192,8 @@ export type HistoryEvent = z.infer<typeof HistoryEvent>;
 export const HistoryQuery = z.strictObject({
   task: Id.optional(),
   source: z.string().max(64).optional(),
-  action: z.string().max(64).optional(),
+  // Every event's action is an Action: an unknown one is a typo ("writes") to refuse, not an empty page.
+  action: Action.optional(),
   decision: Outcome.optional(),
   text: z.string().max(LIMITS.text).optional(),
   since: Timestamp.optional(),

@@ -8,7 +8,7 @@
 // only ever climbs toward the caller's own parents.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MAX_ANCESTORS, type ProcessChain } from './process-chain';
+import { MAX_ANCESTORS, readChainNode, type ProcessChain } from './process-chain';
 
 /**
  * What may sit between Claude Code and its hook: the shell of its hook command, and programs
@@ -60,4 +60,17 @@ export function sessionOwnerOf(chain: ProcessChain): string {
     if (!wrapper) return `${parent.pid}@${parent.start ?? '?'}`;
   }
   return 'none';
+}
+
+/**
+ * Whether the owner `sessionOwnerOf` named still runs: its pid is there with the same start
+ * time (a pid alone may have been reused). "", "none" or anything else it cannot check: true
+ * (such sessions are kept, and capped per owner, by the hook's session files).
+ */
+export function sessionOwnerAlive(owner: string): boolean {
+  const m = /^(\d{1,10})@(\d{1,20}|\?)$/.exec(owner);
+  if (!m || !fs.existsSync('/proc/self')) return true;
+  const node = readChainNode(Number(m[1]));
+  if (!node) return false;
+  return m[2] === '?' || node.start === m[2];
 }

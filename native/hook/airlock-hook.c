@@ -435,6 +435,23 @@ static int request_socket(char *out, size_t outsz) {
   return resolve_path(joined, out, outsz);
 }
 
+/* socket-pin.ts usablePin: AIRLOCK_HOOK_HOME when absolute and without `.`/`..`, else NULL (refused). */
+static const char *usable_pin(void) {
+  const char *pinned = getenv("AIRLOCK_HOOK_HOME");
+  return pinned && pinned[0] == '/' && !has_dot_segment(pinned) ? pinned : NULL;
+}
+
+/*
+ * socket-pin.ts hookRequestSocket: under a pin, with neither AIRLOCK_REQUEST_SOCK nor
+ * AIRLOCK_HOME set, the pinned directory's request.sock (XDG_RUNTIME_DIR and TMPDIR play no
+ * part); otherwise where every client looks.
+ */
+static int hook_request_socket(char *out, size_t outsz) {
+  const char *pin = usable_pin();
+  if (pin && !env_nonempty("AIRLOCK_REQUEST_SOCK") && !env_nonempty("AIRLOCK_HOME")) return join_path(pin, "request.sock", out, outsz);
+  return request_socket(out, outsz);
+}
+
 /* JSON.stringify(value.slice(0, 200)), for a message (cut at a character boundary). */
 static void quoted200(const char *v, char *out, size_t outsz) {
   size_t n = strlen(v);
@@ -491,8 +508,8 @@ static int pinned_socket_problem(char *why, size_t whysz) {
     return 1;
   }
   char sock[PATHBUF], real[PATHBUF], want[PATHBUF], tasks[PATHBUF];
-  if (request_socket(sock, sizeof sock) == 0 && real_path_of(sock, real, sizeof real) == 0 && join_path(home, "request.sock", want, sizeof want) == 0 &&
-      join_path(home, "tasks", tasks, sizeof tasks) == 0) {
+  int found = hook_request_socket(sock, sizeof sock) == 0 && real_path_of(sock, real, sizeof real) == 0;
+  if (found && join_path(home, "request.sock", want, sizeof want) == 0 && join_path(home, "tasks", tasks, sizeof tasks) == 0) {
     if (strcmp(real, want) == 0) return 0;
     /* tasks/<id>/request.sock, id = [A-Za-z0-9_-]{1,64} (contract/task-ref.ts) */
     size_t tl = strlen(tasks);
@@ -505,12 +522,14 @@ static int pinned_socket_problem(char *why, size_t whysz) {
   const char *rs = env_nonempty("AIRLOCK_REQUEST_SOCK");
   if (rs) outside(why, whysz, "AIRLOCK_REQUEST_SOCK", rs, home);
   else if (ahome) outside(why, whysz, "AIRLOCK_HOME", ahome, home);
+  else if (!found) say(why, whysz, "AIRLOCK_HOOK_HOME in the hook's command line is too long; " AGAIN);
   else {
-    const char *x = getenv("XDG_RUNTIME_DIR");
-    outside(why, whysz, "XDG_RUNTIME_DIR", x ? x : "(unset)", home);
-    /* socket-pin.ts: the likelier cause, AIRLOCK_HOME not exported where Claude Code starts */
-    size_t n = strlen(why);
-    say(why + n, whysz - n, "; if the daemon runs with AIRLOCK_HOME=%s, export it where you start Claude Code", home);
+    /* socket-pin.ts: the pinned directory's own request.sock is a link leading elsewhere */
+    char q[2048];
+    quoted200(real, q, sizeof q);
+    say(why, whysz,
+        "%s leads outside Airlock's directory %s (to %s), which the hook was installed for: something replaced the daemon's socket with a link. Remove it and restart the daemon; " AGAIN,
+        sock, home, q);
   }
   return 1;
 }
@@ -805,7 +824,7 @@ int main(void) {
   /* A socket outside the pinned directory is never connected to. */
   int pin = pinned_socket_problem(why, sizeof why);
   if (!pin) {
-    if (request_socket(sock, sizeof sock) != 0) {
+    if (hook_request_socket(sock, sizeof sock) != 0) {
       say(conn_why, sizeof conn_why, "Airlock is unreachable: the request socket's path is too long");
     } else {
       char distrust[REASON_MAX];
@@ -818,7 +837,13 @@ int main(void) {
         char cwhy[REASON_MAX];
         fd = connect_daemon(sock, cwhy, sizeof cwhy, &unavailable);
         if (fd < 0) {
-          if (unavailable) say(conn_why, sizeof conn_why, "the Airlock daemon is not running");
+          /* socket-pin.ts daemonNotRunning: under a pin, where it looked and what to do */
+          char shown[PATHBUF];
+          if (unavailable && usable_pin() && resolve_path(sock, shown, sizeof shown) == 0)
+            say(conn_why, sizeof conn_why,
+                "the Airlock daemon is not running (nothing answers at %s, where the hook was installed to find it; if the daemon now runs with another AIRLOCK_HOME, re-run `airlock hook claude-code --install` with that AIRLOCK_HOME exported)",
+                shown);
+          else if (unavailable) say(conn_why, sizeof conn_why, "the Airlock daemon is not running");
           else say(conn_why, sizeof conn_why, "Airlock is unreachable: %s", cwhy);
         }
       }

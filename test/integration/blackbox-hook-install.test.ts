@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -238,19 +239,65 @@ for (const name of ['native', 'node']) {
   });
 }
 
-test('installed hook run where AIRLOCK_HOME is not exported: "ask", and the reason says to export it (not to remove an unset variable)', async () => {
+test('installed hook run where AIRLOCK_HOME is not exported: the pinned daemon decides (a Write reaches the human), and an XDG_RUNTIME_DIR or TMPDIR leading to a fake is never used', async () => {
+  // A fake daemon of the agent's, where XDG_RUNTIME_DIR and TMPDIR would lead the hook.
+  const fakeRoot = fs.mkdtempSync(path.join(root, 'fake-'));
+  const xdg = path.join(fakeRoot, 'xdg');
+  fs.mkdirSync(path.join(xdg, 'airlock'), { recursive: true, mode: 0o700 });
+  const tmp = path.join(fakeRoot, 'tmp');
+  fs.mkdirSync(path.join(tmp, `airlock-${process.getuid!()}`), { recursive: true, mode: 0o700 });
+  let heard = 0;
+  const fakes = [path.join(xdg, 'airlock', 'request.sock'), path.join(tmp, `airlock-${process.getuid!()}`, 'request.sock')].map((sock) => {
+    const srv = net.createServer((c) => {
+      heard++;
+      c.destroy();
+    });
+    srv.listen(sock);
+    return srv;
+  });
+  try {
+    for (const v of variants) {
+      for (const [key, what, extra] of [
+        ['bare', 'nothing set', { AIRLOCK_HOME: '' }],
+        ['bxdg', 'XDG_RUNTIME_DIR', { AIRLOCK_HOME: '', XDG_RUNTIME_DIR: xdg }],
+        ['btmp', 'TMPDIR', { AIRLOCK_HOME: '', TMPDIR: tmp }],
+      ] as const) {
+        // A Claude Code started from a launcher or another shell: the user's AIRLOCK_HOME is not there.
+        const bare = FakeClaude.start(parentScript, v.home, extra);
+        try {
+          const target = path.join(work, 'src', `${v.name}-${key}.ts`);
+          const run = bare.run(v.cmd, hookInput(sid(v, key), 'Write', { file_path: target, content: 'x' }));
+          const res = await promptOrDone(run, (x) => x.resource === target, `${v.name} (${what}): the Write prompt`);
+          assert.ok(res.prompt, `${v.name} (${what}): the daemon the hook was installed for must ask the human: ${JSON.stringify(res.done)}`);
+          await decide(res.prompt, 'deny');
+          const r = await run;
+          assert.equal(decision(r), 'deny', `${v.name} (${what}): ${r.out}`);
+          assert.match(reason(r), /^Airlock: /);
+        } finally {
+          bare.stop();
+        }
+      }
+    }
+    assert.equal(heard, 0, 'the fake daemons were never connected to');
+  } finally {
+    for (const f of fakes) f.close();
+  }
+});
+
+test('installed hook, daemon not running where it was installed for: "ask", the reason names the socket and what to do', async () => {
   const home = fs.realpathSync(d.home);
   for (const v of variants) {
-    for (const xdg of [undefined, path.join(root, 'xdg')]) {
-      // A Claude Code started from a launcher or another shell: the user's AIRLOCK_HOME is not there.
-      const bare = FakeClaude.start(parentScript, v.home, { AIRLOCK_HOME: '', ...(xdg ? { XDG_RUNTIME_DIR: xdg } : {}) });
-      try {
-        const r = await bare.run(v.cmd, hookInput(sid(v, 'bare'), 'Read', { file_path: path.join(work, 'src', 'a.ts') }));
-        assert.equal(decision(r), 'ask', `${v.name}: a socket outside the pin is never used`);
-        assert.ok(reason(r).includes(`if the daemon runs with AIRLOCK_HOME=${home}, export it where you start Claude Code`), `${v.name} (XDG_RUNTIME_DIR ${xdg ?? 'unset'}): ${reason(r)}`);
-      } finally {
-        bare.stop();
-      }
+    // The pin names a directory where no daemon listens (it moved): asked, never another socket.
+    const moved = v.cmd.replace(/export AIRLOCK_HOOK_HOME='[^']*'/, `export AIRLOCK_HOOK_HOME='${path.join(root, 'moved')}'`);
+    assert.notEqual(moved, v.cmd);
+    const bare = FakeClaude.start(parentScript, v.home, { AIRLOCK_HOME: '' });
+    try {
+      const r = await bare.run(moved, hookInput(sid(v, 'gone'), 'Read', { file_path: path.join(work, 'src', 'a.ts') }));
+      assert.equal(decision(r), 'ask', r.out);
+      assert.ok(reason(r).includes(`the Airlock daemon is not running (nothing answers at ${path.join(root, 'moved', 'request.sock')}, where the hook was installed to find it; if the daemon now runs with another AIRLOCK_HOME, re-run \`airlock hook claude-code --install\``), `${v.name}: ${reason(r)}`);
+      assert.ok(!reason(r).includes(home));
+    } finally {
+      bare.stop();
     }
   }
 });

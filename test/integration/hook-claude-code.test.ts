@@ -312,7 +312,6 @@ describe(`Claude Code hook (real daemon) — ${v.name} hook`, { skip: v.skip }, 
       const attempts: [string, NodeJS.ProcessEnv, RegExp][] = [
         ['AIRLOCK_REQUEST_SOCK', { AIRLOCK_REQUEST_SOCK: fakeSock }, /AIRLOCK_REQUEST_SOCK points outside Airlock's directory/],
         ['AIRLOCK_HOME', { AIRLOCK_HOME: fakeDir }, /AIRLOCK_HOME points outside/],
-        ['empty AIRLOCK_HOME + XDG_RUNTIME_DIR', { AIRLOCK_HOME: '', XDG_RUNTIME_DIR: xdg }, /XDG_RUNTIME_DIR points outside/],
         ['a directory link under tasks/', { AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_linkeddir00', 'request.sock') }, /AIRLOCK_REQUEST_SOCK points outside/],
         ['a socket link under tasks/', { AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_linkedsock0', 'request.sock') }, /AIRLOCK_REQUEST_SOCK points outside/],
         ['`..` through a link', { AIRLOCK_REQUEST_SOCK: `${tasks}/t_linkeddir00/../${path.basename(fakeDir)}/request.sock` }, /AIRLOCK_REQUEST_SOCK points outside/],
@@ -326,6 +325,28 @@ describe(`Claude Code hook (real daemon) — ${v.name} hook`, { skip: v.skip }, 
       }
       assert.deepEqual(heard, [], 'the fake daemon heard nothing from the pinned hook');
       assert.equal(human.unanswered().length, 0);
+      // Neither AIRLOCK_HOME nor AIRLOCK_REQUEST_SOCK (a launcher, or a settings env emptying
+      // AIRLOCK_HOME): the pin is where the hook looks, so XDG_RUNTIME_DIR or TMPDIR leading to the
+      // fake steer nothing: the real daemon asks the real human.
+      const tmp = fs.mkdtempSync(path.join(home, 'tmp-'));
+      fs.mkdirSync(path.join(tmp, `airlock-${process.getuid!()}`), { mode: 0o700 });
+      fs.symlinkSync(fakeSock, path.join(tmp, `airlock-${process.getuid!()}`, 'request.sock'));
+      const games: [string, NodeJS.ProcessEnv][] = [
+        ['empty AIRLOCK_HOME + XDG_RUNTIME_DIR', { AIRLOCK_HOME: '', XDG_RUNTIME_DIR: xdg }],
+        ['no AIRLOCK_HOME, XDG_RUNTIME_DIR', { AIRLOCK_HOME: undefined, XDG_RUNTIME_DIR: xdg }],
+        ['no AIRLOCK_HOME, no XDG_RUNTIME_DIR, TMPDIR', { AIRLOCK_HOME: undefined, XDG_RUNTIME_DIR: undefined, TMPDIR: tmp }],
+        ['empty AIRLOCK_REQUEST_SOCK and AIRLOCK_HOME', { AIRLOCK_HOME: '', AIRLOCK_REQUEST_SOCK: '', XDG_RUNTIME_DIR: xdg, TMPDIR: tmp }],
+      ];
+      for (const [what, extra] of games) {
+        const pending = runInstalled({ ...d.env, ...extra });
+        const prompt = await human.next(15_000);
+        assert.equal(prompt.action, 'delete', what);
+        await human.decide(prompt.id, 'deny');
+        const out = await pending;
+        assert.equal(out.permissionDecision, 'deny', `${what}: ${out.permissionDecisionReason}`);
+        assert.match(out.permissionDecisionReason, /^Airlock: /, what);
+      }
+      assert.deepEqual(heard, [], 'the fake daemon heard nothing from the pinned hook');
       // The real task socket (what `airlock exec` / `task start [--sandbox]` set) still works, as does the default.
       const agent = await d.agent();
       const started = await agent.call<{ task: string; requestSock: string }>('task.start', { name: 'pinned hook' });

@@ -3,14 +3,16 @@
 // as, where sessions are kept (per socket: a remote's apart from this machine's; none on a
 // task's socket), what reaches the request from the hook's environment, and that every
 // failure is an answer that asks. The real daemon runs it in test/integration/hook-*.test.ts.
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import rawFs = require('node:fs');
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AgentAnswer, AgentRequest } from '../../main/contract/agent';
 import { RPC, RpcError } from '../../main/contract/rpc';
 import { answerClaudeCodeHook, type HookDesk } from '../../main/integrations/claude-code/hook-service';
+import { SESSION_CAPS, touchSession } from '../../main/integrations/claude-code/session-files';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'al-hsvc-'));
 let tasks = 0;
@@ -159,4 +161,166 @@ test("red team: a session's task is its owner's; another caller naming the sessi
   assert.equal(fs.readFileSync(path.join(dir, 'sess-own.task'), 'utf8').trim(), a1);
   assert.equal(fs.readFileSync(path.join(dir, 'sess-own.owner'), 'utf8').trim(), 'claude-A');
   assert.equal(local.seen.started, 2);
+});
+
+/** Runs `f` and counts the reads of each file under `dir` it made (the module reads with fs.readFileSync). */
+async function readsUnder<T>(dir: string, f: () => Promise<T>): Promise<{ result: T; reads: Map<string, number> }> {
+  const reads = new Map<string, number>();
+  const original = rawFs.readFileSync;
+  rawFs.readFileSync = ((file: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
+    if (typeof file === 'string' && file.startsWith(dir)) reads.set(path.basename(file), (reads.get(path.basename(file)) ?? 0) + 1);
+    return (original as (...a: unknown[]) => unknown)(file, ...rest);
+  }) as typeof rawFs.readFileSync;
+  try {
+    return { result: await f(), reads };
+  } finally {
+    rawFs.readFileSync = original;
+  }
+}
+
+test("each call reads the session's task file once; a stranger whose first call finds the owner's file on disk gets a task of its own, a file of nobody's is nobody's", async () => {
+  const dir = path.join(root, 'cc-once');
+  let who = 'claude-A';
+  const local = { ...desk(dir), sessionOwner: () => who };
+  await answerClaudeCodeHook({ stdin: call('s-once') }, local);
+  const ownerTask = local.seen.asked[0]!.task;
+  assert.ok(ownerTask);
+  // The owner again: its task, from one read of the session's task file (and one of its owner file).
+  const again = await readsUnder(dir, () => answerClaudeCodeHook({ stdin: call('s-once') }, local));
+  assert.equal(printed(again.result)?.permissionDecision, 'allow');
+  assert.equal(local.seen.asked[1]!.task, ownerTask);
+  assert.deepEqual(Object.fromEntries(again.reads), { 's-once.task': 1, 's-once.owner': 1 });
+  // A stranger's FIRST call, with the owner's task already on disk (no start in flight): not the owner's task.
+  who = 'stranger';
+  const first = await readsUnder(dir, () => answerClaudeCodeHook({ stdin: call('s-once') }, local));
+  const strangerTask = local.seen.asked[2]!.task;
+  assert.ok(strangerTask);
+  assert.notEqual(strangerTask, ownerTask, "a non-owner is never asked as the owner's task");
+  assert.equal(printed(first.result)?.permissionDecision, 'allow');
+  assert.equal(local.seen.started, 2);
+  // Its next call: its own task again, still not the owner's, from one read of the session's
+  // file (who claimed it) and one of its own; the session's files stay the owner's.
+  const next = await readsUnder(dir, () => answerClaudeCodeHook({ stdin: call('s-once') }, local));
+  assert.equal(local.seen.asked[3]!.task, strangerTask);
+  assert.equal(next.reads.get('s-once.task'), 1);
+  assert.equal([...next.reads.keys()].filter((k) => /^s-once\.[0-9a-f]{32}\.task$/.test(k)).length, 1);
+  assert.equal([...next.reads.values()].reduce((a, b) => a + b, 0), 3, 'the session file, its owner file, the caller\'s own file');
+  assert.equal(local.seen.started, 2);
+  assert.equal(fs.readFileSync(path.join(dir, 's-once.task'), 'utf8').trim(), ownerTask);
+  assert.equal(fs.readFileSync(path.join(dir, 's-once.owner'), 'utf8').trim(), 'claude-A');
+  // A task file without an owner file (from before owners) is nobody's: not even the caller owning "" gets it.
+  fs.writeFileSync(path.join(dir, 's-old.task'), `t_old.${'o'.repeat(43)}\n`);
+  who = '';
+  await answerClaudeCodeHook({ stdin: call('s-old') }, local);
+  assert.notEqual(local.seen.asked[4]!.task, `t_old.${'o'.repeat(43)}`);
+  assert.equal(local.seen.started, 3);
+});
+
+describe('a flood of new session ids is bounded (session-files.ts makeRoom): never an allow, files on disk capped', () => {
+  const taskFiles = (dir: string) => fs.readdirSync(dir).filter((n) => n.endsWith('.task'));
+
+  test(`one owner keeps at most ${SESSION_CAPS.perOwner} sessions: its least recently used one makes way and its task is ended; another owner's sessions are untouched`, async () => {
+    const dir = path.join(root, 'cc-per-owner');
+    let who = 'claude-A';
+    const ended: string[] = [];
+    const local = { ...desk(dir), sessionOwner: () => who, endTask: async (t: string) => void ended.push(t) };
+    who = 'claude-B';
+    await answerClaudeCodeHook({ stdin: call('b-only') }, local);
+    const bTask = local.seen.asked[0]!.task!;
+    who = 'claude-A';
+    const n = SESSION_CAPS.perOwner + 4;
+    const tasks: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const out = printed(await answerClaudeCodeHook({ stdin: call(`a-${i}`) }, local));
+      assert.equal(out?.permissionDecision, 'allow', 'the stand-in allows: every new session within the cap gets its task');
+      tasks.push(local.seen.asked.at(-1)!.task!);
+    }
+    assert.equal(new Set(tasks).size, n, 'one task per session');
+    assert.equal(taskFiles(dir).length, SESSION_CAPS.perOwner + 1, "A's cap, and B's one session");
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(ended, tasks.slice(0, 4), "the four least recently used of A's sessions were let go, and their tasks ended");
+    // A let-go session that comes back is a new task (asked again, never its old grants).
+    await answerClaudeCodeHook({ stdin: call('a-0') }, local);
+    assert.notEqual(local.seen.asked.at(-1)!.task, tasks[0]);
+    // The latest session keeps its task; B's session was never touched.
+    await answerClaudeCodeHook({ stdin: call(`a-${n - 1}`) }, local);
+    assert.equal(local.seen.asked.at(-1)!.task, tasks[n - 1]);
+    who = 'claude-B';
+    await answerClaudeCodeHook({ stdin: call('b-only') }, local);
+    assert.equal(local.seen.asked.at(-1)!.task, bTask);
+    assert.ok(!ended.includes(bTask));
+  });
+
+  test('the session that makes way is the one used least recently (its file time), not the first one started', async () => {
+    const dir = path.join(root, 'cc-lru');
+    const local = { ...desk(dir), sessionOwner: () => 'claude-A' };
+    for (let i = 0; i < SESSION_CAPS.perOwner; i++) await answerClaudeCodeHook({ stdin: call(`l-${i}`) }, local);
+    const first = local.seen.asked[0]!.task;
+    // l-0 was used a moment ago, every other one an hour ago.
+    const hourAgo = new Date(Date.now() - 3600_000);
+    for (let i = 1; i < SESSION_CAPS.perOwner; i++) fs.utimesSync(path.join(dir, `l-${i}.task`), hourAgo, hourAgo);
+    touchSession(path.join(dir, 'l-0.task'), Date.now() + 3600_000); // past the once-a-minute throttle
+    await answerClaudeCodeHook({ stdin: call('l-new') }, local);
+    assert.ok(fs.existsSync(path.join(dir, 'l-0.task')), 'the recently used session stays');
+    assert.equal(taskFiles(dir).length, SESSION_CAPS.perOwner);
+    await answerClaudeCodeHook({ stdin: call('l-0') }, local);
+    assert.equal(local.seen.asked.at(-1)!.task, first);
+  });
+
+  test(`past ${SESSION_CAPS.total} sessions of live owners a newcomer is asked with the reason (no task started, recorded), and gets room once an owner has exited`, async () => {
+    const dir = path.join(root, 'cc-total');
+    let who = '';
+    const gone = new Set<string>();
+    const ended: string[] = [];
+    const local = { ...desk(dir), sessionOwner: () => who, ownerAlive: (o: string) => !gone.has(o), endTask: async (t: string) => void ended.push(t) };
+    const owners = SESSION_CAPS.total / SESSION_CAPS.perOwner;
+    for (let o = 0; o < owners; o++) {
+      who = `owner-${o}`;
+      for (let i = 0; i < SESSION_CAPS.perOwner; i++) await answerClaudeCodeHook({ stdin: call(`t${o}-${i}`) }, local);
+    }
+    assert.equal(local.seen.started, SESSION_CAPS.total);
+    who = 'newcomer';
+    const refused = printed(await answerClaudeCodeHook({ stdin: call('new-1', 'Write', { file_path: '/work/proj/x', content: 'x' }) }, local));
+    assert.equal(refused?.permissionDecision, 'ask');
+    assert.match(refused!.permissionDecisionReason, new RegExp(`^Airlock did not start a task for this Claude Code session: ${SESSION_CAPS.total} sessions of processes still running already have one .*asking instead$`));
+    assert.equal(local.seen.started, SESSION_CAPS.total, 'no task started');
+    assert.equal(local.seen.asked.length, SESSION_CAPS.total, 'nothing sent to the broker: no grant can answer it');
+    assert.equal(local.seen.refused.length, 1, 'recorded in history');
+    assert.equal(taskFiles(dir).length, SESSION_CAPS.total);
+    // An owner already in: its own sessions go on (a known session is no new task).
+    who = 'owner-3';
+    assert.equal(printed(await answerClaudeCodeHook({ stdin: call('t3-5') }, local))?.permissionDecision, 'allow');
+    // owner-0 exits: its sessions are let go (files removed, tasks ended) and the newcomer gets room.
+    gone.add('owner-0');
+    who = 'newcomer';
+    assert.equal(printed(await answerClaudeCodeHook({ stdin: call('new-1') }, local))?.permissionDecision, 'allow');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(ended.length, SESSION_CAPS.perOwner);
+    assert.equal(taskFiles(dir).filter((n) => n.startsWith('t0-')).length, 0);
+    assert.equal(taskFiles(dir).length, SESSION_CAPS.total - SESSION_CAPS.perOwner + 1);
+  });
+
+  test('a burst of new sessions at once from one owner starts at most its cap; the rest are asked', async () => {
+    const dir = path.join(root, 'cc-burst');
+    const local = { ...desk(dir, { delayStart: 30 }), sessionOwner: () => 'claude-burst' };
+    const outs = await Promise.all(Array.from({ length: SESSION_CAPS.perOwner + 6 }, (_, i) => answerClaudeCodeHook({ stdin: call(`burst-${i}`) }, local)));
+    const decisions = outs.map((o) => printed(o)?.permissionDecision);
+    assert.equal(local.seen.started, SESSION_CAPS.perOwner);
+    assert.equal(decisions.filter((x) => x === 'allow').length, SESSION_CAPS.perOwner);
+    assert.equal(decisions.filter((x) => x === 'ask').length, 6);
+    assert.ok(taskFiles(dir).length <= SESSION_CAPS.perOwner);
+  });
+
+  test('stray files (a write that never finished) are removed after a minute; a fresh one is left to its write', async () => {
+    const dir = path.join(root, 'cc-stray');
+    fs.mkdirSync(dir, { recursive: true });
+    const old = new Date(Date.now() - 3600_000);
+    for (const n of ['s-old.owner', 's-old.task.123.tmp']) {
+      fs.writeFileSync(path.join(dir, n), 'x\n');
+      fs.utimesSync(path.join(dir, n), old, old);
+    }
+    fs.writeFileSync(path.join(dir, 's-fresh.owner'), 'x\n');
+    await answerClaudeCodeHook({ stdin: call('s-any') }, { ...desk(dir), sessionOwner: () => 'x' });
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['s-any.owner', 's-any.task', 's-fresh.owner']);
+  });
 });

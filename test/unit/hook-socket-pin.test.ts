@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pinnedSocketProblem } from '../../main/integrations/claude-code/socket-pin';
+import { daemonNotRunning, hookRequestSocket, pinnedSocketProblem } from '../../main/integrations/claude-code/socket-pin';
 import { hookCommand } from '../../main/integrations/claude-code/install';
 import { sessionFile } from '../../main/integrations/claude-code/hook-service';
 
@@ -39,6 +39,12 @@ describe('hook socket pin', () => {
       // Inside `task start --sandbox`: AIRLOCK_HOME unset, the task's socket explicit.
       { AIRLOCK_HOOK_HOME: dir, AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_AbCdEf012345', 'request.sock'), XDG_RUNTIME_DIR: elsewhere },
       { AIRLOCK_HOOK_HOME: dir, XDG_RUNTIME_DIR: root },
+      // Neither AIRLOCK_HOME nor AIRLOCK_REQUEST_SOCK: the pinned directory's socket, whatever
+      // XDG_RUNTIME_DIR or TMPDIR say (they play no part under a pin).
+      { AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: '', XDG_RUNTIME_DIR: elsewhere },
+      { AIRLOCK_HOOK_HOME: dir, XDG_RUNTIME_DIR: path.join(root, 'missing') },
+      { AIRLOCK_HOOK_HOME: dir, TMPDIR: elsewhere },
+      { AIRLOCK_HOOK_HOME: dir, AIRLOCK_REQUEST_SOCK: '', AIRLOCK_HOME: '', XDG_RUNTIME_DIR: elsewhere },
     ]) {
       assert.equal(pinnedSocketProblem(env), null, JSON.stringify(env));
     }
@@ -48,8 +54,6 @@ describe('hook socket pin', () => {
     const cases: [NodeJS.ProcessEnv, string][] = [
       [pinned({ AIRLOCK_REQUEST_SOCK: path.join(elsewhere, 'request.sock') }), 'AIRLOCK_REQUEST_SOCK'],
       [pinned({ AIRLOCK_HOME: elsewhere }), 'AIRLOCK_HOME'],
-      [{ AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: '', XDG_RUNTIME_DIR: elsewhere }, 'XDG_RUNTIME_DIR'],
-      [{ AIRLOCK_HOOK_HOME: dir, XDG_RUNTIME_DIR: path.join(root, 'missing') }, 'XDG_RUNTIME_DIR'],
       // Other sockets of the directory, deeper or odd names under tasks/, links leading out, `..`.
       [pinned({ AIRLOCK_REQUEST_SOCK: path.join(dir, 'ui.sock') }), 'AIRLOCK_REQUEST_SOCK'],
       [pinned({ AIRLOCK_REQUEST_SOCK: path.join(tasks, 't_AbCdEf012345', 'agent.sock') }), 'AIRLOCK_REQUEST_SOCK'],
@@ -68,6 +72,41 @@ describe('hook socket pin', () => {
       assert.match(why, /re-run `airlock hook claude-code --install`/);
     }
     assert.match(pinnedSocketProblem({ AIRLOCK_HOOK_HOME: 'relative/dir' }) ?? '', /AIRLOCK_HOOK_HOME .* not an absolute path/);
+  });
+
+  test('under a pin with neither AIRLOCK_REQUEST_SOCK nor AIRLOCK_HOME the hook looks in the pinned directory, as a daemon run with AIRLOCK_HOME=<pin> listens there; otherwise where every client looks', () => {
+    const want = path.join(dir, 'request.sock');
+    for (const env of [
+      { AIRLOCK_HOOK_HOME: dir },
+      { AIRLOCK_HOOK_HOME: `${dir}/` },
+      { AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: '', AIRLOCK_REQUEST_SOCK: '' },
+      { AIRLOCK_HOOK_HOME: dir, XDG_RUNTIME_DIR: elsewhere, TMPDIR: elsewhere },
+    ] as NodeJS.ProcessEnv[]) {
+      assert.equal(hookRequestSocket(env), want, JSON.stringify(env));
+      assert.equal(daemonNotRunning(env), `the Airlock daemon is not running (nothing answers at ${want}, where the hook was installed to find it; if the daemon now runs with another AIRLOCK_HOME, re-run \`airlock hook claude-code --install\` with that AIRLOCK_HOME exported)`);
+    }
+    // An explicit variable is still the socket (and still checked against the pin).
+    assert.equal(hookRequestSocket({ AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: elsewhere }), path.join(elsewhere, 'request.sock'));
+    assert.equal(hookRequestSocket({ AIRLOCK_HOOK_HOME: dir, AIRLOCK_REQUEST_SOCK: '/x/r.sock' }), '/x/r.sock');
+    // No pin, or one that is refused anyway: where every client looks; the plain words.
+    assert.equal(hookRequestSocket({ XDG_RUNTIME_DIR: elsewhere }), path.join(elsewhere, 'airlock', 'request.sock'));
+    assert.equal(hookRequestSocket({ AIRLOCK_HOOK_HOME: 'relative', XDG_RUNTIME_DIR: elsewhere }), path.join(elsewhere, 'airlock', 'request.sock'));
+    assert.equal(hookRequestSocket({ AIRLOCK_HOOK_HOME: `${dir}/../elsewhere`, XDG_RUNTIME_DIR: elsewhere }), path.join(elsewhere, 'airlock', 'request.sock'));
+    assert.equal(daemonNotRunning({ XDG_RUNTIME_DIR: elsewhere }), 'the Airlock daemon is not running');
+  });
+
+  test("red team: the pinned directory's request.sock replaced by a link leading out is refused, never followed", () => {
+    const linked = path.join(root, 'linked-pin');
+    fs.mkdirSync(linked);
+    fs.writeFileSync(path.join(elsewhere, 'request.sock'), ''); // what the link leads to (a planted "socket")
+    fs.symlinkSync(path.join(elsewhere, 'request.sock'), path.join(linked, 'request.sock'));
+    for (const env of [{ AIRLOCK_HOOK_HOME: linked }, { AIRLOCK_HOOK_HOME: linked, XDG_RUNTIME_DIR: elsewhere }] as NodeJS.ProcessEnv[]) {
+      const why = pinnedSocketProblem(env) ?? '';
+      assert.match(why, /request\.sock leads outside Airlock's directory .*something replaced the daemon's socket with a link/, why);
+      assert.match(why, /re-run `airlock hook claude-code --install`/);
+    }
+    // Control: a pin that is itself a link of ours to the directory names the same socket.
+    assert.equal(pinnedSocketProblem({ AIRLOCK_HOOK_HOME: linkToDir, XDG_RUNTIME_DIR: elsewhere }), null);
   });
 
   test("session → task files are the daemon's, in the folder it names, whatever the session id (hostile input) says", () => {

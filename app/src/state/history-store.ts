@@ -6,7 +6,7 @@ import { airlock } from '../bridge';
 export type HistoryFilter = {
   task?: string;
   source?: string;
-  action?: string;
+  action?: HistoryQuery['action'];
   decision?: 'allow' | 'deny' | 'reject';
   text?: string;
   since?: number;

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import type { Command } from 'commander';
-import type { AuditResult, HistoryEvent, HistoryQuery } from '../../contract/approver';
+import { HistoryQuery, type AuditResult, type HistoryEvent } from '../../contract/approver';
+import { describeIssues } from '../../contract/rpc';
 import { airlockPaths } from '../../os/paths';
 import { Store, StoreFault } from '../../store';
 import { EXIT, faultExit } from '../exit-codes';
@@ -69,7 +70,11 @@ export function registerHistory(program: Command): void {
         limit: o.limit,
         ...(o.cursor ? { cursor: o.cursor } : {}),
       };
-      const direct = (s: Store) => s.queryHistory(q as HistoryQuery);
+      // Checked here too, not only by the daemon: with --db or the daemon down nothing else would
+      // refuse `--action writes` or `--decision maybe`, and a typo would read as "no events".
+      const checked = HistoryQuery.safeParse(q);
+      if (!checked.success) throw new CliError(`invalid ${describeIssues(checked.error)}`);
+      const direct = (s: Store) => s.queryHistory(checked.data);
       const r = o.db ? fromDb(o.db, direct) : await viaDaemonOrDb<{ events: HistoryEvent[]; cursor: string | null }>('history.query', q, direct);
       if (o.json) {
         for (const e of r.events) process.stdout.write(JSON.stringify(e) + '\n');

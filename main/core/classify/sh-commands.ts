@@ -290,7 +290,10 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
   if (!args[i]) return result('read', [repo]); // `git`, `git --version`
   if (args[i].dynamic || args[i].mayBeOption) return result('execute', [repo], { reasons: [{ level: 'medium', reason: 'runs a git subcommand computed at run time' }], runsGitHooks: true });
   const r = gitSub(sub, rest, cwd, repo);
-  if (GIT_HOOKED.has(sub)) r.runsGitHooks = true;
+  // Every git command may run a hook: post-index-change fires whenever git writes the
+  // index, and `git status` refreshes it (the differential fuzzer saw `git status` run the
+  // session's .git/hooks/post-index-change). Only the same-line chain rule reads this.
+  r.runsGitHooks = true;
   const where = r.action === 'read' ? gitElsewhere(args.slice(0, i), cwd, ctx) : null;
   if (where) {
     r.action = 'execute';
@@ -340,8 +343,6 @@ function gitElsewhere(global: Arg[], dir: string | undefined, ctx: CmdContext): 
 const inSubdirectory = (sub: string) =>
   `git runs in the subdirectory ${sub.slice(0, 80)}: git takes a directory holding HEAD, objects/ and a config as a repository of its own, and that config (plain files, not under .git/) can name programs git runs`;
 
-/** Subcommands that run hooks from .git/hooks (githooks(5)). */
-const GIT_HOOKED = new Set(['commit', 'merge', 'push', 'checkout', 'switch', 'rebase', 'am', 'pull', 'cherry-pick', 'revert', 'gc', 'clone']);
 
 function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string): CmdResult {
   const readForm = GIT_READ[sub];
@@ -583,12 +584,12 @@ function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
 // --- find ----------------------------------------------------------------------------------
 
 /** find's tests and options that only select or print (GNU findutils, BSD find). */
-const FIND_SWITCH = new Set([
+export const FIND_SWITCH = new Set([
   '-print', '-print0', '-ls', '-prune', '-quit', '-true', '-false', '-empty', '-readable', '-writable', '-executable', '-nouser',
   '-nogroup', '-depth', '-d', '-mount', '-xdev', '-follow', '-noleaf', '-ignore_readdir_race', '-noignore_readdir_race', '-daystart',
   '-warn', '-nowarn', '-not', '-a', '-and', '-o', '-or', '!', '(', ')', ',', '-help', '--help', '-version', '--version',
 ]);
-const FIND_VALUE = new Set([
+export const FIND_VALUE = new Set([
   '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-type', '-xtype', '-size', '-mtime', '-mmin',
   '-atime', '-amin', '-ctime', '-cmin', '-newer', '-anewer', '-cnewer', '-user', '-group', '-uid', '-gid', '-perm', '-links', '-inum',
   '-samefile', '-lname', '-ilname', '-fstype', '-used', '-maxdepth', '-mindepth', '-regextype', '-printf', '-context', '-files0-from',

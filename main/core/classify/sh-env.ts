@@ -9,8 +9,11 @@ import type { RiskLevel } from '../../contract/common';
 /** Prefix assignments that only change formatting, locale or time zone. */
 const HARMLESS_EXACT = new Set([
   'LANG', 'LANGUAGE', 'TZ', 'NO_COLOR', 'FORCE_COLOR', 'CLICOLOR', 'CLICOLOR_FORCE', 'COLUMNS', 'LINES', 'TERM',
-  'COLORTERM', 'LS_COLORS', 'GREP_COLOR', 'GREP_COLORS', 'TIME_STYLE', 'QUOTING_STYLE', 'BLOCK_SIZE', 'POSIXLY_CORRECT',
+  'COLORTERM', 'LS_COLORS', 'GREP_COLOR', 'GREP_COLORS', 'TIME_STYLE', 'QUOTING_STYLE', 'BLOCK_SIZE',
 ]);
+// Not POSIXLY_CORRECT: GNU programs then stop reading options at the first file, so an
+// "option" after it is a file name: `POSIXLY_CORRECT=1 uniq a.txt -c` writes a file named
+// -c (uniq IN OUT), though the allowlist read -c as an option (differential fuzzer).
 /** Locale names: a slash would make glibc load locale data from a path. */
 const LOCALE_VALUE = /^[A-Za-z0-9_.@-]*$/;
 
@@ -24,7 +27,16 @@ export interface EnvVerdict {
   reason: string;
 }
 
+/**
+ * A pager switched off: `GIT_PAGER=cat git log`, `PAGER= man ls` (prompt economy; agents
+ * write these to keep output out of less). Only the plain names: `cat` is looked up along
+ * PATH, which any PATH change asks about anyway; a path or any other value names a program.
+ */
+const PAGER_VARS = new Set(['PAGER', 'GIT_PAGER', 'MANPAGER', 'SYSTEMD_PAGER']);
+const PAGER_OFF = new Set(['', 'cat', '/bin/cat', '/usr/bin/cat']);
+
 function harmlessPrefix(name: string, value: string, dynamic: boolean): boolean {
+  if (PAGER_VARS.has(name)) return !dynamic && PAGER_OFF.has(value);
   if (name === 'LANG' || name === 'LANGUAGE' || name.startsWith('LC_')) return /^LC_[A-Z]+$/.test(name) || name === 'LANG' || name === 'LANGUAGE' ? !dynamic && LOCALE_VALUE.test(value) : false;
   return HARMLESS_EXACT.has(name);
 }

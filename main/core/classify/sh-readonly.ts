@@ -83,6 +83,26 @@ function getentCheck(a: ParsedArgs): Verdict | null {
   return { action: 'transfer', level: 'medium', reason: `getent ${a.pos[i].text} looks names up through DNS (a lookup reaches the network)`, resources: keys.map((k) => k.text.toLowerCase()) };
 }
 
+/**
+ * ss FILTER: the words of its filter grammar, states, numeric addresses and ports are
+ * looked at locally; any other word is a host name ss resolves through DNS before it
+ * filters (`ss x.example` sent x.example to the resolver: found by the differential
+ * fuzzer), the same channel as `getent hosts NAME`.
+ */
+const SS_KEYWORDS = new Set(['state', 'exclude', 'all', 'connected', 'synchronized', 'bucket', 'big', 'established', 'syn-sent', 'syn-recv', 'fin-wait-1', 'fin-wait-2', 'time-wait', 'closed', 'close-wait', 'last-ack', 'listening', 'listen', 'closing', 'dst', 'src', 'dport', 'sport', 'and', 'or', 'not', 'eq', 'neq', 'gt', 'lt', 'ge', 'le', '==', '!=', '>=', '<=', '>', '<', '=', '!', '(', ')', '&&', '||', '&', '|', 'autobound', 'dev', 'fwmark', 'cgroup']);
+// Not `.` alone: ss looked `.` up too (the fuzzer's smoke run, on the first version of this rule).
+const SS_ADDRESS = /^(\*|\[[0-9a-fA-F:.%*]*\]|\d+(\.\d+){0,3}|[0-9a-fA-F]*:[0-9a-fA-F:]*:[0-9a-fA-F:.]*)?(\/\d+)?(:(\*|\d+|[a-z][\w-]*))?$/;
+function ssCheck(a: ParsedArgs): Verdict | null {
+  const names: WordValue[] = [];
+  a.pos.forEach((w, i) => {
+    const prev = a.pos[i - 1]?.text;
+    if (!w.dynamic && (SS_KEYWORDS.has(w.text) || SS_ADDRESS.test(w.text) || prev === 'dev' || prev === 'fwmark' || prev === 'cgroup')) return;
+    names.push(w);
+  });
+  if (names.length === 0) return null;
+  return { action: 'transfer', level: 'medium', reason: `ss looks ${names[0].text.slice(0, 60)} up through DNS to filter by it (a lookup reaches the network)`, resources: names.map((w) => w.text.toLowerCase()) };
+}
+
 /** A toolchain asked for its version: exactly one of these flags, no arguments. */
 function versionOnly(flags: string): Form {
   return { flags: sw(flags), args: 'none', check: (a) => (a.opts.length === 1 ? null : no(`${a.name} without a version flag runs or builds something`)) };
@@ -149,6 +169,9 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   hd: { flags: { ...sw('-b -c -C -d -o -v -x'), ...val('-e -n -s') }, args: 'paths', closed: true },
   xxd: {
     // xxd's long options are single-dash words (-ps, -cols); `xxd IN OUT` writes OUT.
+    // xxd reads options only before the input file: in `xxd -u IN -bits` the word -bits
+    // is the output file it creates (found by the differential fuzzer).
+    stopAtPositional: true,
     flags: { ...sw('-a -b -C -e -E -i -p -ps -plain -postscript -u -d -autoskip -bits -capitalize -EBCDIC -include -h -help -v -version'), ...val('-c -g -l -n -o -s -R -cols -groupsize -len -name -seek') },
     danger: { '-r': { action: 'write', reason: 'reverses a hex dump into binary (writes a file)' }, '-revert': { action: 'write', reason: 'reverses a hex dump into binary (writes a file)' } },
     args: 'paths',
@@ -400,6 +423,7 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
       ...val('-f -A -N --family --query --socket --net'),
     },
     args: 'words',
+    check: ssCheck,
   },
   netstat: { flags: sw('-a -t -u -w -x -l -n -p -e -o -r -i -s -g -c -v -W -4 -6 --all --tcp --udp --raw --unix --listening --numeric --programs --extend --timers --route --interfaces --statistics --groups --continuous --verbose --wide --numeric-hosts --numeric-ports --numeric-users'), args: 'none' },
   // `mount` with no device or directory only lists what is mounted.

@@ -9,8 +9,6 @@
 // the call came through (<sockets>/claude-code/ for request.sock, remotes/<name>/claude-code/
 // for a remote's socket, so a remote never picks up a local session's task); on a task's own
 // socket every call is that task's and no file is kept.
-import crypto = require('node:crypto');
-import fs = require('node:fs');
 import path = require('node:path');
 import os = require('node:os');
 import type { AgentAnswer, AgentRequest, HookClaudeCodeParams, HookClaudeCodeResult } from '../../contract/agent';
@@ -19,6 +17,9 @@ import { RPC, RpcError, describeIssues } from '../../contract/rpc';
 import { isTaskToken, taskIdOf } from '../../contract/task-ref';
 import { classifyShell } from '../../core/classify/shell';
 import { hookOutput, isAfterToolEvent, mapToolCall, parseHookInput, taskNameFor, type HookDecision, type HookRequest, type PreToolUseInput } from './map';
+import { foreignSessionFile, makeRoom, ownerFileOf, readSessionTask, readText, sessionFile, touchSession, writeSessionTask } from './session-files';
+
+export { sessionFile } from './session-files';
 
 /** What a socket gives the hook's decision: the broker's door as this connection, and where sessions live. */
 export interface HookDesk {
@@ -35,6 +36,10 @@ export interface HookDesk {
    * task of its own, never that one (a session id is no secret: it names the transcript file).
    */
   sessionOwner?: () => string;
+  /** Whether a session's owner process still runs (main/os/session-owner.ts); absent: always (kept, capped per owner). */
+  ownerAlive?: (owner: string) => boolean;
+  /** Ends a session task that was let go (./session-files.ts makeRoom), by its token. */
+  endTask?: (token: string) => Promise<void>;
   /**
    * A call that ended refused as invalid (a mapped request the contract refuses, a wrong task
    * token): recorded in history like the same refusal of `request` on the one JSON-RPC path.
@@ -45,50 +50,6 @@ export interface HookDesk {
 export interface HookResult {
   decision: HookDecision;
   reason: string;
-}
-
-/** The file of one session's task (its token, 0600), in `dir`. */
-export function sessionFile(dir: string, sessionId: string): string {
-  const safe = sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128) || 'none';
-  return path.join(dir, `${safe}.task`);
-}
-
-/** Who started the task of a session file (`<session>.owner` beside `<session>.task`). */
-const ownerFileOf = (file: string) => file.replace(/\.task$/, '.owner');
-
-/** The task file of a caller that is not the session's owner: its own, named by a hash of who it is. */
-function foreignSessionFile(file: string, owner: string): string {
-  return file.replace(/\.task$/, `.${crypto.createHash('sha256').update(owner).digest('hex').slice(0, 32)}.task`);
-}
-
-function readText(file: string): string | null {
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    return null;
-  }
-}
-
-function readSessionTask(file: string): string | null {
-  const t = readText(file);
-  return t !== null && /^[A-Za-z0-9_.:-]{1,64}$/.test(t) ? t : null;
-}
-
-function writePrivate(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, text + '\n', { mode: 0o600 });
-  fs.renameSync(tmp, file);
-}
-
-/** The owner first, then the task: whoever reads a task file finds its owner already there. */
-function writeSessionTask(file: string, task: string, owner: string | null): void {
-  try {
-    if (owner !== null) writePrivate(ownerFileOf(file), owner);
-    writePrivate(file, task);
-  } catch {
-    // Not fatal: the next call starts another task and the human sees two.
-  }
 }
 
 /**
@@ -103,15 +64,27 @@ const starting = new Map<string, { owner: string; task: Promise<string> }>();
  * this caller owns it; otherwise (another Claude Code process started it, or it is from before
  * owners were kept) a file of the caller's own, so a caller that only knows a session id
  * never acts as that session's task (SECURITY.md: the id alone never acts as a task).
- * Returns the file and the owner to record with it (null: nothing to record, the name says it).
+ * Returns the file (the caller is recorded as its owner when it is written) and the task it
+ * holds now: each file is read once per call (the session's own file tells who claimed it and,
+ * for its owner, is the task).
  */
-function fileFor(dir: string, sessionId: string, owner: string): { file: string; owner: string | null } {
+function fileFor(dir: string, sessionId: string, owner: string): { file: string; task: string | null } {
   const main = sessionFile(dir, sessionId);
-  const pending = starting.get(main);
-  const claimed = readSessionTask(main) !== null ? (readText(ownerFileOf(main)) ?? '\0before owners') : pending ? pending.owner : null;
-  if (claimed === null || claimed === owner) return { file: main, owner };
-  return { file: foreignSessionFile(main, owner), owner: null };
+  const mainTask = readSessionTask(main);
+  const claimed = mainTask !== null ? (readText(ownerFileOf(main)) ?? '\0before owners') : (starting.get(main)?.owner ?? null);
+  const own = foreignSessionFile(main, owner);
+  if (claimed === owner) return { file: main, task: mainTask };
+  if (claimed === null) {
+    // A free session: this caller's own file when it already has one (the session's owner was
+    // let go after this caller got a task of its own: it keeps that task), else the session's.
+    const ownTask = starting.has(own) ? null : readSessionTask(own);
+    return ownTask !== null || starting.has(own) ? { file: own, task: ownTask } : { file: main, task: null };
+  }
+  return { file: own, task: readSessionTask(own) };
 }
+
+/** A new session's task was not started: no room (./session-files.ts makeRoom); the hook asks with this reason. */
+class NoRoomForSession extends Error {}
 
 // A session file from before tokens (a bare id) is as good as stale: start a new task.
 const staleTask = (e: unknown) => e instanceof RpcError && /task: (no task|task .* has ended)|token: (acting as task .* needs its token|not the token of task)/.test(e.message);
@@ -126,17 +99,27 @@ async function taskFields(p: HookClaudeCodeParams, input: PreToolUseInput, desk:
   }
   if (desk.sessionsDir === null) return {};
   const owner = desk.sessionOwner?.() ?? '';
-  const { file, owner: record } = fileFor(desk.sessionsDir, input.session_id, owner);
+  const dir = desk.sessionsDir;
+  const { file, task: onFile } = fileFor(dir, input.session_id, owner);
   const usable = (t: string | null) => (t && t !== stale ? t : null);
-  const known = usable(readSessionTask(file));
-  if (known) return { task: known };
+  const known = usable(onFile);
+  if (known) {
+    touchSession(file);
+    return { task: known };
+  }
   const pending = starting.get(file);
   if (pending) {
     const t = usable(await pending.task.catch(() => null));
     if (t) return { task: t };
   }
+  // A new task for this session: first room for it (no await from here to starting.set, so
+  // every call of this daemon counts the others' starts).
+  const inDir = [...starting].filter(([f]) => path.dirname(f) === dir).map(([, e]) => e.owner);
+  const room = makeRoom(dir, file, owner, inDir, desk.ownerAlive ?? (() => true));
+  for (const token of room.released) void desk.endTask?.(token).catch(() => undefined);
+  if (room.full) throw new NoRoomForSession(room.full);
   const start = desk.startTask({ name: taskNameFor(input), cwd: input.cwd || undefined }).then((r) => {
-    writeSessionTask(file, r.token, record);
+    writeSessionTask(file, r.token, owner);
     return r.token;
   });
   const entry = { owner, task: start };
@@ -200,6 +183,14 @@ export async function decideHook(p: HookClaudeCodeParams, desk: HookDesk): Promi
     }
   } catch (e) {
     const message = (e as Error).message;
+    if (e instanceof NoRoomForSession) {
+      try {
+        desk.recordRefused(RPC.refused, message, { sessionId: input.session_id.slice(0, 256), request: req });
+      } catch {
+        // Recording a refusal must never take the answer away.
+      }
+      return { decision: 'ask', reason: message };
+    }
     if (e instanceof RpcError && RECORDED.has(e.code)) {
       try {
         desk.recordRefused(e.code, message, sent);

@@ -11,11 +11,11 @@
 // test/unit/hook-bundle.test.ts).
 import fs = require('node:fs');
 import os = require('node:os');
-import { AirlockClient, defaultRequestSocket, isDaemonUnavailable } from '../../client';
+import { AirlockClient, isDaemonUnavailable } from '../../client';
 import { LIMITS } from '../../contract/constants';
 import type { HookClaudeCodeParams } from '../../contract/agent';
 import { hookOutput, isAfterToolEvent, parseHookInput } from './hook-input';
-import { pinnedSocketProblem } from './socket-pin';
+import { daemonNotRunning, hookRequestSocket, pinnedSocketProblem } from './socket-pin';
 
 const MAX_STDIN = 8 * 1024 * 1024;
 /**
@@ -81,7 +81,7 @@ function readStdinStream(chunks: Buffer[], size: number): Promise<string> {
  * it unused. A failed connect is handled where relay() awaits it.
  */
 function connectEarly(env: NodeJS.ProcessEnv): Promise<AirlockClient> {
-  const early = AirlockClient.connect(defaultRequestSocket(env));
+  const early = AirlockClient.connect(hookRequestSocket(env));
   early.catch(() => undefined);
   return early;
 }
@@ -162,9 +162,9 @@ export async function relay(raw: string, env: NodeJS.ProcessEnv = process.env, e
   }
   let client: AirlockClient;
   try {
-    client = await (early ?? AirlockClient.connect(defaultRequestSocket(env)));
+    client = await (early ?? AirlockClient.connect(hookRequestSocket(env)));
   } catch (e) {
-    const why = isDaemonUnavailable(e) ? 'the Airlock daemon is not running' : `Airlock is unreachable: ${(e as Error).message}`;
+    const why = isDaemonUnavailable(e) ? daemonNotRunning(env) : `Airlock is unreachable: ${(e as Error).message}`;
     return ask(`${why}; falling back to Claude Code's own prompt`);
   }
   try {

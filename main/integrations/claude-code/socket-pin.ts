@@ -6,8 +6,13 @@
 // directory that holds request.sock and tasks/) into the command line itself, after
 // anything the environment could say; the hook then connects only to <dir>/request.sock or a
 // task's <dir>/tasks/<id>/request.sock (what `airlock exec` / `task start [--sandbox]` hand
-// an agent), compared as real paths. Without AIRLOCK_HOOK_HOME (the hook run by hand, an old
-// install, `--install --unpinned` on a server reached by `airlock remote`) nothing changes.
+// an agent), compared as real paths. Where neither AIRLOCK_REQUEST_SOCK nor AIRLOCK_HOME is
+// set (a Claude Code started from a launcher or a shell without the user's AIRLOCK_HOME), the
+// pin is also where the hook looks: <dir>/request.sock, where a daemon run with
+// AIRLOCK_HOME=<dir> (or the runtime directory the pin was taken from) listens. XDG_RUNTIME_DIR
+// and TMPDIR then play no part, so a settings `env` that sets them steers nothing. Without
+// AIRLOCK_HOOK_HOME (the hook run by hand, an old install, `--install --unpinned` on a server
+// reached by `airlock remote`) nothing changes.
 // `import x = require()`: no esbuild namespace copy in the hook bundle (see hook.ts).
 import fs = require('node:fs');
 import path = require('node:path');
@@ -41,6 +46,33 @@ export function realPathOf(p: string): string {
  */
 const hasDotSegment = (p: string) => p.split(/[\\/]+/).some((s) => s === '..' || s === '.');
 
+/** The pin as the hooks use it: an absolute path without `.` or `..`, else null (then it is refused). */
+function usablePin(env: NodeJS.ProcessEnv): string | null {
+  const pinned = env[HOOK_HOME_ENV];
+  return pinned !== undefined && path.isAbsolute(pinned) && !hasDotSegment(pinned) ? pinned : null;
+}
+
+/**
+ * The request socket the hook connects to: AIRLOCK_REQUEST_SOCK, else AIRLOCK_HOME's (both
+ * still checked against the pin below), else, under a pin, the pinned directory's request.sock
+ * (not XDG_RUNTIME_DIR's or the temp dir's); without a pin, where every client looks.
+ * The native client finds the same path (airlock-hook.c hook_request_socket).
+ */
+export function hookRequestSocket(env: NodeJS.ProcessEnv = process.env): string {
+  const pin = usablePin(env);
+  if (pin !== null && !env.AIRLOCK_REQUEST_SOCK && !env.AIRLOCK_HOME) return path.join(pin, 'request.sock');
+  return defaultRequestSocket(env);
+}
+
+/**
+ * The reason the hook gives when nothing answers at its socket. Under a pin it names the socket
+ * and says what to do when the daemon now runs elsewhere (same words in airlock-hook.c).
+ */
+export function daemonNotRunning(env: NodeJS.ProcessEnv = process.env): string {
+  if (usablePin(env) === null) return 'the Airlock daemon is not running';
+  return `the Airlock daemon is not running (nothing answers at ${path.resolve(hookRequestSocket(env))}, where the hook was installed to find it; if the daemon now runs with another AIRLOCK_HOME, re-run \`airlock hook claude-code --install\` with that AIRLOCK_HOME exported)`;
+}
+
 /** Why the socket the environment names is not the pinned daemon's (null: it is, or no pin). */
 export function pinnedSocketProblem(env: NodeJS.ProcessEnv = process.env): string | null {
   const pinned = env[HOOK_HOME_ENV];
@@ -55,21 +87,14 @@ export function pinnedSocketProblem(env: NodeJS.ProcessEnv = process.env): strin
     if (v && hasDotSegment(v)) return outside(name, v);
   }
   if (env.AIRLOCK_HOME && realPathOf(env.AIRLOCK_HOME) !== home) return outside('AIRLOCK_HOME', env.AIRLOCK_HOME);
-  const sock = defaultRequestSocket(env);
+  const sock = hookRequestSocket(env);
   const real = realPathOf(sock);
   if (real === path.join(home, 'request.sock')) return null;
   const rel = path.relative(path.join(home, 'tasks'), real).split(path.sep);
   if (rel.length === 2 && TASK_DIR.test(rel[0]) && rel[1] === 'request.sock') return null;
   if (env.AIRLOCK_REQUEST_SOCK) return outside('AIRLOCK_REQUEST_SOCK', env.AIRLOCK_REQUEST_SOCK);
   if (env.AIRLOCK_HOME) return outside('AIRLOCK_HOME', env.AIRLOCK_HOME);
-  // Neither AIRLOCK_REQUEST_SOCK nor AIRLOCK_HOME is set: most often a Claude Code started
-  // where the user's AIRLOCK_HOME is not exported (a launcher, another shell), not an attack;
-  // say so, since "remove XDG_RUNTIME_DIR" alone is no help when it is unset or the system's.
-  return `${outside('XDG_RUNTIME_DIR', env.XDG_RUNTIME_DIR ?? '(unset)')}; if the daemon runs with AIRLOCK_HOME=${home}, export it where you start Claude Code`;
-}
-
-/** The directory of session → task files: the pinned one when there is a pin. */
-export function pinnedRuntimeDir(env: NodeJS.ProcessEnv): string | null {
-  const pinned = env[HOOK_HOME_ENV];
-  return pinned && path.isAbsolute(pinned) ? pinned : null;
+  // Neither is set: the socket is the pinned directory's own request.sock, which leads elsewhere
+  // (a symbolic link put in its place). Never followed out of the directory.
+  return `${sock} leads outside Airlock's directory ${home} (to ${JSON.stringify(real.slice(0, 200))}), which the hook was installed for: something replaced the daemon's socket with a link. Remove it and restart the daemon; ${again}`;
 }

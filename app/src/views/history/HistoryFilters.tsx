@@ -5,7 +5,7 @@ import { useLists } from '../../state/lists-store';
 import { vis } from '../../components/Visible';
 
 const SOURCES = ['api', 'exec', 'claude-code', 'mcp', 'ssh'];
-const ACTIONS = ['read', 'write', 'delete', 'transfer', 'execute', 'sign', 'other'];
+const ACTIONS = ['read', 'write', 'delete', 'transfer', 'execute', 'sign', 'other'] as const;
 const DECISIONS = ['allow', 'deny', 'reject'] as const;
 
 export function HistoryFilters() {
@@ -71,7 +71,7 @@ export function HistoryFilters() {
           <option key={s}>{s}</option>
         ))}
       </select>
-      <select aria-label="Action" value={filter.action ?? ''} onChange={(e) => setFilter({ action: e.target.value || undefined })} data-testid="filter-action">
+      <select aria-label="Action" value={filter.action ?? ''} onChange={(e) => setFilter({ action: ACTIONS.find((a) => a === e.target.value) })} data-testid="filter-action">
         <option value="">all actions</option>
         {ACTIONS.map((s) => (
           <option key={s}>{s}</option>

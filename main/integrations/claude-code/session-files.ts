@@ -1,0 +1,193 @@
+// The daemon's files of Claude Code sessions (./hook-service.ts): `<session>.task` (the task's
+// token, 0600) and `<session>.owner` (the Claude Code process it belongs to,
+// main/os/session-owner.ts), in one folder per socket (<sockets>/claude-code/, a remote's
+// remotes/<name>/claude-code/). A caller that is not a session's owner gets
+// `<session>.<hash of who it is>.task` (and its .owner) instead.
+//
+// Bounded (a session id is the hook's stdin, so anyone who can run the hook can name a new one
+// per call, and each new session is a new task with its own sockets). Before a new session's
+// task is started, `makeRoom` lets go of sessions nobody can use any more and keeps the rest
+// under two caps, never by answering "allow":
+// - a session whose owner process has exited (or a file of nobody's: from before owners) is
+//   let go: only its owner could use it, and a new process naming it gets a new task anyway;
+// - one owner keeps at most SESSION_CAPS.perOwner sessions: its least recently used one is
+//   let go for the new one (a long-lived Claude Code that runs /clear over and over, or every
+//   session of a remote, which all come through one forwarding ssh);
+// - one folder keeps at most SESSION_CAPS.total sessions of live owners: past that no task is
+//   started and the hook asks, with the reason, until some of those processes exit (another
+//   owner's live session is never let go for a newcomer, so a flood from many processes
+//   cannot take a running Claude Code's task away).
+// A session let go has its files removed and its task ended (the caller ends it: the tokens
+// are returned), as `airlock task start -- claude` ends its task when claude exits; a later
+// call of that session starts a new task, so the human is asked again, never less.
+import crypto = require('node:crypto');
+import fs = require('node:fs');
+import path = require('node:path');
+
+export const SESSION_CAPS = {
+  /** Sessions one owner process keeps (its least recently used one makes way). */
+  perOwner: 16,
+  /** Sessions of live owners one folder keeps (past it the hook asks). */
+  total: 128,
+} as const;
+
+/** How often a session in use has its file's time refreshed (what "least recently used" reads). */
+const TOUCH_EVERY_MS = 60_000;
+/** A stray file (a write the daemon never finished) older than this is removed. */
+const STRAY_AFTER_MS = 60_000;
+
+/** The file of one session's task (its token, 0600), in `dir`. */
+export function sessionFile(dir: string, sessionId: string): string {
+  const safe = sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128) || 'none';
+  return path.join(dir, `${safe}.task`);
+}
+
+/** Who started the task of a session file (`<session>.owner` beside `<session>.task`). */
+export const ownerFileOf = (file: string) => file.replace(/\.task$/, '.owner');
+
+/** The task file of a caller that is not the session's owner: its own, named by a hash of who it is. */
+export function foreignSessionFile(file: string, owner: string): string {
+  return file.replace(/\.task$/, `.${crypto.createHash('sha256').update(owner).digest('hex').slice(0, 32)}.task`);
+}
+
+export function readText(file: string): string | null {
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    return null;
+  }
+}
+
+export function readSessionTask(file: string): string | null {
+  const t = readText(file);
+  return t !== null && /^[A-Za-z0-9_.:-]{1,64}$/.test(t) ? t : null;
+}
+
+function writePrivate(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text + '\n', { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+/** Last time (ms) each session file's time was refreshed by this daemon: a throttle, cleared when large. */
+const touched = new Map<string, number>();
+
+/** The owner first, then the task: whoever reads a task file finds its owner already there. */
+export function writeSessionTask(file: string, task: string, owner: string): void {
+  try {
+    writePrivate(ownerFileOf(file), owner);
+    writePrivate(file, task);
+    touched.set(file, Date.now());
+  } catch {
+    // Not fatal: the next call starts another task and the human sees two.
+  }
+}
+
+/** Marks a session as used now (its file's time orders who makes way), at most once a minute per file. */
+export function touchSession(file: string, now = Date.now()): void {
+  const last = touched.get(file);
+  if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
+  if (touched.size >= 4096) touched.clear();
+  touched.set(file, now);
+  try {
+    const t = new Date(now);
+    fs.utimesSync(file, t, t);
+  } catch {
+    // Gone meanwhile: nothing to mark.
+  }
+}
+
+export interface Room {
+  /** Why no task may be started for the new session (the hook asks), or null: there is room. */
+  full: string | null;
+  /** Tokens of the session tasks whose files were removed: the caller ends them. */
+  released: string[];
+}
+
+interface Held {
+  base: string;
+  owner: string;
+  token: string;
+  used: number;
+}
+
+/**
+ * Makes room in `dir` for `file`, a new session task of `owner`, before it is started (see the
+ * header). `pending`: owners of the session tasks of this folder being started right now
+ * (counted, never let go). `alive(owner)`: whether that process still runs (always true where
+ * it cannot be told). Synchronous, so no other call of this daemon counts in between.
+ */
+export function makeRoom(dir: string, file: string, owner: string, pending: readonly string[], alive: (owner: string) => boolean, now = Date.now()): Room {
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    // No folder yet: nothing held (starts in flight still count).
+  }
+  const released: string[] = [];
+  const present = new Set(names);
+  const remove = (base: string) => {
+    for (const ext of ['.task', '.owner']) {
+      try {
+        fs.unlinkSync(path.join(dir, base + ext));
+      } catch {
+        // Already gone.
+      }
+    }
+    touched.delete(path.join(dir, `${base}.task`));
+  };
+  const mtime = (name: string): number => {
+    try {
+      return fs.statSync(path.join(dir, name)).mtimeMs;
+    } catch {
+      return now;
+    }
+  };
+  const liveness = new Map<string, boolean>();
+  const held: Held[] = [];
+  for (const name of names) {
+    const stray = name.endsWith('.tmp') || (name.endsWith('.owner') && !present.has(`${name.slice(0, -'.owner'.length)}.task`));
+    if (stray) {
+      // A write in flight writes the owner, then the task: give it a minute before calling it stray.
+      if (now - mtime(name) > STRAY_AFTER_MS) fs.rmSync(path.join(dir, name), { force: true });
+      continue;
+    }
+    if (!name.endsWith('.task') || path.join(dir, name) === file) continue;
+    const base = name.slice(0, -'.task'.length);
+    const token = readSessionTask(path.join(dir, name));
+    const who = readText(path.join(dir, `${base}.owner`));
+    let live = false;
+    if (who !== null) {
+      const known = liveness.get(who);
+      live = known ?? alive(who);
+      if (known === undefined) liveness.set(who, live);
+    }
+    if (token === null || who === null || !live) {
+      // Not a task, nobody's, or its owner has exited: nobody can use it any more.
+      remove(base);
+      if (token !== null) released.push(token);
+      continue;
+    }
+    held.push({ base, owner: who, token, used: mtime(name) });
+  }
+  const startingMine = pending.filter((o) => o === owner).length;
+  const mine = held.filter((h) => h.owner === owner).sort((a, b) => a.used - b.used);
+  while (mine.length > 0 && mine.length + startingMine >= SESSION_CAPS.perOwner) {
+    const oldest = mine.shift()!;
+    remove(oldest.base);
+    released.push(oldest.token);
+    held.splice(held.indexOf(oldest), 1);
+  }
+  const where = `in ${dir}`;
+  if (startingMine >= SESSION_CAPS.perOwner) {
+    return { full: `Airlock did not start a task for this Claude Code session: the process it comes from is starting ${startingMine} other sessions at once ${where} (at most ${SESSION_CAPS.perOwner} per process); asking instead`, released };
+  }
+  if (held.length + pending.length >= SESSION_CAPS.total) {
+    return {
+      full: `Airlock did not start a task for this Claude Code session: ${held.length + pending.length} sessions of processes still running already have one ${where} (at most ${SESSION_CAPS.total}: a flood of session ids?). A session is let go when its process exits; asking instead`,
+      released,
+    };
+  }
+  return { full: null, released };
+}
