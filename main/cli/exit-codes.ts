@@ -24,12 +24,14 @@ export const EXIT = {
 export const EXIT_HELP = `Exit codes:
   0    success (for check/exec: allowed; exec returns the command's own code)
   1    check failed (audit verify found tampering)
-  64   usage error (bad option or argument)
+  64   usage error (bad option or argument; --sandbox run from a directory holding
+       your home directory, or /)
   65   the database file is damaged (corruption, not tampering), or a file to edit is not
        valid (hook --install's settings.json, left untouched): one line says what to do
   66   the database cannot be opened (missing, a directory, no permission; history and
        audit verify with no database yet)
-  69   the Airlock daemon is not running (start it: airlock serve)
+  69   the Airlock daemon is not running (start it: airlock serve), or --sandbox
+       without bubblewrap
   70   internal error
   75   the database is locked by another process: close it and try again
   126  denied (check, exec): one line on stderr says who denied and why`;

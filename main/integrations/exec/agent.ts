@@ -8,11 +8,9 @@
 // transfer grant for the task, which then covers those requests; --secret NAME gives the
 // sandbox a placeholder the proxy swaps for the secret on the secret's hosts).
 import { AirlockClient, AirlockRpcError, defaultRequestSocket, type TaskStarted } from '../../client';
-import { ExecStop, prepare } from './exec';
-import { findBwrap, NO_BWRAP, unsafeSandboxCwd, type SandboxEgress } from './sandbox';
+import { ExecStop, prepare, refuseUnsafeCwd } from './exec';
+import { findBwrap, NO_BWRAP, type SandboxEgress } from './sandbox';
 import { runCommand, type RunOutcome } from './run';
-import * as os from 'node:os';
-import * as path from 'node:path';
 
 export interface TaskAgentOptions {
   name: string;
@@ -32,8 +30,7 @@ export async function runTaskAgent(o: TaskAgentOptions): Promise<{ task: string;
   if (o.argv.length === 0) throw new ExecStop('usage', 'no agent command after --');
   if (o.sandbox) {
     if (!findBwrap(o.env)) throw new ExecStop('sandbox', NO_BWRAP);
-    const unsafe = unsafeSandboxCwd(o.cwd, o.env.HOME ? path.resolve(o.env.HOME) : os.homedir());
-    if (unsafe) throw new ExecStop('sandbox', `--sandbox: ${unsafe}; nothing was run`);
+    refuseUnsafeCwd(o.cwd, o.env);
   }
   let client: AirlockClient;
   try {

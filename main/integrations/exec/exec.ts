@@ -149,9 +149,8 @@ export function prepare(o: ExecOptions, egress: SandboxEgress | null, task: stri
   if (!o.sandbox) return { file: inner[0], args: inner.slice(1) };
   const bwrap = findBwrap(o.env);
   if (!bwrap) throw new ExecStop('sandbox', NO_BWRAP);
-  const home = o.env.HOME ? path.resolve(o.env.HOME) : os.homedir();
-  const unsafe = unsafeSandboxCwd(o.cwd, home);
-  if (unsafe) throw new ExecStop('sandbox', `--sandbox: ${unsafe}; nothing was run`);
+  const home = sandboxHome(o.env);
+  refuseUnsafeCwd(o.cwd, o.env);
   // `task`: the task whose sockets the sandbox gets — the one the daemon counted the approval against.
   const dir = task ? taskSocketDir(o.env, task) : null;
   const args = bwrapArgs({
@@ -165,6 +164,20 @@ export function prepare(o: ExecOptions, egress: SandboxEgress | null, task: stri
   return { file: bwrap, args: [...args, '--', ...inner] };
 }
 
+function sandboxHome(env: NodeJS.ProcessEnv): string {
+  return env.HOME ? path.resolve(env.HOME) : os.homedir();
+}
+
+/**
+ * A working directory holding the home directory (or `/`) cannot be sandboxed. That is the
+ * user's choice of where to run, so a usage error (64) that says where to run instead; 69 is
+ * kept for "the daemon is not running" (and a missing bwrap).
+ */
+export function refuseUnsafeCwd(cwd: string, env: NodeJS.ProcessEnv): void {
+  const unsafe = unsafeSandboxCwd(cwd, sandboxHome(env));
+  if (unsafe) throw new ExecStop('usage', `--sandbox: ${unsafe}; nothing was run`);
+}
+
 /**
  * Asks, then runs. Throws ExecStop when nothing ran; otherwise resolves with how the
  * command ended. `onAllowed` lets the CLI say nothing on success (stdout is the command's).
@@ -175,8 +188,10 @@ export async function execWithApproval(o: ExecOptions): Promise<RunOutcome> {
   const taskId = o.task ? taskIdOf(o.task) : undefined;
   const egress = o.sandbox ? taskEgress(o.env, taskId) : null;
   const { req } = buildRequest(o, egress !== null);
-  // Fail on a missing bwrap before bothering the human.
+  // Fail on a missing bwrap or a working directory that cannot be sandboxed before bothering
+  // the human: asking about a command that will not run anyway wastes an answer (and an allow).
   if (o.sandbox && !findBwrap(o.env)) throw new ExecStop('sandbox', NO_BWRAP);
+  if (o.sandbox) refuseUnsafeCwd(o.cwd, o.env);
   const answer = await ask(req, o.env);
   if (answer.decision !== 'allow') {
     // The broker's reasons say who decided ("denied once by the human", "denied by grant g_…").
