@@ -92,5 +92,12 @@ export function claudeAliases(resource: string, dirs: readonly string[]): string
     // `<dir>/.claude.json` is the global config, and `.config.json` its older name.
     if (/^\/\.(claude|config)\.json$/i.test(rest)) out.push(GLOBAL_CLAUDE_FILE);
   }
+  // A home's `.claude` (the hook reports the HOME of a Claude Code run with another one than
+  // the daemon's): without CLAUDE_CONFIG_DIR, that Claude Code's global config is `.claude.json`
+  // beside it, not in it. Also said of a CLAUDE_CONFIG_DIR named `.claude`: only ever riskier.
+  for (const d0 of dirs) {
+    const d = tidy(d0);
+    if (d !== '/' && /\/\.claude$/i.test(d) && lower === `${d.toLowerCase()}.json`) out.push(GLOBAL_CLAUDE_FILE);
+  }
   return out;
 }

@@ -68,6 +68,8 @@ function candidates(abs: string, ownFiles: readonly string[], claudeDirs: readon
   const dirs = [...ownFiles, ...HOME_DIRS.map((d) => path.join(home, d))];
   for (const c of claudeDirs.slice(0, 16)) {
     files.push(...CLAUDE_DIR_FILES.map((f) => path.join(c, f)));
+    // Another HOME's `.claude` (core/claude-config.ts): its global config sits beside it.
+    if (path.basename(c) === '.claude') files.push(`${c}.json`);
     dirs.push(...CLAUDE_DIR_DIRS.map((d) => path.join(c, d)));
   }
   let dir = path.dirname(abs);

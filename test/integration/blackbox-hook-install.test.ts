@@ -354,6 +354,33 @@ test('hard links: Claude Code run with another HOME keeps its settings there; a 
   }
 });
 
+test("hard links: Claude Code run with another HOME keeps its global config (.claude.json, beside .claude) there; a hard link to it is asked critical too", async (t) => {
+  const v = variants[0];
+  if (!v) return t.skip('no hook installed');
+  // `HOME=/elsewhere claude` reads /elsewhere/.claude.json (MCP servers it starts, trusted projects).
+  const other = path.join(root, 'other-home-json');
+  fs.mkdirSync(path.join(other, '.claude'), { recursive: true, mode: 0o700 });
+  const global = path.join(other, '.claude.json');
+  fs.writeFileSync(global, '{"mcpServers":{}}\n');
+  const linked = path.join(work, 'src', 'other-global.json');
+  fs.linkSync(global, linked);
+  const elsewhere = FakeClaude.start(parentScript, other);
+  try {
+    // A Write of the linked name, and of the file itself by the path that Claude Code's `~` names.
+    for (const [key, file, shown] of [['ojs1', linked, linked], ['ojs2', '~/.claude.json', global]] as const) {
+      const run = elsewhere.run(v.cmd, hookInput(sid(v, key), 'Write', { file_path: file, content: '{"mcpServers":{"x":{"command":"sh"}}}' }));
+      const p = await waitPending(ui, (x) => x.resource === shown, `the Write of ${file}`);
+      await decide(p, 'deny');
+      assert.equal(decision(await run), 'deny');
+      assert.equal(p.risk.level, 'critical', `${file}: ${JSON.stringify(p.risk)}`);
+      if (file === linked) assert.match(JSON.stringify(p.risk.reasons), /hard link/i);
+    }
+    assert.equal(fs.readFileSync(global, 'utf8'), '{"mcpServers":{}}\n');
+  } finally {
+    elsewhere.stop();
+  }
+});
+
 test('sixth wave through `airlock exec --shell`: a loop variable named PATH (and wait -p, printf -v) asks, and the planted ./ls never runs', async () => {
   const dir = path.join(root, 'planted');
   fs.mkdirSync(dir);

@@ -172,3 +172,16 @@ test('a wildcard grant does not reach commands, hooks or the login token in a CL
   assert.equal(m.secretRead, '/srv/cc/.credentials.json');
   assert.equal(assessRisk(req({ action: 'transfer', resources: ['paste.example'], claudeDirs: dirs }), m).level, 'critical');
 });
+
+test("another HOME's global config (.claude.json beside the .claude the hook reported) is critical like ~/.claude.json; a look-alike stays high", () => {
+  // `HOME=/home/other claude`: the hook reports /home/other, the daemon guards /home/other/.claude.
+  const dirs = ['/home/other/.claude'];
+  for (const res of ['/home/other/.claude.json', '/home/other//.claude.json', '/HOME/OTHER/.Claude.json']) {
+    const r = at('write', res, dirs);
+    assert.equal(r.level, 'critical', `${res}: ${r.reasons.join(' | ')}`);
+  }
+  // Names that merely look alike, and the same path with no such home known.
+  for (const res of ['/home/otherx/.claude.json', '/home/other/sub/.claude.json']) assert.equal(at('write', res, dirs).level, 'high', res);
+  for (const res of ['/home/other/x.claude.json', '/home/other/.claude.json.bak']) assert.equal(at('write', res, dirs).level, 'medium', res);
+  assert.equal(at('write', '/home/other/.claude.json', []).level, 'high', 'control: unknown home, a project-level .claude.json');
+});

@@ -324,3 +324,18 @@ describe('a flood of new session ids is bounded (session-files.ts makeRoom): nev
     assert.deepEqual(fs.readdirSync(dir).sort(), ['s-any.owner', 's-any.task', 's-fresh.owner']);
   });
 });
+
+test('where callers cannot be told apart (owner "", no /proc) the per-process cap does not apply: the folder cap does, its least recently used session making way', async () => {
+  const dir = path.join(root, 'cc-noproc');
+  const ended: string[] = [];
+  const local = { ...desk(dir), endTask: async (t: string) => void ended.push(t) }; // no sessionOwner: ""
+  for (let i = 0; i < SESSION_CAPS.perOwner + 8; i++) assert.equal(printed(await answerClaudeCodeHook({ stdin: call(`np-${i}`) }, local))?.permissionDecision, 'allow');
+  assert.equal(fs.readdirSync(dir).filter((n) => n.endsWith('.task')).length, SESSION_CAPS.perOwner + 8);
+  assert.equal(ended.length, 0);
+  const first = local.seen.asked[0]!.task;
+  const more = SESSION_CAPS.total - (SESSION_CAPS.perOwner + 8);
+  for (let i = 0; i < more + 1; i++) await answerClaudeCodeHook({ stdin: call(`np-more-${i}`) }, local);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(fs.readdirSync(dir).filter((n) => n.endsWith('.task')).length, SESSION_CAPS.total);
+  assert.deepEqual(ended, [first], 'the least recently used made way; no call was refused');
+});

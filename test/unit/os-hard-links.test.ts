@@ -107,3 +107,17 @@ test('many hard-linked files in one request (a pnpm node_modules) share the look
   assert.equal(r.incomplete, null, 'twenty hard-linked files did not spend the budget');
   assert.equal(r.hardLinks.size, 0);
 });
+
+test("a hard link to another HOME's global config (.claude.json beside the .claude the hook reported) is named", () => {
+  const root = project();
+  const other = path.join(root, 'other-home');
+  fs.mkdirSync(path.join(other, '.claude'), { recursive: true });
+  fs.writeFileSync(path.join(other, '.claude.json'), '{"mcpServers":{}}\n');
+  const linked = path.join(root, 'p', 'a', 'cfg.json');
+  fs.linkSync(path.join(other, '.claude.json'), linked);
+  const st = fs.lstatSync(linked);
+  const budget = () => ({ steps: 2000, deadline: Date.now() + 5000 });
+  assert.equal(protectedOtherName(linked, st, budget(), [], [path.join(other, '.claude')]), path.join(other, '.claude.json'));
+  // Control: without that home's .claude known, nothing names it.
+  assert.equal(protectedOtherName(linked, st, budget(), [], []), null);
+});

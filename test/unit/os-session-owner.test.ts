@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { sessionOwnerOf } from '../../main/os/session-owner';
+import { sessionOwnerAlive, sessionOwnerOf } from '../../main/os/session-owner';
 import { ProcessChain, readChainNode } from '../../main/os/process-chain';
 
 const hasProc = fs.existsSync('/proc/self');
@@ -77,4 +77,19 @@ test('a package runner between Claude Code and its hook (npm exec, npx, a script
     viaOther.stop();
     fs.rmSync(dir2, { recursive: true, force: true });
   }
+});
+
+test('an owner is alive while its process runs with the same start time; one that exited, or a reused pid, is not; what cannot be checked counts as alive', { skip: hasProc ? false : 'no /proc' }, async () => {
+  assert.equal(sessionOwnerAlive(me()), true);
+  const start = readChainNode(process.pid)!.start!;
+  assert.equal(sessionOwnerAlive(`${process.pid}@${BigInt(start) + 1n}`), false, 'same pid, another start time: a reused pid');
+  assert.equal(sessionOwnerAlive(`${process.pid}@?`), true, 'start time unknown when it was recorded: the pid decides');
+  const child = spawn('sleep', ['20'], { stdio: 'ignore' });
+  await new Promise((r) => child.once('spawn', r));
+  const owner = `${child.pid}@${readChainNode(child.pid!)!.start}`;
+  assert.equal(sessionOwnerAlive(owner), true);
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+  assert.equal(sessionOwnerAlive(owner), false, 'exited (and reaped)');
+  for (const unknown of ['', 'none', 'x@y', '12', '-1@5']) assert.equal(sessionOwnerAlive(unknown), true, JSON.stringify(unknown));
 });

@@ -12,7 +12,8 @@
 //   let go: only its owner could use it, and a new process naming it gets a new task anyway;
 // - one owner keeps at most SESSION_CAPS.perOwner sessions: its least recently used one is
 //   let go for the new one (a long-lived Claude Code that runs /clear over and over, or every
-//   session of a remote, which all come through one forwarding ssh);
+//   session of a remote, which all come through one forwarding ssh); where callers cannot be
+//   told apart (no /proc) the folder's cap is that one owner's;
 // - one folder keeps at most SESSION_CAPS.total sessions of live owners: past that no task is
 //   started and the hook asks, with the reason, until some of those processes exit (another
 //   owner's live session is never let go for a newcomer, so a flood from many processes
@@ -173,15 +174,18 @@ export function makeRoom(dir: string, file: string, owner: string, pending: read
   }
   const startingMine = pending.filter((o) => o === owner).length;
   const mine = held.filter((h) => h.owner === owner).sort((a, b) => a.used - b.used);
-  while (mine.length > 0 && mine.length + startingMine >= SESSION_CAPS.perOwner) {
+  // Where callers cannot be told apart (owner "": no /proc, macOS) every session is one owner's:
+  // the folder's cap is its cap, so seventeen Claude Codes there do not push each other out.
+  const perOwner = owner === '' ? SESSION_CAPS.total : SESSION_CAPS.perOwner;
+  while (mine.length > 0 && mine.length + startingMine >= perOwner) {
     const oldest = mine.shift()!;
     remove(oldest.base);
     released.push(oldest.token);
     held.splice(held.indexOf(oldest), 1);
   }
   const where = `in ${dir}`;
-  if (startingMine >= SESSION_CAPS.perOwner) {
-    return { full: `Airlock did not start a task for this Claude Code session: the process it comes from is starting ${startingMine} other sessions at once ${where} (at most ${SESSION_CAPS.perOwner} per process); asking instead`, released };
+  if (startingMine >= perOwner) {
+    return { full: `Airlock did not start a task for this Claude Code session: the process it comes from is starting ${startingMine} other sessions at once ${where} (at most ${perOwner} per process); asking instead`, released };
   }
   if (held.length + pending.length >= SESSION_CAPS.total) {
     return {
