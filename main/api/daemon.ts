@@ -112,6 +112,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       onForeignPeer: (sock, cred) => recorder.recordRejected(foreignPeerAttempt(sock === paths.agentSock ? 'agent.sock' : path.relative(paths.sockets, sock), cred)),
       // What only a hostile or broken client sends on an agent socket (main/ssh/agent-server.ts AgentRejection).
       onRejected: (r) => recorder.recordRejected({ source: 'ssh', tool: 'ssh-agent', summary: r.summary, raw: r.facts, reason: r.reason, process: r.process, task: r.task ?? null, connection: r.connection }),
+      onKeyAdded: (a) => recorder.recordKeyAdded(a),
       onKeysChanged: () => bus.publish({ method: 'keys.changed', params: {} }),
       keyUsage: { load: () => store.keyUsage(), touch: (fp, at) => store.touchKey(fp, at), forget: (fp) => store.forgetKey(fp) },
       log: (m) => log(`ssh: ${m}`),

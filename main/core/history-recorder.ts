@@ -37,6 +37,16 @@ export function bytesText(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
+/** An ssh-add that changed the SSH agent (main/ssh/agent-server.ts KeyAdded): public facts only. */
+export interface KeyAddedRecord {
+  fingerprint: string;
+  algorithm: string;
+  comment: string;
+  lifetimeSec: number | null;
+  confirm: boolean;
+  process?: CoreRequest['process'];
+}
+
 /** One decision to commit: what was asked, how risky, who decided, and why. */
 export interface Decision {
   req: CoreRequest;
@@ -204,6 +214,38 @@ export class HistoryRecorder implements RejectionRecorder {
       risk: { level: 'low', reasons: [] },
       reason: `recorded when the connection ended (allowed in event ${r.connectEvent})`,
     });
+  }
+
+  /**
+   * An `ssh-add KEY` on agent.sock: not asked (the sender holds the key; each signature with it
+   * asks), recorded all the same — agent.sock is every agent's SSH_AUTH_SOCK, so which process
+   * put which key into the agent is kept with the rest of what agents did. Public facts only.
+   */
+  recordKeyAdded(a: KeyAddedRecord): void {
+    const name = a.comment ? `'${a.comment.slice(0, 100)}' (${a.fingerprint})` : a.fingerprint;
+    const limits = [a.lifetimeSec !== null && a.lifetimeSec > 0 ? `for ${a.lifetimeSec} s` : '', a.confirm ? 'confirm each use' : ''].filter(Boolean).join(', ');
+    const ev = this.store.appendEvent({
+      ts: this.now(),
+      task: null,
+      source: 'ssh',
+      tool: 'ssh-agent',
+      action: 'write',
+      resource: 'ssh-agent:add-key',
+      resources: ['ssh-agent:add-key'],
+      summary: `ssh-add: key ${name} added to the SSH agent, in memory only${limits ? ` (${limits})` : ''}`.slice(0, LIMITS.summary),
+      args: capArgs({ operation: 'add-key', key: a.fingerprint, algorithm: a.algorithm, comment: a.comment, lifetimeSec: a.lifetimeSec, confirm: a.confirm }),
+      cwd: null,
+      process: a.process ?? null,
+      ssh: null,
+      risk: { level: 'low', reasons: [] },
+      decision: 'allow',
+      decidedBy: 'policy',
+      grant: null,
+      scope: null,
+      reason: 'adding a key does not ask: the sender already holds it, it lives in memory only, and every signature with it asks',
+      remote: null,
+    });
+    this.bus.publish({ method: 'event.recorded', params: ev });
   }
 
   /** A placeholder sent where its secret does not belong: left as is, recorded critical, and the task's risk is critical from now on. */

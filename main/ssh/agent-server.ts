@@ -43,6 +43,23 @@ export interface AgentCoreDeps {
   onForeignPeer?: (socketPath: string, cred: PeerCred) => void;
   /** A refusal worth keeping (see AgentRejection): recorded in history as a rejected attempt. */
   onRejected?: (r: AgentRejection) => void;
+  /** A key was added with ssh-add (it does not ask, agent-admin.ts): recorded in history all the same. */
+  onKeyAdded?: (a: KeyAdded) => void;
+}
+
+/**
+ * An `ssh-add KEY` that changed the agent. It is not asked (agent-admin.ts says why), but
+ * agent.sock is every agent's SSH_AUTH_SOCK: which process put which key into the human's
+ * agent belongs in history like everything else an agent does. Facts only: the public
+ * fingerprint, never key material.
+ */
+export interface KeyAdded {
+  fingerprint: string;
+  algorithm: string;
+  comment: string;
+  lifetimeSec: number | null;
+  confirm: boolean;
+  process?: ProcessInfo;
 }
 
 /**
@@ -139,7 +156,11 @@ export class AgentCore {
           // Cheap checks first; then, for RSA, p and q prime, off the event loop (key-material.ts).
           const key = agentKeyFromWire(msg.key);
           if (!(await rsaPrimesAreProbable(msg.key))) return FAILURE_FRAME;
-          return store.addVolatile(key, msg.comment, msg.constraints) ? SUCCESS_FRAME : FAILURE_FRAME;
+          // A stored key stays what it is (addVolatile answers success and changes nothing): nothing to record.
+          const stored = store.get(key.fingerprint)?.origin === 'airlock';
+          if (!store.addVolatile(key, msg.comment, msg.constraints)) return FAILURE_FRAME;
+          if (!stored) this.keyAdded(c, key.fingerprint, key.algorithm, msg.comment, msg.constraints);
+          return SUCCESS_FRAME;
         } catch (e) {
           // WireError messages name what is wrong ("inconsistent RSA key"), never key material.
           return this.reject(c, `ssh-add of a ${msg.key.kind} key refused`, (e as Error).message.slice(0, 200), { message: 'add', keyType: msg.key.kind });
@@ -203,6 +224,16 @@ export class AgentCore {
       this.deps.log(`recording a refused agent message failed: ${(e as Error).message}`);
     }
     return FAILURE_FRAME;
+  }
+
+  /** Records an ssh-add that changed the agent; a failure to record is logged, the add stands (it asks nobody). */
+  private keyAdded(c: Conn, fingerprint: string, algorithm: string, comment: string, constraints: { lifetimeSec: number | null; confirm: boolean }): void {
+    c.process ??= this.processOf(c.cred);
+    try {
+      this.deps.onKeyAdded?.({ fingerprint, algorithm, comment, lifetimeSec: constraints.lifetimeSec, confirm: constraints.confirm, process: c.process });
+    } catch (e) {
+      this.deps.log(`recording an ssh-add failed: ${(e as Error).message}`);
+    }
   }
 
   private refuseOnTask(c: Conn, type: AgentMessage['type']): Buffer {

@@ -6,7 +6,7 @@ import type { Asker, KeyService, KeyScope, TaskSocketService } from '../core/por
 import type { AirlockPaths } from '../os/paths';
 import type { PeerCred } from '../os/peer';
 import { AgentLock } from './agent-lock';
-import { AgentCore, type AgentRejection } from './agent-server';
+import { AgentCore, type AgentRejection, type KeyAdded } from './agent-server';
 import { AgentListener } from './agent-listener';
 import { AgentKeyService } from './key-service';
 import { KeyStore, type KeyUsage } from './key-store';
@@ -41,6 +41,8 @@ export interface SshAgentOptions {
   onForeignPeer?: (socketPath: string, cred: PeerCred) => void;
   /** A client sent what only a hostile or broken client sends (agent-server.ts AgentRejection): record it in history. */
   onRejected?: (r: AgentRejection) => void;
+  /** A key was added with ssh-add (not asked): record it in history (agent-server.ts KeyAdded). */
+  onKeyAdded?: (a: KeyAdded) => void;
   log?: (msg: string) => void;
 }
 
@@ -91,6 +93,7 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
     onDisconnect: opts.onDisconnect ?? (() => {}),
     onForeignPeer: opts.onForeignPeer,
     onRejected: opts.onRejected,
+    onKeyAdded: opts.onKeyAdded,
   });
   const main = new AgentListener(core, opts.paths.agentSock);
   await main.listen();

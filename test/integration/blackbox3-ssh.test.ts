@@ -28,6 +28,7 @@ interface HistoryRow {
   tool: string;
   action: string;
   resource: string | null;
+  summary: string;
   decision: string;
   decidedBy: string;
   reason: string;
@@ -150,6 +151,23 @@ test('ssh-add -t: a key added with a lifetime is listed, then gone once the life
   assert.ok(!l.stdout.includes(k.pub.split(' ')[1]!), 'its public key is gone too');
   assert.ok(l.stdout.includes(storedPub.split(' ')[1]!), 'the stored key stays');
   assert.equal((await pendingList(ui)).length, 0, 'expiry asks nobody');
+});
+
+test('ssh-add KEY does not ask, but is recorded: which process added which key (fingerprint, lifetime, confirm), never the key itself', async () => {
+  const k = await newKey('recorded_add');
+  const add = await run('ssh-add', ['-c', '-t', '600', k.file], { env: sshEnv });
+  assert.equal(add.code, 0, add.stderr);
+  assert.equal((await pendingList(ui)).length, 0, 'adding asks nobody');
+  const row = (await history(['--source', 'ssh', '-n', '10'])).find((e) => e.resource === 'ssh-agent:add-key' && (e.args as { key?: string } | null)?.key === k.fp);
+  assert.ok(row, 'the ssh-add has its row');
+  assert.equal(row.tool, 'ssh-agent');
+  assert.equal(row.decision, 'allow');
+  assert.match(row.summary, /recorded_add/);
+  assert.deepEqual([(row.args as { lifetimeSec?: number }).lifetimeSec, (row.args as { confirm?: boolean }).confirm], [600, true]);
+  assert.ok(row.process && row.process.pid > 0 && JSON.stringify(row.process).includes('ssh-add'), `who: ssh-add: ${JSON.stringify(row.process)}`);
+  const priv = fs.readFileSync(k.file, 'utf8').split('\n').slice(1, -2).join('');
+  const h = await airlock(['history', '--json', '-n', '50'], { env });
+  assert.ok(!h.stdout.includes(priv.slice(0, 40)), 'no private key material in history');
 });
 
 test('ssh-add -c: a signature with a confirm-constrained key always asks, even where an allow grant would answer, and says so', async () => {
