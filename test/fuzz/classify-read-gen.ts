@@ -13,6 +13,11 @@ import { GIT_GLOBAL, GIT_MIXED, GIT_READ } from '../../main/core/classify/sh-git
 import { FIND_SWITCH, FIND_VALUE } from '../../main/core/classify/sh-commands';
 import type { FlagKind, ReadForm } from '../../main/core/classify/sh-flags';
 import type { Rng } from './lib';
+import { PLAIN_READS } from '../unit/classify-attack-corpus';
+import { PLAIN_READS6 } from '../unit/classify-attack6-corpus';
+
+/** The plain reads of the red-team corpora: lines people write, grown by the generator's pieces. */
+const CORPUS_READS = [...PLAIN_READS, ...PLAIN_READS6].filter((l) => !l.includes('\n'));
 
 /** Files the scene (classify-read-oracle.ts) holds, and words a developer would type. */
 const FILES = ['a.txt', 'b.json', 'dir', 'dir/c.txt', 'a.gz', 'notes.md', '.', '..', 'sub', 'nonexist', '/etc/hostname', '/dev/null', '-', 'x.y'];
@@ -55,6 +60,8 @@ const REDIRS = [
   '< /dev/null', '<./-rf', '<dir/c.txt',
 ];
 const HEREDOCS = ['<<EOF\nx\nEOF', "<<'EOF'\n$(touch M)\nEOF", '<<-E\n\tx\n\tE', '<<"E"\nw out\nE', '<<E\n$x `echo y`\nE'];
+const ANY_LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const ANY_LONG = ['--help', '--version', '--output=out', '--file=a.txt', '--write', '--exec=./cat', '--set', '--kill', '--delete', '--log=out', '-', '--', '+D', '+c1', '-D b', '-o out'];
 const COMMENTS = [' # c', ' #', ' # rm -rf x', ' #\\', ' # $(touch M)', '#x'];
 
 interface Sink {
@@ -139,6 +146,8 @@ export function makeGenerator(opts: GenOptions): Generator {
 
   /** Options of a form: switches may be clustered (`-abc`), the last one may take a value (`-ofile`). */
   function options(r: Rng, form: ReadForm, n: number): string[] {
+    // A form that takes any option (echo, ps, lsof …): try every letter and a few long words.
+    if (form.anyFlags) return Array.from({ length: n }, () => (r.chance(0.7) ? `-${ANY_LETTERS[r.int(ANY_LETTERS.length)]}${r.chance(0.3) ? ANY_LETTERS[r.int(ANY_LETTERS.length)] : ''}` : r.pick(ANY_LONG)));
     const flags = Object.keys(form.flags);
     const dangers = Object.keys(form.danger ?? {});
     const out: string[] = [];
@@ -219,7 +228,8 @@ export function makeGenerator(opts: GenOptions): Generator {
     const pos = positionals(r, form, name);
     if (r.chance(0.15)) words.push('--');
     words.push(...pos);
-    if (r.chance(0.15) && !form.anyFlags) words.push(...options(r, form, 1));
+    // Options after the files: GNU getopt permutes, but not every parser does (xxd).
+    if (r.chance(0.3) && !form.anyFlags) words.push(...options(r, form, 1 + r.int(2)));
     return words;
   }
 
@@ -273,9 +283,19 @@ export function makeGenerator(opts: GenOptions): Generator {
     }
   }
 
+  /** A corpus read, sometimes with an option of its program's form (or any form) added at the end. */
+  function corpusCommand(r: Rng): string[] {
+    const words = r.pick(CORPUS_READS).split(' ');
+    if (r.chance(0.5)) {
+      const form = READ_FORMS[words[0] ?? ''] ?? r.pick(forms)[1];
+      words.push(...options(r, form, 1));
+    }
+    return words;
+  }
+
   function simple(r: Rng): string {
     const roll = r.int(100);
-    const words = roll < 62 ? readCommand(r) : roll < 80 ? gitCommand(r) : roll < 88 ? findCommand(r) : wrappedCommand(r);
+    const words = roll < 50 ? readCommand(r) : roll < 65 ? gitCommand(r) : roll < 72 ? findCommand(r) : roll < 80 ? wrappedCommand(r) : corpusCommand(r);
     const parts: string[] = [];
     if (r.chance(0.1)) parts.push(r.pick(ASSIGNS));
     if (r.chance(0.08)) parts.push(r.pick(ENV_PREFIXES));

@@ -36,6 +36,8 @@ const HELPERS: Record<string, readonly string[]> = {
   zcat: ['gzip'], zless: ['gzip', 'less'], zgrep: ['gzip', 'grep'], zmore: ['gzip', 'more'],
   egrep: ['grep'], fgrep: ['grep'],
   yq: ['jq'],
+  // npm, npx, pnpm and yarn are Node scripts (`#!/usr/bin/env node`).
+  npm: ['node'], npx: ['node'], pnpm: ['node'], yarn: ['node'],
   // `git help X` and `git X --help` show git's manual page with man; git's own shell-script
   // commands (git-bisect in /usr/lib/git-core) use a few coreutils and gettext.
   git: ['git', 'git-*', 'man', 'basename', 'sed', 'gettext', 'envsubst', 'uname', 'sh', 'cat', 'tr', 'wc', 'dirname'],
@@ -70,13 +72,16 @@ const WRITE_OK = [
 const WRITE_OK_FOR: Record<string, RegExp> = {
   java: /^\d+$/, javac: /^\d+$/,
   top: /^\/tmp\/home\/\.config(\/procps)?$/,
+  // npm keeps a debug log of every command and its update check under ~/.npm.
+  npm: /^\/tmp\/home\/\.npm(\/.*)?$/,
 };
 /**
  * Reverse DNS look-ups of the sockets netstat lists (and ss -r): names of peers already
- * connected, not words the agent chose. `ss NAME` and `getent hosts NAME` look a chosen
+ * connected, not words the agent chose. npm's update notifier asks the registry for npm's
+ * own latest version (nothing the agent chose), whatever the command. `ss NAME` and `getent hosts NAME` look a chosen
  * name up, which is a transfer (the fuzzer flags them).
  */
-const DNS_OK = (line: string, named: Set<string>) => named.has('netstat') || (named.has('ss') && /(^|\s)(-\w*r\w*|--resolve)(\s|$)/.test(line));
+const DNS_OK = (line: string, named: Set<string>) => named.has('netstat') || named.has('npm') || (named.has('ss') && /(^|\s)(-\w*r\w*|--resolve)(\s|$)/.test(line));
 const DNS = /sin6?_port=htons\(53\)/;
 /** git runs this hook of the session's own repository when a read refreshes the index: that repository is trusted as its config is (a write to .git/hooks asks, high). */
 const SESSION_HOOK_OK = /^\.git\/hooks\/post-index-change$|^\/tmp\/w\/TRIPPED-hook-post-index-change$|^TRIPPED-hook-post-index-change$/;
@@ -268,7 +273,9 @@ export function namedWords(line: string): Set<string> {
     out.add(w);
     out.add(path.posix.basename(w));
   };
-  for (const t of line.split(/[\s;|&()<>`'"{},=$\\]+/)) add(t);
+  // Raw tokens, and the same with quotes and backslashes dropped (`bash -c 'st"at" x'`: the
+  // inner script's words are not words of the outer parse).
+  for (const text of [line, line.replace(/["'\\]/g, '')]) for (const t of text.split(/[\s;|&()<>`'"{},=$\\]+/)) add(t);
   try {
     const S = sh();
     S.Walk(S.NewParser().Parse(line, 'l'), (n) => {

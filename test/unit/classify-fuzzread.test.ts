@@ -82,3 +82,8 @@ test('prompt economy: a pager switched off (GIT_PAGER=cat git log, PAGER= man ls
   for (const cmd of ['GIT_PAGER=cat git log -3', 'PAGER=cat git log', 'GIT_PAGER= git diff --stat', 'MANPAGER=cat man ls', 'PAGER=/usr/bin/cat git show HEAD', 'PAGER=cat; git log']) assert.equal(c(cmd).action, 'read', cmd);
   for (const cmd of ['GIT_PAGER=./cat git log', 'PAGER=less git log', "GIT_PAGER='cat; id' git log", 'PAGER="$p" git log', 'PAGER=cat PATH=. git log', 'GIT_PAGER=cat git -p log', 'PAGER=/tmp/cat git log']) assert.notEqual(c(cmd).action, 'read', cmd);
 });
+
+test('prompt economy: git branch/tag filters that come last default to HEAD (git branch -a --merged lists, it was a branch write)', () => {
+  for (const cmd of ['git branch -a --merged', 'git branch --no-merged', 'git branch -r --contains', 'git tag --contains', 'git tag -l --points-at', 'git branch --merged main']) assert.equal(c(cmd).action, 'read', cmd);
+  for (const cmd of ['git branch x --merged', 'git branch --merged x y', 'git tag v1 --contains', 'git branch -D x --merged', 'git branch "$x" --merged']) assert.notEqual(c(cmd).action, 'read', cmd);
+});

@@ -109,13 +109,15 @@ export const GIT_READ: Record<string, ReadForm | undefined> = Object.assign(Obje
 
 /** Subcommands whose list forms are reads and whose other forms change things. */
 export const GIT_MIXED: Record<string, ((args: WordValue[], cwd: string | undefined) => Verdict) | undefined> = Object.assign(Object.create(null) as Record<string, ((args: WordValue[], cwd: string | undefined) => Verdict) | undefined>, {
-  branch: (args: WordValue[], cwd: string | undefined) => {
+  branch: (words: WordValue[], cwd: string | undefined) => {
+    const args = withoutTrailingDefault(words);
     const v = checkForm('git branch', { flags: { ...sw('-a --all -r --remotes -v -vv --verbose -l --list --show-current --no-color --no-column --omit-empty -i --ignore-case'), ...opt('--color --column --abbrev'), ...val('--contains --no-contains --merged --no-merged --points-at --sort --format') }, args: 'words' }, args, cwd);
     if (v.action) return v;
     const listing = args.some((a) => a.text === '-l' || a.text === '--list');
     return listing || !args.some((a) => !a.text.startsWith('-') && !isValueOf(args, a, ['--contains', '--no-contains', '--merged', '--no-merged', '--points-at', '--sort', '--format'])) ? v : { action: 'write', resources: [], reason: 'git branch NAME creates a branch' };
   },
-  tag: (args: WordValue[], cwd: string | undefined) => {
+  tag: (words: WordValue[], cwd: string | undefined) => {
+    const args = withoutTrailingDefault(words);
     const v = checkForm('git tag', { flags: { ...sw('-l --list --no-column -i --ignore-case'), ...opt('-n --column --color'), ...val('--contains --no-contains --merged --no-merged --points-at --sort --format') }, args: 'words' }, args, cwd);
     if (v.action) return v;
     const listing = args.some((a) => a.text === '-l' || a.text === '--list');
@@ -186,6 +188,18 @@ export const GIT_MIXED: Record<string, ((args: WordValue[], cwd: string | undefi
     return { action: 'execute', level: 'high', resources: [], reason: `git submodule ${args[0].text} runs commands or fetches submodules` };
   },
 });
+
+/**
+ * `git branch -a --merged`: these filters take a commit, HEAD when they come last (git's
+ * PARSE_OPT_LASTARG_DEFAULT). The form reads them as taking the next word, so a trailing
+ * one is dropped before the check (it was "no value", then a branch write: a prompt for a
+ * plain listing).
+ */
+const LASTARG_DEFAULT = new Set(['--contains', '--no-contains', '--merged', '--no-merged', '--points-at']);
+function withoutTrailingDefault(args: WordValue[]): WordValue[] {
+  const last = args[args.length - 1];
+  return last && !last.dynamic && LASTARG_DEFAULT.has(last.text) ? args.slice(0, -1) : args;
+}
 
 /** Whether `a` is the value of one of `opts` (`--contains X`). */
 function isValueOf(args: WordValue[], a: WordValue, opts: string[]): boolean {

@@ -37,9 +37,19 @@ const TOUCH_EVERY_MS = 60_000;
 /** A stray file (a write the daemon never finished) older than this is removed. */
 const STRAY_AFTER_MS = 60_000;
 
-/** The file of one session's task (its token, 0600), in `dir`. */
+/**
+ * The file of one session's task (its token, 0600), in `dir`. Every character but letters,
+ * digits, `_` and `-` becomes `_` (Claude Code's ids are UUIDs): no `/` or `..` leaves the
+ * folder, and no dot, so a session's name never ends in `.<32 hex>`, which is how a caller's
+ * own file of another session is named (foreignSessionFile). With dots kept, an agent that
+ * knew a victim Claude Code's session id and its pid and start time (/proc) named the session
+ * `<id>.<hash of the victim>`: the victim's calls then ran as the attacker's task, and their
+ * "allow for this task" became the attacker's grants (test/unit/redteam-hook-sessions.test.ts).
+ * Two ids that differ only in such characters (`a/b`, `a_b`, `a.b`) share a file, hence a task
+ * only for the same owner: another process naming it gets its own (hook-service.ts fileFor).
+ */
 export function sessionFile(dir: string, sessionId: string): string {
-  const safe = sessionId.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 128) || 'none';
+  const safe = sessionId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128) || 'none';
   return path.join(dir, `${safe}.task`);
 }
 
