@@ -26,10 +26,22 @@ export interface TaskResources {
   egress?: EgressService;
 }
 
+/**
+ * Tasks running at once in this daemon, each with its own listening sockets (SSH agent,
+ * request.sock, egress proxy): without a cap an agent could start tasks until the daemon ran
+ * out of file descriptors (6,000 took 12 s), and then the human's own agent.sock and the
+ * hook stop being answered. Generous for people (every Claude Code session and MCP proxy
+ * session is a task); one over it is refused (-32001) and recorded, as the prompt caps are.
+ */
+export const MAX_RUNNING_TASKS = 1000;
+
 /** What task.start answers (the contract's TaskStartResult). */
 export type StartedTask = z.input<typeof TaskStartResult>;
 
 export class TaskLifecycle implements TaskStarter {
+  /** Tasks started by this daemon and not ended: those hold sockets (MAX_RUNNING_TASKS). */
+  private readonly running = new Set<string>();
+
   constructor(
     private readonly tasks: TasksAndGrants,
     private readonly queue: Pick<PromptQueue, 'overCap' | 'askTaskGrants' | 'denyTask'>,
@@ -51,22 +63,19 @@ export class TaskLifecycle implements TaskStarter {
     }
     // Conditions are checked before anything exists, so a bad one is an error, not a prompt.
     (p.grants ?? []).forEach((g, i) => checkCondition(g.when, `grants.${i}.when`));
+    if (this.running.size >= MAX_RUNNING_TASKS) {
+      this.refuseStart(p, ctx, `too many running tasks (${MAX_RUNNING_TASKS}, each with its own sockets): end the finished ones (airlock task list; airlock task end ID) and retry`, 'a task start over the running-task cap');
+    }
     // Grants asked for at start are a prompt: the flood caps apply before the task exists.
     if (p.grants?.length) {
       const reason = this.queue.overCap({ new: true }, ctx.connection, ctx.remote?.name);
-      if (reason) {
-        const req: CoreRequest = {
-          source: 'api', tool: 'task.start', action: 'other', resource: null, resources: [], summary: `task "${p.name}" asks for ${p.grants.length} grant(s)`.slice(0, LIMITS.summary),
-          argsText: capArgs(p.grants), args: p.grants, task: null, cwd: p.cwd ?? null, process: ctx.process, classifierRisk: [],
-        };
-        this.recorder.answer({ req, risk: { level: 'medium', reasons: ['a task asks for standing grants'] }, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason });
-        throw new RpcError(RPC.refused, reason);
-      }
+      if (reason) this.refuseStart(p, ctx, reason, 'a task asks for standing grants');
     }
     // Where it was started (the socket says, never the request): only there may it be ended from the agent side.
     const task: Task = { id: newId('t'), name: p.name, cwd: p.cwd ?? null, createdAt: this.now(), endedAt: null, sshAuthSock: null, remote: ctx.remote?.name ?? null };
     const { token, hash } = newTaskToken(task.id);
     this.tasks.insertTask(task, hash);
+    this.running.add(task.id);
     if (ssh) {
       task.sshAuthSock = await ssh.open(task.id);
       this.tasks.setTaskSocket(task.id, task.sshAuthSock);
@@ -83,7 +92,19 @@ export class TaskLifecycle implements TaskStarter {
     return { task: task.id, sshAuthSock: task.sshAuthSock, grants, token, requestSock, ...(declined?.length ? { declined } : {}), egress: endpoint };
   }
 
+  /** A task.start refused before the task exists: recorded (decided by the system), then -32001. */
+  private refuseStart(p: TaskStartParams, ctx: RequestContext, reason: string, risk: string): never {
+    const what = p.grants?.length ? `task "${p.name}" asks for ${p.grants.length} grant(s)` : `task "${p.name}" asks to start`;
+    const req: CoreRequest = {
+      source: 'api', tool: 'task.start', action: 'other', resource: null, resources: [], summary: what.slice(0, LIMITS.summary),
+      argsText: capArgs(p.grants ?? null), args: p.grants ?? null, task: null, cwd: p.cwd ?? null, process: ctx.process, classifierRisk: [],
+    };
+    this.recorder.answer({ req, risk: { level: 'medium', reasons: [risk] }, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason });
+    throw new RpcError(RPC.refused, reason);
+  }
+
   async endTask(id: string): Promise<void> {
+    this.running.delete(id);
     if (!this.tasks.endTask(id)) return;
     // Before any await: a decision arriving meanwhile finds no prompt of this task to allow.
     this.queue.denyTask(id);

@@ -226,3 +226,28 @@ test('text from the agent cannot forge a row in `airlock history`: a newline and
   const json = spawnSync(process.execPath, [path.join(__dirname, '..', '..', '..', 'bin', 'airlock'), 'history', '--json', '-n', '1'], { env, encoding: 'utf8' });
   assert.equal((JSON.parse(json.stdout.trim()) as Event).summary, forged, '--json keeps the exact text for scripts');
 });
+
+test('an agent cannot start tasks without end (each holds sockets): the one over 1,000 running is refused with -32001, recorded; ending one makes room', async () => {
+  const tasksRunning = async () => (await s.ui.ok<{ tasks: { id: string; endedAt: number | null }[] }>('tasks.list', {})).tasks.filter((t) => !t.endedAt).length;
+  const started: Started[] = [];
+  let refused: { code: number; message: string } | undefined;
+  for (let i = 0; i < 1100 && !refused; i++) {
+    const r = await agent.call('task.start', { name: `bb3 flood ${i}` });
+    if (r.error) refused = r.error;
+    else started.push(r.result as unknown as Started);
+  }
+  assert.ok(refused, `task.start was refused at some point (${started.length} started)`);
+  assert.equal(refused.code, -32001);
+  assert.match(refused.message, /too many running tasks \(1000/);
+  assert.match(refused.message, /airlock task end/, 'the message says what to do');
+  assert.equal(await tasksRunning(), 1000);
+  const row = (await events(5)).find((e) => e.tool === 'task.start' && e.decision === 'deny');
+  assert.ok(row && row.decidedBy === 'system', `the refusal is recorded: ${JSON.stringify(row)}`);
+  // The human side still answers, and the agent still can ask.
+  assert.equal((await agent.ok<{ decision: string }>('request', { source: 'api', tool: 'cat', action: 'read', resource: '/bb3/after-flood', summary: 'after the flood' })).decision, 'allow');
+  await agent.ok('task.end', { task: started[0]!.token });
+  const again = await agent.ok<Started>('task.start', { name: 'bb3 after one ended' });
+  assert.ok(again.task);
+  for (const t of [...started.slice(1), again]) await agent.ok('task.end', { task: t.token });
+  assert.ok((await tasksRunning()) < 10);
+});
