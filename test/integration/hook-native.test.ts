@@ -356,6 +356,21 @@ describe('native hook: sockets it must not use', { skip: nativeSkip }, () => {
       { AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: '', AIRLOCK_REQUEST_SOCK: '', TMPDIR: elsewhere },
       // Its request.sock replaced by a link leading out.
       { AIRLOCK_HOOK_HOME: path.join(elsewhere, 'linked') },
+      // hookattack: spellings of the pin and of an empty-looking AIRLOCK_HOME (whitespace is set, not empty).
+      { AIRLOCK_HOOK_HOME: `${root}//airlock` },
+      { AIRLOCK_HOOK_HOME: `${root}//airlock//` },
+      { AIRLOCK_HOOK_HOME: `/${dir}` },
+      { AIRLOCK_HOOK_HOME: `${linkToDir}/` },
+      { AIRLOCK_HOOK_HOME: ' ' },
+      { AIRLOCK_HOOK_HOME: ` ${dir}` },
+      { AIRLOCK_HOOK_HOME: `${dir} ` },
+      { AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: ' ' },
+      { AIRLOCK_HOOK_HOME: dir, AIRLOCK_REQUEST_SOCK: ' ' },
+      { AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: 'airlock' }, // relative: the hook's cwd is root, so it is the pinned dir
+      { AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: 'elsewhere/airlock' },
+      { AIRLOCK_HOOK_HOME: dir, AIRLOCK_REQUEST_SOCK: 'airlock/request.sock' },
+      { AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: `${dir}/` },
+      { AIRLOCK_HOOK_HOME: `${dir}/tasks/t_AbCdEf012345` },
     ];
     fs.mkdirSync(path.join(elsewhere, 'linked'));
     fs.writeFileSync(path.join(elsewhere, 'airlock', 'request.sock'), ''); // a planted "socket" the link leads to
@@ -363,7 +378,15 @@ describe('native hook: sockets it must not use', { skip: nativeSkip }, () => {
     let refused = 0;
     for (const extra of envs) {
       const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: os.homedir(), ...extra };
-      const why = pinnedSocketProblem(env);
+      // Relative values are the hook's, against its working directory (root): judged from there too.
+      const here = process.cwd();
+      process.chdir(root);
+      let why: string | null;
+      try {
+        why = pinnedSocketProblem(env);
+      } finally {
+        process.chdir(here);
+      }
       const out = answerOf(await runHook(env, toolCall(root), { cwd: root }));
       // The Node hook, same environment: the same answer, word for word.
       const node = answerOf(await runHook(env, toolCall(root), { cwd: root, cmd: process.execPath, args: [NODE_HOOK] }));
@@ -378,6 +401,15 @@ describe('native hook: sockets it must not use', { skip: nativeSkip }, () => {
       }
     }
     assert.ok(refused >= 15 && refused < envs.length - 5, `refused ${refused} of ${envs.length}`);
+    // Past PATH_MAX (no install writes such a pin) the native hook says "too long" where Node
+    // says nothing answers: other words, the same verdict, and neither connects anywhere.
+    for (const extra of [{ AIRLOCK_HOOK_HOME: `${dir}/${'x'.repeat(5000)}` }, { AIRLOCK_HOOK_HOME: `${dir}/${'x/'.repeat(2100)}` }, { AIRLOCK_HOOK_HOME: dir, AIRLOCK_HOME: `${dir}/${'y'.repeat(5000)}` }]) {
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: os.homedir(), ...extra };
+      const out = answerOf(await runHook(env, toolCall(root), { cwd: root }));
+      const node = answerOf(await runHook(env, toolCall(root), { cwd: root, cmd: process.execPath, args: [NODE_HOOK] }));
+      assert.equal(out.permissionDecision, 'ask', `${JSON.stringify(extra).slice(0, 80)}: ${out.permissionDecisionReason.slice(0, 120)}`);
+      assert.equal(node.permissionDecision, 'ask');
+    }
   });
 });
 
