@@ -36,13 +36,15 @@ const HELPERS: Record<string, readonly string[]> = {
   zcat: ['gzip'], zless: ['gzip', 'less'], zgrep: ['gzip', 'grep'], zmore: ['gzip', 'more'],
   egrep: ['grep'], fgrep: ['grep'],
   yq: ['jq'],
+  // diff -l (--paginate) passes its output through pr.
+  diff: ['pr'],
   // npm, npx, pnpm and yarn are Node scripts (`#!/usr/bin/env node`).
   npm: ['node'], npx: ['node'], pnpm: ['node'], yarn: ['node'],
   // `git help X` and `git X --help` show git's manual page with man; git's own shell-script
   // commands (git-bisect in /usr/lib/git-core) use a few coreutils and gettext.
   git: ['git', 'git-*', 'man', 'basename', 'sed', 'gettext', 'envsubst', 'uname', 'sh', 'cat', 'tr', 'wc', 'dirname'],
   // man -f is whatis, man -k apropos; a page is formatted by a pipeline of helpers.
-  man: ['whatis', 'apropos', 'manconv', 'preconv', 'tbl', 'groff', 'nroff', 'troff', 'grotty', 'col', 'zsoelim', 'eqn', 'pager', 'less', 'more', 'cat', 'iconv', 'mandb', 'gzip', 'man-recode', 'locale'],
+  man: ['whatis', 'apropos', 'manconv', 'preconv', 'tbl', 'groff', 'nroff', 'troff', 'grotty', 'col', 'zsoelim', 'eqn', 'pager', 'less', 'more', 'cat', 'iconv', 'mandb', 'gzip', 'man-recode', 'locale', 'pic', 'gpic', 'refer', 'grap', 'vgrind', 'neqn', 'gtbl', 'geqn', 'grops', 'grohtml', 'post-grohtml', 'pre-grohtml'],
 };
 
 /** Files written by design. */
@@ -77,12 +79,21 @@ const WRITE_OK_FOR: Record<string, RegExp> = {
 };
 /**
  * Reverse DNS look-ups of the sockets netstat lists (and ss -r): names of peers already
- * connected, not words the agent chose. npm's update notifier asks the registry for npm's
+ * connected, not words the agent chose. `getent hosts localhost` asks DNS for localhost's
+ * IPv6 address when /etc/hosts has none: a fixed name, nothing chosen. npm's update notifier asks the registry for npm's
  * own latest version (nothing the agent chose), whatever the command. `ss NAME` and `getent hosts NAME` look a chosen
  * name up, which is a transfer (the fuzzer flags them).
  */
-const DNS_OK = (line: string, named: Set<string>) => named.has('netstat') || named.has('npm') || (named.has('ss') && /(^|\s)(-\w*r\w*|--resolve)(\s|$)/.test(line));
+const DNS_OK = (line: string, named: Set<string>) => named.has('netstat') || named.has('npm') || (named.has('getent') && /\bgetent\s+(hosts|ahosts\w*)\s+localhost(\s|$)/.test(line)) || (named.has('ss') && /(^|\s)(-\w*r\w*|--resolve)(\s|$)/.test(line));
 const DNS = /sin6?_port=htons\(53\)/;
+/**
+ * Connections some reads make by design (sh-readonly.ts says so): docker/podman reads ask
+ * the local daemon over its socket; kubectl reads ask the user's cluster.
+ */
+const CONNECT_OK_FOR: Record<string, RegExp> = {
+  docker: /sun_path="[^"]*(docker|podman)[^"]*\.sock"/, podman: /sun_path="[^"]*podman[^"]*"/,
+  kubectl: /AF_INET6?/,
+};
 /** git runs this hook of the session's own repository when a read refreshes the index: that repository is trusted as its config is (a write to .git/hooks asks, high). */
 const SESSION_HOOK_OK = /^\.git\/hooks\/post-index-change$|^\/tmp\/w\/TRIPPED-hook-post-index-change$|^TRIPPED-hook-post-index-change$/;
 /** git refreshes the index of the session's repository with an optional lock (git-status(1), "BACKGROUND REFRESH"): its own index, accepted. */
@@ -317,7 +328,8 @@ function analyse(line: string, traces: string[]): Finding[] {
         continue;
       }
       if (call === 'connect') {
-        if (!CONNECT_OK.test(argText) && !(DNS.test(argText) && DNS_OK(line, named))) findings.push({ kind: 'connect', detail: argText.slice(0, 160) });
+        const byDesign = Object.entries(CONNECT_OK_FOR).some(([p, re]) => named.has(p) && re.test(argText));
+        if (!byDesign && !CONNECT_OK.test(argText) && !(DNS.test(argText) && DNS_OK(line, named))) findings.push({ kind: 'connect', detail: argText.slice(0, 160) });
         continue;
       }
       if (call === 'open' || call === 'openat' || call === 'openat2' || call === 'creat') {
@@ -336,7 +348,8 @@ function analyse(line: string, traces: string[]): Finding[] {
       if (/^(unlink|unlinkat|mkdir|mkdirat|rmdir)$/.test(call) && WRITE_OK.some((re) => re.test(file))) continue;
       if (/^(rename|unlink)/.test(call) && gitNamed && s.every((x) => GIT_INDEX.test(x))) continue;
       if (/^mkdir/.test(call) && Object.entries(WRITE_OK_FOR).some(([p, re]) => named.has(p) && re.test(file))) continue;
-      if (call === 'bind' && !/AF_INET/.test(argText)) continue;
+      // A socket bound to the loopback address or a Unix name reaches nobody outside (pip binds ::1 to probe IPv6).
+      if (call === 'bind' && (!/AF_INET/.test(argText) || /inet_addr\("127\.|inet_pton\(AF_INET6, "::1"/.test(argText))) continue;
       findings.push({ kind: 'fs-change', detail: `${call}(${s.join(', ').slice(0, 160)})${ok ? '' : ' (failed)'}` });
     }
   });

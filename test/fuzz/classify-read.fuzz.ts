@@ -10,9 +10,19 @@
 //   FUZZ_SECONDS=600 FUZZ_READ_LINES=5000 npm run fuzz -- classify-read
 // Smoke run: test/fuzz/classify-read-smoke.test.ts.
 //
-// Findings so far (first long runs, 2026-11-24, seeds 1..4, ~N lines each): see the
-// regression rows in test/unit/classify-fuzzread.test.ts. Counts of the last long run are
-// printed by `npm run fuzz` as the target's stats (generated, read, ran, flagged).
+// First long runs (2026-11-24; seeds 1, 2, 3, 11, 21, 31, 41, 51, 61; 30 s to 10 min each):
+// 39,582 lines generated, 12,299 classified read, 12,121 run for real, 72 flagged. Most
+// flags were the oracle's to fix (a program's own by-design behaviour: npm's log, man's
+// helpers, git's index lock …, listed in classify-read-oracle.ts with why). Real ways
+// around the approver, each fixed with a test that fails on the old code
+// (test/unit/classify-fuzzread.test.ts, test/integration/redteam-fuzzread.test.ts):
+//   xxd IN -bits            xxd's options end at the input file; -bits is the file it writes
+//   ss NAME, ss .           ss resolves the word through DNS (a transfer, as getent hosts)
+//   git status              runs .git/hooks/post-index-change (same-line hook chain: critical)
+//   git diff --unified --output=out   --unified[=n] takes only an attached value
+// and, while writing the generator's prefixes, POSIXLY_CORRECT=1 uniq a.txt -c (writes -c).
+// A sweep of every flag of every form placed after the files (3,582 lines) found nothing
+// more. `npm run fuzz` prints each run's counts (generated, read, ran, flagged).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

@@ -16,19 +16,21 @@ import type { RpcClient } from '../../main/client/rpc-client';
 const HOOK_BIN = path.join(__dirname, '..', '..', 'main', 'integrations', 'claude-code', 'bin.js');
 
 /** Each leaves `harm` behind in its directory when it runs. */
-const FOUND: { cmd: string; harm: string; why: RegExp; git?: boolean }[] = [
+const FOUND: { cmd: string; harm: string; why: RegExp; git?: boolean; dirty?: boolean }[] = [
   { cmd: 'xxd -u a.txt -bits', harm: '-bits', why: /xxd writes its output there/ },
   { cmd: 'POSIXLY_CORRECT=1 uniq a.txt -c', harm: '-c', why: /POSIXLY_CORRECT/ },
+  { cmd: 'git diff --unified --output=out', harm: 'out', why: /git diff --output writes its output to a file/, git: true, dirty: true },
   { cmd: "printf '#!/bin/sh\\n: > hooked\\n' > .git/hooks/post-index-change; chmod +x .git/hooks/post-index-change; touch a.txt; git status", harm: 'hooked', why: /writes a git hook .* and runs git in the same command/, git: true },
 ];
 
 /** A directory holding a.txt (a git repository with it committed, when asked). */
-function scene(git = false): { cwd: string; harmed: (f: string) => boolean } {
+function scene(git = false, dirty = false): { cwd: string; harmed: (f: string) => boolean } {
   const cwd = fs.realpathSync(fs.mkdtempSync(path.join(tempHome('al-fz-'), 'w-')));
   fs.writeFileSync(path.join(cwd, 'a.txt'), 'a\na\nb\n');
   if (git) {
     const env = { PATH: process.env.PATH, HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
     for (const args of [['init', '-q'], ['add', 'a.txt'], ['commit', '-qm', 'x']]) execFileSync('git', args, { cwd, env, stdio: 'ignore' });
+    if (dirty) fs.writeFileSync(path.join(cwd, 'a.txt'), 'changed\n');
   }
   return { cwd, harmed: (f) => fs.existsSync(path.join(cwd, f)) };
 }
@@ -57,11 +59,11 @@ after(async () => {
 describe('differential read fuzzer: what it found, run for real', () => {
   for (const f of FOUND) {
     test(f.cmd, async () => {
-      const control = scene(f.git);
+      const control = scene(f.git, f.dirty);
       await run('bash', ['-c', f.cmd], { cwd: control.cwd, timeoutMs: 20_000 });
       assert.ok(control.harmed(f.harm), `control: bash -c '${f.cmd}' did not leave ${f.harm}, so this row proves nothing`);
 
-      const viaExec = scene(f.git);
+      const viaExec = scene(f.git, f.dirty);
       const pending = run(process.execPath, [CLI, 'exec', '--shell', '--', f.cmd], { cwd: viaExec.cwd, env: d.env, timeoutMs: 30_000 });
       const p = await human.next(20_000);
       assert.notEqual(p.action, 'read');
@@ -70,7 +72,7 @@ describe('differential read fuzzer: what it found, run for real', () => {
       assert.equal((await pending).code, 126);
       assert.equal(viaExec.harmed(f.harm), false);
 
-      const viaHook = scene(f.git);
+      const viaHook = scene(f.git, f.dirty);
       const hooked = hookDecision(viaHook.cwd, f.cmd);
       const hp = await human.next(20_000);
       assert.notEqual(hp.action, 'read');

@@ -87,3 +87,27 @@ test('prompt economy: git branch/tag filters that come last default to HEAD (git
   for (const cmd of ['git branch -a --merged', 'git branch --no-merged', 'git branch -r --contains', 'git tag --contains', 'git tag -l --points-at', 'git branch --merged main']) assert.equal(c(cmd).action, 'read', cmd);
   for (const cmd of ['git branch x --merged', 'git branch --merged x y', 'git tag v1 --contains', 'git branch -D x --merged', 'git branch "$x" --merged']) assert.notEqual(c(cmd).action, 'read', cmd);
 });
+
+test('an option whose value is optional takes only an attached value: git diff --unified --output=out writes out (it hid --output), as journalctl -n --cursor-file=F would', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-fz-git-'));
+  try {
+    const env = { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: 'ignore' });
+    git('init', '-q');
+    writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+    git('add', 'a.txt');
+    git('commit', '-qm', 'x');
+    writeFileSync(path.join(dir, 'a.txt'), 'b\n');
+    execFileSync('bash', ['-c', 'git diff --unified --output=out'], { cwd: dir, env, stdio: 'ignore' });
+    assert.ok(existsSync(path.join(dir, 'out')), 'control: git diff --unified --output=out did not write out');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  for (const cmd of ['git diff --unified --output=out', 'git log -p --unified --output=out', 'git show --unified --output=x HEAD']) {
+    assert.equal(c(cmd).action, 'write', cmd);
+    assert.match(why(cmd), /--output writes its output to a file/, cmd);
+  }
+  // systemd's journalctl reads -n and --case-sensitive with getopt's optional_argument.
+  for (const cmd of ['journalctl -n --cursor-file=out', 'journalctl --case-sensitive --cursor-file=out -n1']) assert.notEqual(c(cmd).action, 'read', cmd);
+  for (const cmd of ['git diff --unified=5', 'git diff -U5', 'journalctl -n 20', 'journalctl -u ssh --since today -n 50 --no-pager', 'journalctl --case-sensitive=false -g x']) assert.equal(c(cmd).action, 'read', cmd);
+});

@@ -87,3 +87,43 @@ test("session file names: no session id names a file that is some caller's own f
     assert.equal(path.dirname(sessionFile(dir, id)), dir);
   }
 });
+
+test('red team: what an approved script could plant in the sessions folder (a link, a FIFO, a directory) is never followed, never waited on, and never takes a session its task', { timeout: 20_000 }, async () => {
+  const dir = path.join(root, 'planted');
+  fs.mkdirSync(dir, { recursive: true });
+  const outside = path.join(root, 'outside.txt');
+  fs.writeFileSync(outside, 'the user file\n');
+  const { desk: d, asked } = desk(dir, () => '77@1');
+  // A link where the daemon writes its temporary file: the file it leads to is left as it was.
+  fs.symlinkSync(outside, path.join(dir, `link-tmp.task.${process.pid}.tmp`));
+  await answerClaudeCodeHook({ stdin: call('link-tmp') }, d);
+  assert.equal(fs.readFileSync(outside, 'utf8'), 'the user file\n', 'the daemon wrote a token through a planted link');
+  assert.ok(fs.lstatSync(path.join(dir, 'link-tmp.task')).isFile());
+  const linkTmpTask = asked.at(-1)!.task;
+  // A session's files as links to a file holding another task's token, with its owner: not that task.
+  const stolen = path.join(root, 'stolen');
+  fs.writeFileSync(`${stolen}.task`, 't_victim.vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\n');
+  fs.writeFileSync(`${stolen}.owner`, '77@1\n');
+  fs.symlinkSync(`${stolen}.task`, path.join(dir, 'linked.task'));
+  fs.symlinkSync(`${stolen}.owner`, path.join(dir, 'linked.owner'));
+  await answerClaudeCodeHook({ stdin: call('linked') }, d);
+  assert.notEqual(asked.at(-1)!.task, 't_victim.vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv');
+  // A FIFO as a session's task file and as another's owner file: answered, nothing waits on them.
+  const { execFileSync } = await import('node:child_process');
+  execFileSync('mkfifo', [path.join(dir, 'fifo.task'), path.join(dir, 'fifo2.owner')]);
+  fs.writeFileSync(path.join(dir, 'fifo2.task'), 't_fifo2.fffffffffffffffffffffffffffffffffffffffffff\n');
+  const before = asked.length;
+  await answerClaudeCodeHook({ stdin: call('fifo') }, d);
+  await answerClaudeCodeHook({ stdin: call('brand-new') }, d); // makeRoom reads every owner file
+  assert.equal(asked.length, before + 2, 'both calls answered');
+  // A directory where a stray temporary file would be: new sessions still get their tasks.
+  const oldDir = path.join(dir, `dir.task.1.tmp`);
+  fs.mkdirSync(oldDir);
+  const hourAgo = new Date(Date.now() - 3600_000);
+  fs.utimesSync(oldDir, hourAgo, hourAgo);
+  await answerClaudeCodeHook({ stdin: call('after-dir') }, d);
+  assert.ok(asked.at(-1)!.task, 'a new session got its task');
+  // The first session still has its own task.
+  await answerClaudeCodeHook({ stdin: call('link-tmp') }, d);
+  assert.equal(asked.at(-1)!.task, linkTmpTask);
+});

@@ -30,8 +30,11 @@ export const GIT_GLOBAL: ReadForm = {
 /** Diff output options shared by diff, log, show, stash show … */
 const DIFF = {
   ...sw('-p -u -s --patch --no-patch --raw --patch-with-raw --patch-with-stat --numstat --shortstat --name-only --name-status --summary --compact-summary --cumulative --full-index --binary --no-renames --find-copies-harder --irreversible-delete --pickaxe-all --pickaxe-regex -R -a --text -w -b --ignore-all-space --ignore-space-change --ignore-space-at-eol --ignore-cr-at-eol --ignore-blank-lines --minimal --patience --histogram --no-ext-diff --no-textconv --function-context -W --exit-code --quiet --check --no-color --no-prefix --default-prefix --ita-invisible-in-index --ita-visible-in-index --no-relative --no-indent-heuristic --indent-heuristic -z --null --color-moved-ws --no-color-moved --no-color-moved-ws --full-diff'),
-  ...opt('--stat --dirstat --color --word-diff --color-words --find-renames --find-copies --break-rewrites --abbrev --relative --submodule --ignore-submodules --color-moved -M -C -B -D -U -l'),
-  ...val('--unified --inter-hunk-context --stat-width --stat-name-width --stat-graph-width --stat-count --word-diff-regex --diff-algorithm --anchored --ws-error-highlight --src-prefix --dst-prefix --line-prefix --diff-filter -S -G --find-object --output-indicator-new --output-indicator-old --output-indicator-context --rotate-to --skip-to'),
+  // `--unified[=<n>]` takes its value only when attached (git's PARSE_OPT_OPTARG): read as
+  // taking the next word, `git diff --unified --output=out` hid --output, which wrote out
+  // (found by the differential fuzzer).
+  ...opt('--stat --dirstat --color --word-diff --color-words --find-renames --find-copies --break-rewrites --abbrev --relative --submodule --ignore-submodules --color-moved -M -C -B -D -U -l --unified'),
+  ...val('--inter-hunk-context --stat-width --stat-name-width --stat-graph-width --stat-count --word-diff-regex --diff-algorithm --anchored --ws-error-highlight --src-prefix --dst-prefix --line-prefix --diff-filter -S -G --find-object --output-indicator-new --output-indicator-old --output-indicator-context --rotate-to --skip-to'),
   ...file('-O --orderfile'),
 };
 const DIFF_DANGER: Record<string, Danger> = {

@@ -436,8 +436,12 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   journalctl: {
     flags: {
       ...sw('-f -e -r -x -k -a -q -m -N -F --follow --pager-end --reverse --catalog --dmesg --all --quiet --merge --no-pager --no-tail --no-hostname --utc --user --system --list-boots --disk-usage --header --fields --list-namespaces --verify --show-cursor --full --no-full --boot --this-boot'),
-      ...opt('-b --lines'),
-      ...val('-n -u -t -p -g -o -S -U -I -D -M -T --unit --user-unit --identifier --priority --grep --output --since --until --cursor --after-cursor --directory --file --root --namespace --facility --output-fields --case-sensitive --machine --field --invocation'),
+      // `-n`/`--lines` and `--case-sensitive` take a value only when attached (getopt
+      // optional_argument; -n also takes a following number): read as taking the next word,
+      // `journalctl -n --cursor-file=F` hid --cursor-file, which writes F (differential fuzzer,
+      // on git's --unified; systemd's option table has the same shape).
+      ...opt('-b --lines -n --case-sensitive'),
+      ...val('-u -t -p -g -o -S -U -I -D -M -T --unit --user-unit --identifier --priority --grep --output --since --until --cursor --after-cursor --directory --file --root --namespace --facility --output-fields --machine --field --invocation'),
     },
     args: 'words',
     numeric: true, // `journalctl -b -1`

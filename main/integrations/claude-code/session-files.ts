@@ -61,9 +61,18 @@ export function foreignSessionFile(file: string, owner: string): string {
   return file.replace(/\.task$/, `.${crypto.createHash('sha256').update(owner).digest('hex').slice(0, 32)}.task`);
 }
 
+/**
+ * Opened without following a link and without waiting: anything else in the folder (a link to
+ * a file holding some token, a FIFO that would block the daemon's one thread on open, a
+ * directory) reads as no file. Only the user's own processes can write the folder, but an
+ * agent's approved script is one of them.
+ */
+const READ_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0);
+
 export function readText(file: string): string | null {
   try {
-    return fs.readFileSync(file, 'utf8').trim();
+    // Node takes fs.open's numeric flags here too; its types only name the string ones.
+    return fs.readFileSync(file, { encoding: 'utf8', flag: READ_FLAGS as unknown as string }).trim();
   } catch {
     return null;
   }
@@ -77,7 +86,10 @@ export function readSessionTask(file: string): string | null {
 function writePrivate(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, text + '\n', { mode: 0o600 });
+  // A fresh file ('wx'), never through whatever sits at that name (a planted link would have
+  // the daemon write the token into the file it leads to).
+  fs.rmSync(tmp, { force: true });
+  fs.writeFileSync(tmp, text + '\n', { mode: 0o600, flag: 'wx' });
   fs.renameSync(tmp, file);
 }
 
@@ -161,7 +173,11 @@ export function makeRoom(dir: string, file: string, owner: string, pending: read
     const stray = name.endsWith('.tmp') || (name.endsWith('.owner') && !present.has(`${name.slice(0, -'.owner'.length)}.task`));
     if (stray) {
       // A write in flight writes the owner, then the task: give it a minute before calling it stray.
-      if (now - mtime(name) > STRAY_AFTER_MS) fs.rmSync(path.join(dir, name), { force: true });
+      try {
+        if (now - mtime(name) > STRAY_AFTER_MS) fs.rmSync(path.join(dir, name), { force: true });
+      } catch {
+        // Not a file (a directory put there): left alone, it holds no task.
+      }
       continue;
     }
     if (!name.endsWith('.task') || path.join(dir, name) === file) continue;
