@@ -1,10 +1,10 @@
 // Suggested grant patterns for "allow for this task" (prompt economy): wide enough that
 // the next similar request does not ask again, never so wide that it reaches what is
 // dangerous. The human can edit the suggestion before accepting it.
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { escapeGlob } from './glob';
 import type { CoreRequest } from './request';
+import { workspaceOf } from './workspace';
 import { sensitivePart } from './risk';
 import type { Risk } from '../contract/common';
 
@@ -43,22 +43,6 @@ function under(dir: string, p: string): string | null {
   const rel = path.relative(dir, p);
   if (rel === '' || rel.startsWith('..') || path.isAbsolute(rel)) return null;
   return rel;
-}
-
-/**
- * The task's directory as a workspace to suggest patterns in, or null. A directory that is
- * `/` or holds the home directory is none: every path (`/usr/local/bin`, `~/.local/bin`,
- * `~/.config` …) would be "under the task's directory", and whoever starts a task picks its
- * cwd (`task.start {cwd: "/"}` made "allow for this task" suggest `/usr/**` and `/etc/**`).
- * `--sandbox` refuses such a directory for the same reason; writes there are answered one
- * at a time (or with a pattern the human types).
- */
-export function workspaceOf(cwd: string | null, home: string = os.homedir()): string | null {
-  if (!cwd || !path.isAbsolute(cwd)) return null;
-  const dir = path.resolve(cwd);
-  const h = path.resolve(home);
-  if (dir === '/' || dir === h || under(dir, h) !== null) return null;
-  return dir;
 }
 
 /** The smallest directory glob under `cwd` covering every path: `/repo/src/**`, or `/repo/*` for top-level files. */

@@ -279,3 +279,24 @@ test('a task started with cwd "/" or a directory holding the home gets no wide "
     }
   }
 });
+
+test('a command-pattern grant of a task started in "/" covers no file: echo * does not let echo x > FILE write anywhere; in a project directory it covers files inside it', async () => {
+  const project = fs.mkdtempSync(path.join(s.root, 'cmdproj-'));
+  const outside = fs.mkdtempSync(path.join(s.root, 'elsewhere-'));
+  for (const c of [{ cwd: '/', target: path.join(outside, 'out.txt'), silent: false }, { cwd: project, target: path.join(project, 'out.txt'), silent: true }]) {
+    const t = await agent.ok<Started>('task.start', { name: `bb3 cmd ${c.cwd}`, cwd: c.cwd });
+    await s.ui.ok('grants.create', { task: t.task, source: 'exec', tool: 'exec', action: 'write', resource: 'echo *', effect: 'allow' });
+    const run = airlock(['exec', '--task', t.token, '--shell', '--', `echo bb3 > ${c.target}`], { env, cwd: project, timeoutMs: 30_000 });
+    if (c.silent) {
+      const r = await run;
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(fs.readFileSync(c.target, 'utf8'), 'bb3\n', 'covered inside the project: ran without a prompt');
+    } else {
+      const p = await waitPending(s.ui, (x) => x.task === t.task && x.source === 'exec', `a prompt for the write from the task in ${c.cwd}`, 15_000);
+      await s.ui.ok('pending.decide', { id: p.id, decision: 'deny', scope: 'once' });
+      assert.equal((await run).code, 126);
+      assert.equal(fs.existsSync(c.target), false);
+    }
+    await agent.ok('task.end', { task: t.token });
+  }
+});
