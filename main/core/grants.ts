@@ -12,6 +12,7 @@ import { escapeGlob, globMatches, isPathPattern } from './glob';
 import type { CoreRequest } from './request';
 import { sensitivePart } from './risk';
 import { isWithin } from './classify/path-within';
+import { workspaceOf } from './workspace';
 
 export type Miss = 'task' | 'source' | 'tool' | 'action' | 'resource' | 'condition' | 'key' | 'forwarded' | 'remote' | 'expired' | 'used-up' | 'revoked';
 
@@ -202,8 +203,10 @@ export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, t
   if (commandPattern && globMatches(g.resource, part.command)) {
     if (g.effect === 'deny') return true;
     // A command pattern allows the command, not every path it may name: files must stay
-    // inside the task's working directory and away from hooks and secrets.
-    return part.resources.every((res) => sensitivePart(res, r.claudeDirs) === null && (!res.startsWith('/') || (taskCwd !== null && isWithin(res, taskCwd))));
+    // inside the task's working directory and away from hooks and secrets. A task directory
+    // of / (or one holding the home directory) confines nothing: then no file is inside.
+    const workspace = workspaceOf(taskCwd);
+    return part.resources.every((res) => sensitivePart(res, r.claudeDirs) === null && (!res.startsWith('/') || (workspace !== null && isWithin(res, workspace))));
   }
   if (!actionCovers(g.action, part.action)) return false;
   return resourcesCovered(g.resource, part.resources, g.effect, r.claudeDirs);

@@ -4,6 +4,7 @@
 import * as path from 'node:path';
 import { escapeGlob } from './glob';
 import type { CoreRequest } from './request';
+import { workspaceOf } from './workspace';
 import { sensitivePart } from './risk';
 import type { Risk } from '../contract/common';
 
@@ -70,7 +71,7 @@ export function directoryPattern(cwd: string, paths: string[]): { pattern: strin
 export function suggest(r: CoreRequest, risk: Risk, taskCwd: string | null): Suggestion | undefined {
   // Dangerous requests are answered one at a time: high covers curl | sh, hooks, secrets.
   if (risk.level === 'critical' || risk.level === 'high') return undefined;
-  const cwd = taskCwd ?? r.cwd;
+  const cwd = workspaceOf(taskCwd ?? r.cwd);
   if (r.resources.some((x) => sensitivePart(x, r.claudeDirs) !== null)) return undefined;
 
   if (r.ssh) {

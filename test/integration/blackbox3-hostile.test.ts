@@ -251,3 +251,52 @@ test('an agent cannot start tasks without end (each holds sockets): the one over
   for (const t of [...started.slice(1), again]) await agent.ok('task.end', { task: t.token });
   assert.ok((await tasksRunning()) < 10);
 });
+
+test('a task started with cwd "/" or a directory holding the home gets no wide "allow for this task" suggestion (it would be /usr/** or ~/.local/**); a project directory still does', async () => {
+  const home = process.env.HOME ?? '/root';
+  const project = fs.mkdtempSync(path.join(s.root, 'proj-'));
+  const cases: { cwd: string; write: string; suggested: boolean }[] = [
+    { cwd: '/', write: '/usr/local/bin/bb3-tool', suggested: false },
+    { cwd: '/', write: `${project}/src/a.ts`, suggested: false },
+    { cwd: home, write: path.join(home, '.local', 'bin', 'bb3-tool'), suggested: false },
+    { cwd: path.dirname(home), write: path.join(home, 'bb3-notes', 'x.txt'), suggested: false },
+    { cwd: project, write: `${project}/src/a.ts`, suggested: true },
+  ];
+  for (const c of cases) {
+    const t = await agent.ok<Started>('task.start', { name: `bb3 cwd ${c.cwd}`, cwd: c.cwd });
+    const w = await Wire.open(t.requestSock);
+    try {
+      const pending = w.call('request', req(c.write), 30_000);
+      const p = await waitPending(s.ui, (x) => x.resource === c.write && x.task === t.task, `the prompt for ${c.write}`, 10_000);
+      const suggestion = (p as unknown as { suggestion?: { resource: string } }).suggestion;
+      if (c.suggested) assert.equal(suggestion?.resource, `${project}/src/**`, JSON.stringify(suggestion));
+      else assert.equal(suggestion, undefined, `task cwd ${c.cwd}, write ${c.write}: no suggestion, got ${JSON.stringify(suggestion)}`);
+      await s.ui.ok('pending.decide', { id: p.id, decision: 'deny', scope: 'once' });
+      await pending;
+    } finally {
+      w.close();
+      await agent.ok('task.end', { task: t.token });
+    }
+  }
+});
+
+test('a command-pattern grant of a task started in "/" covers no file: echo * does not let echo x > FILE write anywhere; in a project directory it covers files inside it', async () => {
+  const project = fs.mkdtempSync(path.join(s.root, 'cmdproj-'));
+  const outside = fs.mkdtempSync(path.join(s.root, 'elsewhere-'));
+  for (const c of [{ cwd: '/', target: path.join(outside, 'out.txt'), silent: false }, { cwd: project, target: path.join(project, 'out.txt'), silent: true }]) {
+    const t = await agent.ok<Started>('task.start', { name: `bb3 cmd ${c.cwd}`, cwd: c.cwd });
+    await s.ui.ok('grants.create', { task: t.task, source: 'exec', tool: 'exec', action: 'write', resource: 'echo *', effect: 'allow' });
+    const run = airlock(['exec', '--task', t.token, '--shell', '--', `echo bb3 > ${c.target}`], { env, cwd: project, timeoutMs: 30_000 });
+    if (c.silent) {
+      const r = await run;
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(fs.readFileSync(c.target, 'utf8'), 'bb3\n', 'covered inside the project: ran without a prompt');
+    } else {
+      const p = await waitPending(s.ui, (x) => x.task === t.task && x.source === 'exec', `a prompt for the write from the task in ${c.cwd}`, 15_000);
+      await s.ui.ok('pending.decide', { id: p.id, decision: 'deny', scope: 'once' });
+      assert.equal((await run).code, 126);
+      assert.equal(fs.existsSync(c.target), false);
+    }
+    await agent.ok('task.end', { task: t.token });
+  }
+});

@@ -279,7 +279,7 @@ describe('Bash command size', () => {
     const command = `echo ${'x'.repeat(20_000)} && rm -rf /repo/important`;
     const { req } = map('Bash', { command });
     assert.equal((req.args as { command: string }).command, command);
-    // On a loaded machine the classifier's 500 ms budget can run out first: that is the
+    // The classifier's 500 ms CPU budget could run out first on a slow machine: that is the
     // fail-closed "too complex … execute", which asks too. A cut command would be a read.
     // (`echo … && rm …` has no execute part otherwise.)
     assert.ok(req.action === 'delete' || req.action === 'execute', req.action);

@@ -127,3 +127,27 @@ test('red team: what an approved script could plant in the sessions folder (a li
   await answerClaudeCodeHook({ stdin: call('link-tmp') }, d);
   assert.equal(asked.at(-1)!.task, linkTmpTask);
 });
+
+test("red team: a flood from another process of ids that collide with a victim's session file (the same id, its spellings after sanitising, its own-file names) never lets the victim's session go or ends its task", async () => {
+  const dir = path.join(root, 'collide-flood');
+  let who = '';
+  const { desk: d, asked, ended } = desk(dir, () => who);
+  const victim = '4242@777001';
+  const sid = 'v-1';
+  who = victim;
+  await answerClaudeCodeHook({ stdin: call(sid) }, d);
+  const victimTask = asked.at(-1)!.task!;
+  // A stranger (foreign on the session) first, so its own file exists too.
+  who = '1000@1';
+  await answerClaudeCodeHook({ stdin: call(sid) }, d);
+  who = '5150@999';
+  const ids = [sid, 'v/1', 'v_1', 'v.1', 'v 1', `${sid}.${hash32(victim)}`, `${sid}.${hash32('1000@1')}`, `${sid}_${hash32(victim)}`, `${sid}\0`, `${sid}${'x'.repeat(200)}`];
+  for (let round = 0; round < 3; round++) for (const [i, id] of ids.entries()) await answerClaudeCodeHook({ stdin: call(`${id}${round ? `-${round}-${i}` : ''}`) }, d);
+  await new Promise((r) => setImmediate(r));
+  assert.ok(!ended.includes(victimTask), "the victim's task was ended");
+  who = victim;
+  await answerClaudeCodeHook({ stdin: call(sid) }, d);
+  assert.equal(asked.at(-1)!.task, victimTask, 'the victim keeps its task');
+  assert.ok(!asked.filter((a) => a.owner !== victim).some((a) => a.task === victimTask), "no other process was asked as the victim's task");
+  assert.equal(fs.readFileSync(path.join(dir, `${sid}.owner`), 'utf8').trim(), victim);
+});

@@ -8,6 +8,7 @@ import type { RiskReason } from './sh-commands';
 import { sh, type ShNode, type ShParamExp, type ShWord } from './sh-ast';
 import { sourceOf } from './sh-words';
 import { assignVerdict } from './sh-env';
+import { cpuMs } from './cpu-clock';
 
 export interface Hazard {
   node: ShNode;
@@ -57,7 +58,7 @@ export function findHazards(root: ShNode, src: string, deadline: number, tooSlow
     if (out.length < 50) out.push({ node, reason: { level, reason } });
   };
   S.Walk(root, (n) => {
-    if ((++steps & 255) === 0 && Date.now() > deadline) tooSlow();
+    if ((++steps & 255) === 0 && cpuMs() > deadline) tooSlow();
     if (!n) return true;
     const kind = S.NodeType(n);
     const x = n as AnyNode;

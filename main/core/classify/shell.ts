@@ -14,6 +14,7 @@ import { classifyArgv, type Arg, type CmdResult, type RiskReason } from './sh-co
 import { isClosedRead } from './sh-readonly';
 import { assignVerdict, prefixVerdict } from './sh-env';
 import { findHazards } from './sh-hazards';
+import { cpuMs } from './cpu-clock';
 import { sh, shErrorText, shOps, type ShBinaryCmd, type ShCallExpr, type ShNode, type ShStmt, type ShStmtList, type ShWord } from './sh-ast';
 import { hereDocText, resolvePath, sourceOf, withRawPaths, wordValue } from './sh-words';
 
@@ -22,7 +23,7 @@ export const MAX_COMMAND_CHARS = 128 * 1024;
 /** …and commands with more words than this (each word costs parse and copy time). */
 export const MAX_TOKENS = 4000;
 const MAX_VISITS = 2000;
-/** Wall-clock budget for the tree walk (parsing is bounded by the limits above). */
+/** CPU budget (ms, ./cpu-clock.ts) for the tree walk (parsing is bounded by the limits above). */
 const BUDGET_MS = 500;
 /** `sh -c "sh -c '…'"` nesting we follow before giving up (and calling it execute). */
 const MAX_DEPTH = 8;
@@ -123,7 +124,7 @@ function innerStmts(n: ShNode, deadline = Infinity): ShStmt[] {
   const S = sh();
   let steps = 0;
   S.Walk(n, (x) => {
-    if ((++steps & 255) === 0 && Date.now() > deadline) throw new TooComplex();
+    if ((++steps & 255) === 0 && cpuMs() > deadline) throw new TooComplex();
     if (!x || x === n) return true;
     if (S.NodeType(x) === 'Stmt') {
       out.push(x as ShStmt);
@@ -151,7 +152,7 @@ function sub<T>(st: State, fn: () => T): T {
 }
 
 function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[] {
-  if (++st.visits > MAX_VISITS || Date.now() > st.deadline) throw new TooComplex();
+  if (++st.visits > MAX_VISITS || cpuMs() > st.deadline) throw new TooComplex();
   const S = sh();
   const ops = shOps();
   const cmd = stmt.Cmd;
@@ -215,7 +216,7 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
     found.push(...innerFound);
     const words: ShWord[] = call.Args ?? [];
     const argv: Arg[] = words.map((w, i) => {
-      if ((i & 255) === 255 && Date.now() > st.deadline) throw new TooComplex();
+      if ((i & 255) === 255 && cpuMs() > st.deadline) throw new TooComplex();
       return wordValue(src, w);
     });
     // VAR=value before a command puts VAR in its environment; alone, it changes the
@@ -446,7 +447,7 @@ function classify(command: string, cwd?: string): CommandClassification {
     written: new Set(),
     hookWritten: null,
     visits: 0,
-    deadline: Date.now() + BUDGET_MS,
+    deadline: cpuMs() + BUDGET_MS,
   };
   if (typeof command !== 'string') command = String(command);
   // Parsing costs ~15 µs per word and the daemon parses on its event loop: refuse to

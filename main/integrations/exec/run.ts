@@ -1,6 +1,6 @@
 // Runs the approved command as a child with our stdio, forwards signals, enforces the
 // timeout, and reports how it ended so `airlock exec` can end the same way.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as os from 'node:os';
 
 export interface RunOptions {
@@ -34,23 +34,35 @@ const TTY_DELIVERED = ['SIGINT', 'SIGQUIT'] as const;
 
 export function runCommand(o: RunOptions): Promise<RunOutcome> {
   return new Promise((resolve) => {
-    let child;
-    try {
-      child = spawn(o.file, o.args, { cwd: o.cwd, env: o.env, stdio: [o.stdin, 'inherit', 'inherit'] });
-    } catch (e) {
-      resolve({ kind: 'spawn-error', message: (e as Error).message, code: (e as NodeJS.ErrnoException).code });
-      return;
-    }
+    // The handlers go in before the spawn: a signal that arrives between fork and the first
+    // line after spawn() (the child may already be running and printing) would otherwise take
+    // the default action and kill us, leaving the child running unsupervised. Such a signal
+    // is held and passed on as soon as the child exists.
+    let child: ChildProcess | undefined;
+    const held: NodeJS.Signals[] = [];
     const viaTerminal = process.stdin.isTTY && !o.ownSession;
     const forwarded: NodeJS.Signals[] = [...ALWAYS, ...(viaTerminal ? [] : TTY_DELIVERED)];
     const handlers = new Map<NodeJS.Signals, () => void>();
     for (const sig of forwarded) {
       const h = () => {
-        if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+        if (child === undefined) held.push(sig);
+        else if (child.exitCode === null && child.signalCode === null) child.kill(sig);
       };
       handlers.set(sig, h);
       process.on(sig, h);
     }
+    const dropHandlers = () => {
+      for (const [sig, h] of handlers) process.off(sig, h);
+    };
+    try {
+      child = spawn(o.file, o.args, { cwd: o.cwd, env: o.env, stdio: [o.stdin, 'inherit', 'inherit'] });
+    } catch (e) {
+      dropHandlers();
+      resolve({ kind: 'spawn-error', message: (e as Error).message, code: (e as NodeJS.ErrnoException).code });
+      return;
+    }
+    const started = child;
+    for (const sig of held.splice(0)) started.kill(sig);
     // Ctrl-C while the terminal delivers it to both: we wait for the child rather than die first.
     const ignoreTty = () => undefined;
     if (viaTerminal) for (const sig of TTY_DELIVERED) process.on(sig, ignoreTty);
@@ -61,22 +73,22 @@ export function runCommand(o: RunOptions): Promise<RunOutcome> {
       o.timeoutSec && o.timeoutSec > 0
         ? setTimeout(() => {
             timedOut = true;
-            child.kill('SIGTERM');
-            killTimer = setTimeout(() => child.kill('SIGKILL'), o.killAfterMs ?? 5000);
+            started.kill('SIGTERM');
+            killTimer = setTimeout(() => started.kill('SIGKILL'), o.killAfterMs ?? 5000);
           }, o.timeoutSec * 1000)
         : undefined;
 
     const cleanup = () => {
       if (timer) clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
-      for (const [sig, h] of handlers) process.off(sig, h);
+      dropHandlers();
       for (const sig of TTY_DELIVERED) process.off(sig, ignoreTty);
     };
-    child.once('error', (e: NodeJS.ErrnoException) => {
+    started.once('error', (e: NodeJS.ErrnoException) => {
       cleanup();
       resolve({ kind: 'spawn-error', message: e.message, code: e.code });
     });
-    child.once('exit', (code, signal) => {
+    started.once('exit', (code, signal) => {
       cleanup();
       if (timedOut) resolve({ kind: 'timeout', afterSec: o.timeoutSec ?? 0 });
       else if (signal) resolve({ kind: 'signal', signal });
