@@ -93,11 +93,17 @@ const DNS = /sin6?_port=htons\(53\)/;
 const CONNECT_OK_FOR: Record<string, RegExp> = {
   docker: /sun_path="[^"]*(docker|podman)[^"]*\.sock"/, podman: /sun_path="[^"]*podman[^"]*"/,
   kubectl: /AF_INET6?/,
+  // journalctl -M asks systemd-machined, on the local system bus, for a container's journal.
+  journalctl: /sun_path="\/run\/dbus\/system_bus_socket"/,
 };
 /** git runs this hook of the session's own repository when a read refreshes the index: that repository is trusted as its config is (a write to .git/hooks asks, high). */
 const SESSION_HOOK_OK = /^\.git\/hooks\/post-index-change$|^\/tmp\/w\/TRIPPED-hook-post-index-change$|^TRIPPED-hook-post-index-change$/;
-/** git refreshes the index of the session's repository with an optional lock (git-status(1), "BACKGROUND REFRESH"): its own index, accepted. */
-const GIT_INDEX = /(^|\/)\.git\/index(\.lock)?$/;
+/**
+ * git refreshes the index of the session's repository with an optional lock (git-status(1),
+ * "BACKGROUND REFRESH"), and `--remerge-diff` keeps its scratch objects in a temporary
+ * directory of the object store it removes: its own files, accepted.
+ */
+const GIT_INDEX = /(^|\/)\.git\/(index(\.lock)?|objects\/tmp_objdir-[\w-]+(\/pack)?)$/;
 const CONNECT_OK = /sun_path="(\/(var\/)?run\/nscd\/socket|\/dev\/log)"/;
 
 export interface Finding {
@@ -346,7 +352,7 @@ function analyse(line: string, traces: string[]): Finding[] {
       }
       const file = s[0] ?? '';
       if (/^(unlink|unlinkat|mkdir|mkdirat|rmdir)$/.test(call) && WRITE_OK.some((re) => re.test(file))) continue;
-      if (/^(rename|unlink)/.test(call) && gitNamed && s.every((x) => GIT_INDEX.test(x))) continue;
+      if (/^(rename|unlink|mkdir|rmdir)/.test(call) && gitNamed && s.every((x) => GIT_INDEX.test(x))) continue;
       if (/^mkdir/.test(call) && Object.entries(WRITE_OK_FOR).some(([p, re]) => named.has(p) && re.test(file))) continue;
       // A socket bound to the loopback address or a Unix name reaches nobody outside (pip binds ::1 to probe IPv6).
       if (call === 'bind' && (!/AF_INET/.test(argText) || /inet_addr\("127\.|inet_pton\(AF_INET6, "::1"/.test(argText))) continue;
