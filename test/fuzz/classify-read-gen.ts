@@ -349,3 +349,29 @@ export function makeGenerator(opts: GenOptions): Generator {
     gitSubcommands: gitReads.length + gitMixed.length,
   };
 }
+
+/**
+ * The exhaustive sweeps (FUZZ_READ_SWEEP=1): every value-taking option of every form
+ * followed by one of its write or run options (a value the program really takes only
+ * attached exposes it: `git log --format --output=out`), and every option placed after
+ * the files (a parser that stops at the first file makes it a file: `xxd a.txt -bits`).
+ */
+export function sweepLines(opts: GenOptions): string[] {
+  const lines: string[] = [];
+  const spell = (flag: string, kind: FlagKind) => (kind === 'none' || kind === 'optional' ? [flag] : flag.startsWith('--') ? [`${flag}=out`] : [flag, 'out']);
+  const sweep = (prefix: string[], form: ReadForm) => {
+    const dangers = Object.entries(form.danger ?? {}).filter(([, d]) => d.action === 'write' || d.action === 'execute').map(([k]) => k);
+    const probes = dangers.length ? dangers.map((d) => (d.startsWith('--') ? `${d}=out` : `${d}out`)) : ['--output=out'];
+    for (const [flag, kind] of Object.entries(form.flags)) {
+      if (kind === 'value' || kind === 'path') for (const p of probes) lines.push([...prefix, flag, p].join(' '));
+      lines.push([...prefix, ...spell(flag, kind)].join(' '));
+    }
+  };
+  for (const [name, form] of entries(READ_FORMS)) {
+    if (form.anyFlags || !opts.installed(name)) continue;
+    const pre = name === 'sed' ? ['p'] : /awk$/.test(name) ? ['1'] : name === 'jq' ? ['.'] : form.args === 'pattern-paths' ? ['x'] : [];
+    sweep([name, ...pre, 'a.txt'], form);
+  }
+  for (const [sub, form] of entries(GIT_READ)) sweep(['git', sub, 'HEAD'], form);
+  return lines;
+}

@@ -9,7 +9,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { READ_FORMS } from '../../main/core/classify/sh-readonly';
 import { fuzz, installed, sandboxAvailable } from './classify-read.fuzz';
-import { buildScene, makeSandbox, type Finding } from './classify-read-oracle';
+import { SANDBOX_CWD, buildScene, makeSandbox, type Finding } from './classify-read-oracle';
+import { sweepLines } from './classify-read-gen';
+import { classifyShell } from '../../main/core/classify/shell';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const skip = sandboxAvailable() ?? false;
@@ -49,4 +51,13 @@ test(`fuzz smoke: lines the classifier calls read do nothing but read under the 
   assert.ok((r.stats.execs ?? 0) >= r.stats.ran!, JSON.stringify(r.stats));
   assert.ok((r.stats.programs ?? 0) >= 100 && (r.stats.gitSubcommands ?? 0) >= 30, JSON.stringify(r.stats));
   assert.ok((r.stats['not-read:execute'] ?? 0) > 0, 'the generator never made a line the classifier refuses');
+});
+
+test('the exhaustive sweeps hold the lines that found ways around (git log --format --output=out, xxd a.txt -bits), none of them read now', () => {
+  const lines = sweepLines({ installed });
+  assert.ok(lines.length > 3000, `${lines.length} sweep lines`);
+  for (const l of ['git log HEAD --format --output=out', 'git rev-list HEAD -L --output=out', 'git diff HEAD --orderfile --output=out', ...(installed('xxd') ? ['xxd a.txt -bits'] : [])]) {
+    assert.ok(lines.includes(l), `the sweep lacks ${l}`);
+    assert.notEqual(classifyShell(l, SANDBOX_CWD).action, 'read', l);
+  }
 });

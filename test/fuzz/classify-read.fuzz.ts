@@ -8,7 +8,8 @@
 // Bounded and deterministic: FUZZ_SEED picks the lines, FUZZ_READ_LINES caps how many
 // read lines run (default: as many as FUZZ_SECONDS allows), each under FUZZ_READ_LINE_MS.
 //   FUZZ_SECONDS=600 FUZZ_READ_LINES=5000 npm run fuzz -- classify-read
-// Smoke run: test/fuzz/classify-read-smoke.test.ts.
+// FUZZ_READ_SWEEP=1 runs the exhaustive sweeps instead (every option after the files, every
+// value-taking option followed by a write option). Smoke run: test/fuzz/classify-read-smoke.test.ts.
 //
 // First long runs (2026-11-24; seeds 1, 2, 3, 11, 21, 31, 41, 51, 61; 30 s to 10 min each):
 // 39,582 lines generated, 12,299 classified read, 12,121 run for real, 72 flagged. Most
@@ -22,14 +23,16 @@
 //   git diff --unified --output=out   --unified[=n] takes only an attached value
 // and, while writing the generator's prefixes, POSIXLY_CORRECT=1 uniq a.txt -c (writes -c).
 // A sweep of every flag of every form placed after the files (3,582 lines) found nothing
-// more. `npm run fuzz` prints each run's counts (generated, read, ran, flagged).
+// more; a sweep of every value-taking option followed by a write option (2,301 lines run)
+// found 26 that wrote (git log --format --output=out …: git takes those values only
+// attached), all closed by one rule in sh-flags.ts. `npm run fuzz` prints each run's counts (generated, read, ran, flagged).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { classifyShell } from '../../main/core/classify/shell';
 import { READ_FORMS } from '../../main/core/classify/sh-readonly';
 import { clipText, prng, type FuzzFailure, type FuzzOptions, type FuzzReport } from './lib';
-import { makeGenerator } from './classify-read-gen';
+import { makeGenerator, sweepLines } from './classify-read-gen';
 import { SANDBOX_CWD, buildScene, makeSandbox, type Finding } from './classify-read-oracle';
 
 const BASH_BUILTINS = new Set(['echo', 'printf', 'true', 'false', ':', 'type', 'pwd', 'test', '[', 'help', 'history', 'jobs', 'dirs', 'read', 'wait', 'exit', 'return', 'shift', 'times', 'caller', 'alias', 'hash', 'trap', 'shopt', 'umask', 'ulimit', 'set', 'compgen', 'cd', 'pushd', 'popd']);
@@ -52,6 +55,8 @@ export interface ReadFuzzOptions extends FuzzOptions {
   lineMs?: number;
   /** Keep going past the first failures (exploration runs list every one). */
   maxFailures?: number;
+  /** Run the exhaustive sweeps (classify-read-gen.ts sweepLines) instead of random lines. */
+  sweep?: boolean;
 }
 
 export async function fuzz(opts: ReadFuzzOptions): Promise<FuzzReport> {
@@ -69,13 +74,17 @@ export async function fuzz(opts: ReadFuzzOptions): Promise<FuzzReport> {
   buildScene(template, Object.keys(READ_FORMS).filter(installed));
   const box = makeSandbox(root, template);
   const r = prng(opts.seed);
+  // FUZZ_READ_SWEEP=1: the exhaustive sweeps, in order, instead of random lines.
+  const sweep = (opts.sweep ?? process.env.FUZZ_READ_SWEEP === '1') ? sweepLines({ installed }) : null;
+  let sweepAt = 0;
   const failures: FuzzFailure[] = [];
   const stats: Record<string, number> = { programs: gen.programs, gitSubcommands: gen.gitSubcommands, generated: 0, read: 0, ran: 0, flagged: 0, timedOut: 0, execs: 0, duplicate: 0 };
   const seen = new Set<string>();
   let nextLog = t0 + 10_000;
   try {
     while (Date.now() < deadline && stats.ran! < maxRead && failures.length < maxFailures) {
-      const line = gen.line(r);
+      if (sweep && sweepAt >= sweep.length) break;
+      const line = sweep ? sweep[sweepAt++]! : gen.line(r);
       stats.generated!++;
       const c = classifyShell(line, SANDBOX_CWD);
       if (c.action !== 'read') {

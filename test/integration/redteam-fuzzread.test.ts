@@ -20,6 +20,7 @@ const FOUND: { cmd: string; harm: string; why: RegExp; git?: boolean; dirty?: bo
   { cmd: 'xxd -u a.txt -bits', harm: '-bits', why: /xxd writes its output there/ },
   { cmd: 'POSIXLY_CORRECT=1 uniq a.txt -c', harm: '-c', why: /POSIXLY_CORRECT/ },
   { cmd: 'git diff --unified --output=out', harm: 'out', why: /git diff --output writes its output to a file/, git: true, dirty: true },
+  { cmd: 'git log HEAD --format --output=out', harm: 'out', why: /--format followed by --output=out/, git: true },
   { cmd: "printf '#!/bin/sh\\n: > hooked\\n' > .git/hooks/post-index-change; chmod +x .git/hooks/post-index-change; touch a.txt; git status", harm: 'hooked', why: /writes a git hook .* and runs git in the same command/, git: true },
 ];
 

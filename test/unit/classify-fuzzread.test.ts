@@ -5,7 +5,7 @@
 // failed on the code before its fix. Plain reads beside them stay silent.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -110,4 +110,30 @@ test('an option whose value is optional takes only an attached value: git diff -
   // systemd's journalctl reads -n and --case-sensitive with getopt's optional_argument.
   for (const cmd of ['journalctl -n --cursor-file=out', 'journalctl --case-sensitive --cursor-file=out -n1']) assert.notEqual(c(cmd).action, 'read', cmd);
   for (const cmd of ['git diff --unified=5', 'git diff -U5', 'journalctl -n 20', 'journalctl -u ssh --since today -n 50 --no-pager', 'journalctl --case-sensitive=false -g x']) assert.equal(c(cmd).action, 'read', cmd);
+});
+
+test('an option word after a value-taking option is never swallowed as its value: git log --format --output=out wrote out (git takes --format only as --format=…)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-fz-git-'));
+  try {
+    const env = { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: 'ignore' });
+    git('init', '-q');
+    writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+    git('add', 'a.txt');
+    git('commit', '-qm', 'x');
+    for (const [i, line] of ['git log HEAD --format --output=out0', 'git show HEAD --min-parents --output=out1', 'git rev-list HEAD -L --output=out2', 'git diff HEAD --orderfile --output=out3'].entries()) {
+      // git then fails on the option it does not know, but it has already created (or
+      // truncated: --output=important.txt empties it) the output file.
+      spawnSync('bash', ['-c', line], { cwd: dir, env, stdio: 'ignore' });
+      assert.ok(existsSync(path.join(dir, `out${i}`)), `control: ${line} did not write out${i}`);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  // Every one the sweep of "value option, then a write option" found (26 lines), a sample:
+  for (const cmd of ['git log HEAD --format --output=out', 'git whatchanged HEAD --max-parents --output=out', 'git show HEAD --min-parents --output=out', 'git shortlog HEAD --committer --output=out', 'git rev-list HEAD -L --output=out', 'git rev-list HEAD --decorate-refs --output=out', 'git diff-index HEAD --orderfile --output=out', 'journalctl a.txt -M --output=out']) {
+    assert.notEqual(c(cmd).action, 'read', cmd);
+    assert.match(why(cmd), /followed by --output=out \(an option, or its value\?\)/, cmd);
+  }
+  for (const cmd of ['git log --format=%H', "git log --format '%h %s'", 'git log -n -1', 'head -n -5 a.txt', 'grep -e -foo a.txt', 'xxd -s -16 a.txt', 'grep --regexp=-x a.txt', 'sort -k -1 a.txt']) assert.equal(c(cmd).action, 'read', cmd);
 });

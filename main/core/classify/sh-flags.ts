@@ -164,6 +164,12 @@ export function checkForm(name: string, form: ReadForm, args: WordValue[], cwd: 
         if (kind === 'path') readPaths.push(resolvePath(v.text, cwd, v.dynamic));
       } else if (kind === 'optional') {
         opts.push({ flag, value: null });
+      } else if (looksLikeOption(args[i + 1], '-')) {
+        // `--opt -x`: where the program takes the value only as `--opt=value` (git's
+        // --format, --orderfile, --min-parents …) -x IS an option, and `git log --format
+        // --output=out` wrote out (found by the differential fuzzer); where it takes -x as
+        // the value, nothing can tell the two apart here: ask.
+        return unknown(name, `${flag} followed by ${clip(args[i + 1]!.text)} (an option, or its value?)`);
       } else {
         const v = args[++i];
         if (!v) return unknown(name, `${flag} (no value)`);
@@ -214,6 +220,8 @@ export function checkForm(name: string, form: ReadForm, args: WordValue[], cwd: 
         }
         let v: WordValue | undefined;
         if (rest) v = { text: rest, dynamic: a.dynamic };
+        // `git rev-list -L --output=out` wrote out: a long option after a short one is an option.
+        else if (kind !== 'optional' && looksLikeOption(args[i + 1], '--')) return unknown(name, `${f} followed by ${clip(args[i + 1]!.text)} (an option, or its value?)`);
         else if (kind !== 'optional') v = args[++i];
         if (!v) return unknown(name, `${f} (no value)`);
         opts.push({ flag: f, value: v });
@@ -242,6 +250,11 @@ export function checkForm(name: string, form: ReadForm, args: WordValue[], cwd: 
     if (v) return v;
   }
   return { action: null, resources: [...readPaths, ...paths(files(), cwd)] };
+}
+
+/** Whether `w` is written as an option (`-x`, `--out=F`), starting with `dash`; a negative number is a value. */
+function looksLikeOption(w: WordValue | undefined, dash: '-' | '--'): boolean {
+  return !!w && !w.dynamic && w.text.startsWith(dash) && /^--?[A-Za-z]/.test(w.text);
 }
 
 /** Options that give grep-like programs their pattern, so every positional is a file. */
