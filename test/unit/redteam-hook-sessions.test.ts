@@ -151,3 +151,33 @@ test("red team: a flood from another process of ids that collide with a victim's
   assert.ok(!asked.filter((a) => a.owner !== victim).some((a) => a.task === victimTask), "no other process was asked as the victim's task");
   assert.equal(fs.readFileSync(path.join(dir, `${sid}.owner`), 'utf8').trim(), victim);
 });
+
+test("red team: a session whose task file cannot be written (a directory planted at its name) asks, and the task each call starts is ended, not left running uncounted", async () => {
+  const dir = path.join(root, 'unwritable');
+  fs.mkdirSync(path.join(dir, 'blocked.task'), { recursive: true });
+  const { desk: d, asked, ended } = desk(dir, () => '88@1');
+  const started: string[] = [];
+  const start = d.startTask;
+  d.startTask = async (p) => {
+    const r = await start(p);
+    started.push(r.token);
+    return r;
+  };
+  for (let i = 0; i < 3; i++) {
+    const out = await answerClaudeCodeHook({ stdin: call('blocked') }, d);
+    const printed = JSON.parse(Buffer.from(out.stdoutHex, 'hex').toString('utf8')) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    assert.equal(printed.hookSpecificOutput.permissionDecision, 'ask');
+    assert.match(printed.hookSpecificOutput.permissionDecisionReason, /could not keep this Claude Code session's task/);
+  }
+  assert.equal(asked.length, 0, 'no call went to the broker under a task nobody keeps');
+  await new Promise((r) => setImmediate(r));
+  assert.equal(started.length, 3);
+  assert.deepEqual(ended, started, 'every task started for the session was ended');
+  // Control: once the directory is gone the session gets a task it keeps.
+  fs.rmSync(path.join(dir, 'blocked.task'), { recursive: true });
+  await answerClaudeCodeHook({ stdin: call('blocked') }, d);
+  await answerClaudeCodeHook({ stdin: call('blocked') }, d);
+  assert.equal(asked.length, 2);
+  assert.ok(asked[0]!.task);
+  assert.equal(asked[1]!.task, asked[0]!.task);
+});

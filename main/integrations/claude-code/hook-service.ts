@@ -83,8 +83,8 @@ function fileFor(dir: string, sessionId: string, owner: string): { file: string;
   return { file: own, task: readSessionTask(own) };
 }
 
-/** A new session's task was not started: no room (./session-files.ts makeRoom); the hook asks with this reason. */
-class NoRoomForSession extends Error {}
+/** A new session has no task: no room for it (./session-files.ts makeRoom), or its files could not be written (the task was ended); the hook asks with this reason. */
+class NoSessionTask extends Error {}
 
 // A session file from before tokens (a bare id) is as good as stale: start a new task.
 const staleTask = (e: unknown) => e instanceof RpcError && /task: (no task|task .* has ended)|token: (acting as task .* needs its token|not the token of task)/.test(e.message);
@@ -117,9 +117,18 @@ async function taskFields(p: HookClaudeCodeParams, input: PreToolUseInput, desk:
   const inDir = [...starting].filter(([f]) => path.dirname(f) === dir).map(([, e]) => e.owner);
   const room = makeRoom(dir, file, owner, inDir, desk.ownerAlive ?? (() => true));
   for (const token of room.released) void desk.endTask?.(token).catch(() => undefined);
-  if (room.full) throw new NoRoomForSession(room.full);
+  if (room.full) throw new NoSessionTask(room.full);
   const start = desk.startTask({ name: taskNameFor(input), cwd: input.cwd || undefined }).then((r) => {
-    writeSessionTask(file, r.token, owner);
+    try {
+      writeSessionTask(file, r.token, owner);
+    } catch (e) {
+      void desk.endTask?.(r.token).catch(() => undefined);
+      throw new NoSessionTask(
+        `Airlock could not keep this Claude Code session's task (${(e as Error).message.slice(0, 200)}); ` +
+          `the task was ended so that every call does not start another. Check that ${path.dirname(file)} is writable ` +
+          `and holds no directory or link named ${path.basename(file)}; asking instead`,
+      );
+    }
     return r.token;
   });
   const entry = { owner, task: start };
@@ -183,7 +192,7 @@ export async function decideHook(p: HookClaudeCodeParams, desk: HookDesk): Promi
     }
   } catch (e) {
     const message = (e as Error).message;
-    if (e instanceof NoRoomForSession) {
+    if (e instanceof NoSessionTask) {
       try {
         desk.recordRefused(RPC.refused, message, { sessionId: input.session_id.slice(0, 256), request: req });
       } catch {

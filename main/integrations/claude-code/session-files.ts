@@ -96,15 +96,16 @@ function writePrivate(file: string, text: string): void {
 /** Last time (ms) each session file's time was refreshed by this daemon: a throttle, cleared when large. */
 const touched = new Map<string, number>();
 
-/** The owner first, then the task: whoever reads a task file finds its owner already there. */
+/**
+ * The owner first, then the task: whoever reads a task file finds its owner already there.
+ * Throws when the files cannot be written (something planted at the name, a full disk): the
+ * caller ends the task it started, since a task nobody's file names would be started again on
+ * every call, never ended and never counted by makeRoom's caps.
+ */
 export function writeSessionTask(file: string, task: string, owner: string): void {
-  try {
-    writePrivate(ownerFileOf(file), owner);
-    writePrivate(file, task);
-    touched.set(file, Date.now());
-  } catch {
-    // Not fatal: the next call starts another task and the human sees two.
-  }
+  writePrivate(ownerFileOf(file), owner);
+  writePrivate(file, task);
+  touched.set(file, Date.now());
 }
 
 /** Marks a session as used now (its file's time orders who makes way), at most once a minute per file. */
