@@ -138,7 +138,11 @@ function toTask(r: TaskRow): Task {
 export function ftsQuery(text: string): string | null {
   const words = text.split(/[\s\u0000-\u001f\u007f]+/).filter(Boolean).slice(0, 16);
   if (words.length === 0) return null;
-  return words.map((w) => `"${w.replace(/"/g, '""')}"`).join(' ');
+  const quoted = words.map((w) => `"${w.replace(/"/g, '""')}"`);
+  // The last word is a prefix, as in every search-as-you-type box (`git pu` finds `git push`).
+  // One letter is left whole: a one-letter prefix matches most of a large history for nothing.
+  if (words[words.length - 1]!.length >= 2) quoted[quoted.length - 1] += '*';
+  return quoted.join(' ');
 }
 
 export class Store {

@@ -121,12 +121,27 @@ test('history: filters, FTS search, cursor paging', () => {
   assert.equal(s.queryHistory({ text: '"NEAR( OR *' }).events.length, 0, 'FTS syntax in user text is treated as words');
 });
 
-test('ftsQuery quotes every word', () => {
-  assert.equal(ftsQuery('git push'), '"git" "push"');
-  assert.equal(ftsQuery('a"b'), '"a""b"');
+test('ftsQuery quotes every word; the last one is a prefix unless it is one letter', () => {
+  assert.equal(ftsQuery('git push'), '"git" "push"*');
+  assert.equal(ftsQuery('a"b'), '"a""b"*');
+  assert.equal(ftsQuery('git p'), '"git" "p"');
   assert.equal(ftsQuery('   '), null);
-  assert.equal(ftsQuery('git\u0000push\u0007'), '"git" "push"', 'control characters (a NUL ends an FTS5 query early) separate words');
+  assert.equal(ftsQuery('git\u0000push\u0007'), '"git" "push"*', 'control characters (a NUL ends an FTS5 query early) separate words');
   assert.equal(ftsQuery('\u0000'), null);
+});
+
+test('history search finds a word from its first letters, as it is typed (git pu → git push); punctuation-only and FTS-looking words are still plain text', () => {
+  const s = new Store(tmpDb());
+  s.appendEvent(ev(1, { summary: 'git push origin main', resource: '/repo' }));
+  s.appendEvent(ev(2, { summary: 'git pull --rebase', resource: '/repo' }));
+  s.appendEvent(ev(3, { summary: 'rm -rf build', resource: '/repo/build' }));
+  const found = (text: string) => s.queryHistory({ text }).events.map((e) => e.summary).sort();
+  assert.deepEqual(found('git pu'), ['git pull --rebase', 'git push origin main']);
+  assert.deepEqual(found('git pus'), ['git push origin main']);
+  assert.deepEqual(found('git push'), ['git push origin main']);
+  assert.deepEqual(found('pu git'), [], 'only the last word is a prefix');
+  for (const odd of ['**', '.', '"', '*', 'NEAR(', 'OR', '-', 'git "pu']) assert.doesNotThrow(() => found(odd), odd);
+  s.close();
 });
 
 test('migration 003 drops the per-row FTS trigger; search still sees every event', () => {
