@@ -36,17 +36,15 @@ export function runCommand(o: RunOptions): Promise<RunOutcome> {
   return new Promise((resolve) => {
     // The handlers go in before the spawn: a signal that arrives between fork and the first
     // line after spawn() (the child may already be running and printing) would otherwise take
-    // the default action and kill us, leaving the child running unsupervised. Such a signal
-    // is held and passed on as soon as the child exists.
+    // the default action and kill us, leaving the child running unsupervised. With a handler
+    // in place the signal waits for the event loop, by when spawn() has returned.
     let child: ChildProcess | undefined;
-    const held: NodeJS.Signals[] = [];
     const viaTerminal = process.stdin.isTTY && !o.ownSession;
     const forwarded: NodeJS.Signals[] = [...ALWAYS, ...(viaTerminal ? [] : TTY_DELIVERED)];
     const handlers = new Map<NodeJS.Signals, () => void>();
     for (const sig of forwarded) {
       const h = () => {
-        if (child === undefined) held.push(sig);
-        else if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+        if (child && child.exitCode === null && child.signalCode === null) child.kill(sig);
       };
       handlers.set(sig, h);
       process.on(sig, h);
@@ -62,7 +60,6 @@ export function runCommand(o: RunOptions): Promise<RunOutcome> {
       return;
     }
     const started = child;
-    for (const sig of held.splice(0)) started.kill(sig);
     // Ctrl-C while the terminal delivers it to both: we wait for the child rather than die first.
     const ignoreTty = () => undefined;
     if (viaTerminal) for (const sig of TTY_DELIVERED) process.on(sig, ignoreTty);
