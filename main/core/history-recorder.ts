@@ -10,7 +10,7 @@ import { LOCK_BUDGET_MS, type Store } from '../store';
 import { egressRemote } from './egress-remote';
 import type { NotificationBus } from './notification-bus';
 import type { PastEvent } from './past-matches';
-import type { EgressRecord, RejectedAttempt, RejectionRecorder } from './ports';
+import type { EgressRecord, KeyAdded, RejectedAttempt, RejectionRecorder } from './ports';
 import { RejectionCoalescer } from './rejection-coalescer';
 import type { CoreRequest } from './request';
 import { PLACEHOLDER_LEAK_TOOL, remember, type TaskMemory } from './risk';
@@ -35,16 +35,6 @@ export function bytesText(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
   return `${(n / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-/** An ssh-add that changed the SSH agent (main/ssh/agent-server.ts KeyAdded): public facts only. */
-export interface KeyAddedRecord {
-  fingerprint: string;
-  algorithm: string;
-  comment: string;
-  lifetimeSec: number | null;
-  confirm: boolean;
-  process?: CoreRequest['process'];
 }
 
 /** One decision to commit: what was asked, how risky, who decided, and why. */
@@ -221,7 +211,7 @@ export class HistoryRecorder implements RejectionRecorder {
    * asks), recorded all the same — agent.sock is every agent's SSH_AUTH_SOCK, so which process
    * put which key into the agent is kept with the rest of what agents did. Public facts only.
    */
-  recordKeyAdded(a: KeyAddedRecord): void {
+  recordKeyAdded(a: KeyAdded): void {
     const name = a.comment ? `'${a.comment.slice(0, 100)}' (${a.fingerprint})` : a.fingerprint;
     const limits = [a.lifetimeSec !== null && a.lifetimeSec > 0 ? `for ${a.lifetimeSec} s` : '', a.confirm ? 'confirm each use' : ''].filter(Boolean).join(', ');
     const ev = this.store.appendEvent({

@@ -163,6 +163,21 @@ export interface EgressFacts {
 }
 
 /** What went through one allowed egress connection, recorded after it ended. */
+/**
+ * An `ssh-add KEY` that changed the SSH agent (main/ssh/agent-server.ts). It is not asked
+ * (agent-admin.ts says why), but agent.sock is every agent's SSH_AUTH_SOCK: which process put
+ * which key into the human's agent belongs in history (HistoryRecorder.recordKeyAdded) like
+ * everything else an agent does. Facts only: the public fingerprint, never key material.
+ */
+export interface KeyAdded {
+  fingerprint: string;
+  algorithm: string;
+  comment: string;
+  lifetimeSec: number | null;
+  confirm: boolean;
+  process?: ProcessInfo;
+}
+
 export interface EgressRecord {
   task: string;
   /** `tunnel`: bytes of a CONNECT passed untouched; `request`: one HTTP request the proxy saw. */

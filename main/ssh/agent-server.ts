@@ -5,7 +5,7 @@
 import type * as net from 'node:net';
 import type { AgentRequest } from '../contract/agent';
 import type { ProcessInfo } from '../contract/common';
-import type { Asker, KeyScope } from '../core/ports';
+import type { Asker, KeyAdded, KeyScope } from '../core/ports';
 import { deepFreeze, type PeerCred } from '../os/peer';
 import { ProcessInfoCache } from './process-cache';
 import { lockRequest, removeAllRequest, removeKeyRequest, unlockRequest } from './agent-admin';
@@ -47,20 +47,6 @@ export interface AgentCoreDeps {
   onKeyAdded?: (a: KeyAdded) => void;
 }
 
-/**
- * An `ssh-add KEY` that changed the agent. It is not asked (agent-admin.ts says why), but
- * agent.sock is every agent's SSH_AUTH_SOCK: which process put which key into the human's
- * agent belongs in history like everything else an agent does. Facts only: the public
- * fingerprint, never key material.
- */
-export interface KeyAdded {
-  fingerprint: string;
-  algorithm: string;
-  comment: string;
-  lifetimeSec: number | null;
-  confirm: boolean;
-  process?: ProcessInfo;
-}
 
 /**
  * What only a hostile or broken client sends, recorded in history (decision `reject`): a

@@ -2,11 +2,11 @@
 // the sealed keys, and hands back the KeyService and TaskSocketService the core needs.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Asker, KeyService, KeyScope, TaskSocketService } from '../core/ports';
+import type { Asker, KeyAdded, KeyService, KeyScope, TaskSocketService } from '../core/ports';
 import type { AirlockPaths } from '../os/paths';
 import type { PeerCred } from '../os/peer';
 import { AgentLock } from './agent-lock';
-import { AgentCore, type AgentRejection, type KeyAdded } from './agent-server';
+import { AgentCore, type AgentRejection } from './agent-server';
 import { AgentListener } from './agent-listener';
 import { AgentKeyService } from './key-service';
 import { KeyStore, type KeyUsage } from './key-store';
@@ -41,7 +41,7 @@ export interface SshAgentOptions {
   onForeignPeer?: (socketPath: string, cred: PeerCred) => void;
   /** A client sent what only a hostile or broken client sends (agent-server.ts AgentRejection): record it in history. */
   onRejected?: (r: AgentRejection) => void;
-  /** A key was added with ssh-add (not asked): record it in history (agent-server.ts KeyAdded). */
+  /** A key was added with ssh-add (not asked): record it in history (core/ports.ts KeyAdded). */
   onKeyAdded?: (a: KeyAdded) => void;
   log?: (msg: string) => void;
 }

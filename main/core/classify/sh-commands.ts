@@ -343,7 +343,6 @@ function gitElsewhere(global: Arg[], dir: string | undefined, ctx: CmdContext): 
 const inSubdirectory = (sub: string) =>
   `git runs in the subdirectory ${sub.slice(0, 80)}: git takes a directory holding HEAD, objects/ and a config as a repository of its own, and that config (plain files, not under .git/) can name programs git runs`;
 
-
 function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string): CmdResult {
   const readForm = GIT_READ[sub];
   if (readForm) {
