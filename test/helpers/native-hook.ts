@@ -3,9 +3,11 @@
 // `npm run build` when a C compiler is present). Both ask the daemon through request.sock
 // `hook.claudeCode`. Without a compiler the native variant is skipped, saying why; with one,
 // a missing binary is a failure, never a skip.
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { run } from './run';
 
 export const NODE_HOOK = path.join(__dirname, '..', '..', 'main', 'integrations', 'claude-code', 'bin.js');
 export const NATIVE_HOOK = path.join(__dirname, '..', '..', 'native', 'airlock-hook');
@@ -33,3 +35,15 @@ export const HOOK_VARIANTS: HookVariant[] = [
   { name: 'node', skip: false, cmd: process.execPath, args: [NODE_HOOK], installFlags: ['--node'] },
   { name: 'native', skip: nativeSkip, cmd: NATIVE_HOOK, args: [], installFlags: [] },
 ];
+
+/**
+ * What the Node hook (as Claude Code runs it) answers for a Bash call of `command` in `cwd`:
+ * allow, deny or ask. For the red-team tests that run each way around the classifier through
+ * the hook as well as through `airlock exec --shell`.
+ */
+export async function bashHookDecision(env: NodeJS.ProcessEnv, cwd: string, command: string, session: string): Promise<string> {
+  const input = JSON.stringify({ session_id: session, transcript_path: '/x.jsonl', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
+  const r = await run(process.execPath, [NODE_HOOK], { env, input, timeoutMs: 30_000 });
+  assert.equal(r.code, 0, r.stderr);
+  return (JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;
+}

@@ -10,11 +10,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CLI, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
+import { bashHookDecision } from '../helpers/native-hook';
 import { run } from '../helpers/run';
 import type { RpcClient } from '../../main/client/rpc-client';
 import { ATTACKS6, PLAIN_READS6 } from '../unit/classify-attack6-corpus';
 
-const HOOK_BIN = path.join(__dirname, '..', '..', 'main', 'integrations', 'claude-code', 'bin.js');
 
 /** Each runs ./ls (which touches `marker`) through bash, though every word in it looks like a read. */
 const FOUND: { cmd: string; why: RegExp; stdin?: string }[] = [
@@ -36,12 +36,7 @@ let d: Daemon;
 let ui: RpcClient;
 let human: Human;
 
-async function hookDecision(cwd: string, command: string): Promise<string> {
-  const input = JSON.stringify({ session_id: 'a6-sample', transcript_path: '/x.jsonl', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
-  const r = await run(process.execPath, [HOOK_BIN], { env: d.env, input, timeoutMs: 30_000 });
-  assert.equal(r.code, 0, r.stderr);
-  return (JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;
-}
+const hookDecision = (cwd: string, command: string) => bashHookDecision(d.env, cwd, command, 'a6-sample');
 
 before(async () => {
   d = await startDaemon();

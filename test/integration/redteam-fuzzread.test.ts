@@ -10,10 +10,10 @@ import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { CLI, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
+import { bashHookDecision } from '../helpers/native-hook';
 import { run } from '../helpers/run';
 import type { RpcClient } from '../../main/client/rpc-client';
 
-const HOOK_BIN = path.join(__dirname, '..', '..', 'main', 'integrations', 'claude-code', 'bin.js');
 
 /** Each leaves `harm` behind in its directory when it runs. */
 const FOUND: { cmd: string; harm: string; why: RegExp; git?: boolean; dirty?: boolean }[] = [
@@ -40,12 +40,7 @@ let d: Daemon;
 let ui: RpcClient;
 let human: Human;
 
-async function hookDecision(cwd: string, command: string): Promise<string> {
-  const input = JSON.stringify({ session_id: 'fuzzread', transcript_path: '/x.jsonl', cwd, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command } });
-  const r = await run(process.execPath, [HOOK_BIN], { env: d.env, input, timeoutMs: 30_000 });
-  assert.equal(r.code, 0, r.stderr);
-  return (JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision;
-}
+const hookDecision = (cwd: string, command: string) => bashHookDecision(d.env, cwd, command, 'fuzzread');
 
 before(async () => {
   d = await startDaemon();
