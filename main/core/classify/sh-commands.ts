@@ -570,6 +570,12 @@ function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   // pyproject.toml, and npm commits, tags and runs the (pre|post)version scripts. Only the
   // bare `version` prints.
   const setsVersion = sub === 'version' && args.slice(1).some((a) => a.dynamic || a.mayBeOption || !a.text.startsWith('-'));
+  // `npm help TOPIC` starts the viewer npm's config names, and the workspace's own .npmrc
+  // is config: `viewer=browser` plus `browser=./x` hands the page to a program of the
+  // agent's choosing (npm's `browser` setting is any command). Bare `npm help` only prints.
+  if (name === 'npm' && sub === 'help' && args[0]?.text === 'help' && args.length > 1) {
+    return result('execute', [repo], { reasons: [{ level: 'medium', reason: "npm help TOPIC opens the viewer or browser npm's config names (a workspace .npmrc can choose the program)" }] });
+  }
   if (reads?.has(sub) && !setsVersion && args[0]?.text === sub && args.slice(1).every((a) => !a.dynamic && !a.mayBeOption && (!a.text.startsWith('-') || PKG_READ_FLAGS.test(a.text)))) {
     return result('read', [repo]);
   }
