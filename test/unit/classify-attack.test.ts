@@ -101,8 +101,9 @@ test('red team, third wave: ${VAR:=x} and ${VAR=x} assign like VAR=x (: ${CDPATH
 test('red team, seventh wave (lead): version queries through a toolchain proxy run what a workspace file names (rustc --version ran rust-toolchain.toml\'s path/bin/rustc)', () => {
   // rustup's proxies (cargo, rustc) follow rust-toolchain.toml's `path` to any directory;
   // go.mod/go.work `toolchain` lines make every go command download and run that toolchain;
-  // npm help starts the viewer/browser npm's config (a workspace .npmrc too) names.
-  for (const cmd of ['cargo --version', 'cargo -V', 'cargo version', 'cargo help', 'cargo help build', 'rustc --version', 'rustc -V', 'rustc -vV', 'go version', 'go env', 'go env GOPATH', 'go help', 'go help build', 'cargo --version | head -1', 'ls && rustc -V', 'npm help ls', 'npm help config']) {
+  // npm help starts the viewer/browser npm's config (a workspace .npmrc too) names; yarn runs
+  // the yarnPath release of .yarnrc.yml, pnpm the version packageManager names.
+  for (const cmd of ['cargo --version', 'cargo -V', 'cargo version', 'cargo help', 'cargo help build', 'rustc --version', 'rustc -V', 'rustc -vV', 'go version', 'go env', 'go env GOPATH', 'go help', 'go help build', 'cargo --version | head -1', 'ls && rustc -V', 'npm help ls', 'npm help config', 'yarn --version', 'yarn why lodash', 'yarn list', 'pnpm --version', 'pnpm ls', 'pnpm why x']) {
     assert.notEqual(c(cmd).action, 'read', cmd);
   }
   // What stays a read: version queries of programs that are not proxies for a workspace file.

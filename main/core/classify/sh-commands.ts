@@ -531,8 +531,7 @@ function installer(r: CmdResult): CmdResult {
  */
 const PKG_READ: Record<string, Set<string> | undefined> = lookupTable({
   npm: new Set(['ls', 'list', 'll', 'la', 'root', 'prefix', 'bin', '--version', '-v', 'version', 'help', '--help', '-h', 'explain', 'why', 'query']),
-  pnpm: new Set(['ls', 'list', 'll', 'root', 'bin', '--version', '-v', 'help', '--help', 'why']),
-  yarn: new Set(['--version', '-v', 'help', '--help', 'why', 'list']),
+  // No pnpm and no yarn: both run what the project names before doing anything (below).
   pip: new Set(['list', 'show', 'freeze', 'check', '--version', '-V', 'help', '--help', '-h']),
   pip3: new Set(['list', 'show', 'freeze', 'check', '--version', '-V', 'help', '--help', '-h']),
   // No cargo (a rustup proxy: rust-toolchain.toml's `path` makes `cargo --version` run any
@@ -560,6 +559,8 @@ const RUSTUP_PROXY = "is usually rustup's proxy: it runs the toolchain a rust-to
 const TOOLCHAIN_PROXY: Record<string, string | undefined> = lookupTable({
   ...Object.fromEntries(['cargo', 'rustc', 'rustdoc', 'rustfmt', 'cargo-fmt', 'cargo-clippy', 'clippy-driver', 'rust-analyzer', 'rust-gdb', 'rust-lldb', 'rustup'].map((n) => [n, `${n} ${RUSTUP_PROXY}`])),
   go: 'go runs the toolchain a go.mod or go.work names (GOTOOLCHAIN=auto downloads and runs it), go version included',
+  yarn: "yarn runs the release the project's .yarnrc.yml yarnPath names (a file in the repository), yarn --version included",
+  pnpm: "pnpm switches to the pnpm version package.json's packageManager names, downloaded from the registry .npmrc names, and runs it",
 });
 
 function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
