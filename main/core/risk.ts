@@ -69,10 +69,14 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   { test: /^\/proc\/[^/]+\/(root|cwd|fd|map_files|exe)(\/|$)/, what: 'a /proc magic link (leads where Airlock cannot see)' },
   { test: /(^|\/)(\.npmrc|\.pypirc|pip\.conf|\.gitconfig|\.vimrc|\.envrc|Makefile)$/, what: 'a file other tools execute or trust' },
   // Yarn runs the file its config names (`yarnPath`, classic `yarn-path`) and loads its
-  // plugins on every command, `yarn why` and `yarn --version` (reads) included; pnpm runs
+  // plugins on every command, `yarn why` and `yarn --version` included (so none of yarn is a read); pnpm runs
   // .pnpmfile.cjs. Red team wave 5. XDG git config is the same as ~/.gitconfig.
   { test: /(^|\/)(\.yarnrc|\.yarnrc\.yml|\.pnpmfile\.cjs)$|(^|\/)\.yarn\/(releases|plugins)\//, what: 'package manager configuration or code it runs on every command (yarnPath, plugins, pnpmfile)' },
   { test: /(^|\/)\.config\/git\/(config|attributes)$/, what: 'git config (can set hooks, aliases, fsmonitor)' },
+  // Version managers run the toolchain these name: rustup follows rust-toolchain.toml's `path`
+  // to any directory on every cargo/rustc call; cargo's config sets runners and rustc wrappers;
+  // asdf's `path:` versions and mise's tools/hooks likewise.
+  { test: /(^|\/)(rust-toolchain(\.toml)?|\.tool-versions|\.?mise\.toml)$|(^|\/)\.cargo\/config(\.toml)?$/, what: 'a toolchain file (cargo, rustc, asdf or mise run the programs it names)' },
 ];
 
 /** Places that hold secrets. */

@@ -568,12 +568,12 @@ function installer(r: CmdResult): CmdResult {
  */
 const PKG_READ: Record<string, Set<string> | undefined> = lookupTable({
   npm: new Set(['ls', 'list', 'll', 'la', 'root', 'prefix', 'bin', '--version', '-v', 'version', 'help', '--help', '-h', 'explain', 'why', 'query']),
-  pnpm: new Set(['ls', 'list', 'll', 'root', 'bin', '--version', '-v', 'help', '--help', 'why']),
-  yarn: new Set(['--version', '-v', 'help', '--help', 'why', 'list']),
+  // No pnpm and no yarn: both run what the project names before doing anything (below).
   pip: new Set(['list', 'show', 'freeze', 'check', '--version', '-V', 'help', '--help', '-h']),
   pip3: new Set(['list', 'show', 'freeze', 'check', '--version', '-V', 'help', '--help', '-h']),
-  cargo: new Set(['--version', '-V', 'version', 'help', '--help']),
-  go: new Set(['version', 'help', 'env']),
+  // No cargo (a rustup proxy: rust-toolchain.toml's `path` makes `cargo --version` run any
+  // program) and no go (go.mod / go.work `toolchain` lines make every go command, `go version`
+  // included, download and run that toolchain: GOTOOLCHAIN=auto).
   gem: new Set(['list', '--version', '-v', 'help']),
   uv: new Set(['--version', 'version', 'help']),
   poetry: new Set(['--version', 'show', 'help']),
@@ -591,6 +591,15 @@ const PKG_INSTALL = new Set(['install', 'i', 'ci', 'add', 'update', 'upgrade', '
 const PKG_PUBLISH = new Set(['publish', 'upload', 'push', 'release', 'deploy']);
 const PKG_MANAGERS = new Set(['npm', 'yarn', 'pnpm', 'pip', 'pip3', 'pipx', 'uv', 'poetry', 'cargo', 'go', 'gem', 'bundle', 'composer', 'apt', 'apt-get', 'dnf', 'yum', 'brew', 'pacman', 'apk', 'snap', 'flatpak', 'conda', 'mamba', 'twine', 'dotnet', 'mvn', 'gradle']);
 
+const RUSTUP_PROXY = "is usually rustup's proxy: it runs the toolchain a rust-toolchain.toml names, whatever program its path points at";
+/** Programs that run whatever toolchain a file in the workspace names, `--version` included. */
+const TOOLCHAIN_PROXY: Record<string, string | undefined> = lookupTable({
+  ...Object.fromEntries(['cargo', 'rustc', 'rustdoc', 'rustfmt', 'cargo-fmt', 'cargo-clippy', 'clippy-driver', 'rust-analyzer', 'rust-gdb', 'rust-lldb', 'rustup'].map((n) => [n, `${n} ${RUSTUP_PROXY}`])),
+  go: 'go runs the toolchain a go.mod or go.work names (GOTOOLCHAIN=auto downloads and runs it), go version included',
+  yarn: "yarn runs the release the project's .yarnrc.yml yarnPath names (a file in the repository), yarn --version included",
+  pnpm: "pnpm switches to the pnpm version package.json's packageManager names, downloaded from the registry .npmrc names, and runs it",
+});
+
 function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   const { pos } = positionals(args, new Set(['-C', '--prefix', '-w', '--workspace', '--filter', '-r', '--requirement', '-t', '--target']));
   const sub = pos[0]?.text ?? '';
@@ -607,6 +616,12 @@ function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   // pyproject.toml, and npm commits, tags and runs the (pre|post)version scripts. Only the
   // bare `version` prints.
   const setsVersion = sub === 'version' && args.slice(1).some((a) => a.dynamic || a.mayBeOption || !a.text.startsWith('-'));
+  // `npm help TOPIC` starts the viewer npm's config names, and the workspace's own .npmrc
+  // is config: `viewer=browser` plus `browser=./x` hands the page to a program of the
+  // agent's choosing (npm's `browser` setting is any command). Bare `npm help` only prints.
+  if (name === 'npm' && sub === 'help' && args[0]?.text === 'help' && args.length > 1) {
+    return result('execute', [repo], { reasons: [{ level: 'medium', reason: "npm help TOPIC opens the viewer or browser npm's config names (a workspace .npmrc can choose the program)" }] });
+  }
   if (reads?.has(sub) && !setsVersion && args[0]?.text === sub && args.slice(1).every((a) => !a.dynamic && !a.mayBeOption && (!a.text.startsWith('-') || PKG_READ_FLAGS.test(a.text)))) {
     return result('read', [repo]);
   }
@@ -1202,6 +1217,12 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
     if (name === 'helm' && ['list', 'status', 'version'].includes(sub) && args[0]?.text === sub && args.every((a) => !a.dynamic && !/^--(kubeconfig|kube-|registry-config|repository-config|post-renderer)/.test(a.text))) return result('read', [name]);
     if (['delete', 'uninstall'].includes(sub)) return result('delete', [name]);
     return result('execute', [name]);
+  }
+  const proxy = TOOLCHAIN_PROXY[name];
+  if (proxy) {
+    const r = PKG_MANAGERS.has(name) ? packageManager(name, args, ctx) : result('execute', [name]);
+    r.reasons.push({ level: 'medium', reason: proxy });
+    return r;
   }
   if (PKG_MANAGERS.has(name)) return packageManager(name, args, ctx);
   if (name === 'npx' || name === 'pnpx' || name === 'bunx' || name === 'uvx') return result('execute', args[0] ? [`package ${args[0].text}`] : [], { reasons: [{ level: 'medium', reason: `${name} may download and run a package` }] });
