@@ -58,6 +58,12 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   { test: /(^|\/)\.git(\/(?!info\/exclude$)|$)/, what: "the repository's own files (.git: where git finds its config and hooks)" },
   { test: /(^|\/)\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|kshrc|cshrc|tcshrc)$/, what: 'a shell start-up file' },
   { test: /(^|\/)\.config\/fish\/config\.fish$/, what: 'a shell start-up file' },
+  // Also run by a shell, a session or a tool at start or exit: logout files, fish's conf.d,
+  // X session files, systemd's user environment (LD_PRELOAD for every service), PAM's
+  // environment, tmux/screen config (run-shell), lesskey (#env LESSOPEN pipes every file less
+  // opens through a program), editors' init files, gdb's, mvn's shell wrapper's, gradle's init scripts.
+  { test: /(^|\/)\.(bash_logout|zlogout|login|logout|xprofile|xinitrc|xsession|xsessionrc|pam_environment|tmux\.conf|screenrc|lesskey|gdbinit|mavenrc|emacs|exrc)$/, what: 'a file a shell, session or tool runs at start or exit' },
+  { test: /(^|\/)\.config\/(fish\/conf\.d|environment\.d|nvim|tmux)\/|(^|\/)\.config\/lesskey$|(^|\/)\.emacs\.d\/(init|early-init)\.el$|(^|\/)\.gradle\/init\.d\//, what: 'a file a shell, session or tool runs at start or exit' },
   { test: /(^|\/)\.ssh(\/|$)/, what: '~/.ssh (keys, config, authorized_keys)' },
   { test: /(^|\/)\.github\/workflows\//, what: 'a CI workflow' },
   { test: /(^|\/)(\.gitlab-ci\.yml|\.circleci\/|Jenkinsfile$|\.buildkite\/|azure-pipelines\.yml$)/, what: 'a CI pipeline' },
