@@ -296,8 +296,8 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
       ...val('-l --line-length -e --expression'),
     },
     danger: {
-      '-i': { action: 'write', reason: 'edits files in place' },
-      '--in-place': { action: 'write', reason: 'edits files in place' },
+      '-i': { action: 'write', reason: 'edits files in place', backupSuffix: true },
+      '--in-place': { action: 'write', reason: 'edits files in place', backupSuffix: true },
       '-f': runs('reads its script from a file that is not shown (it could run commands)'),
       '--file': runs('reads its script from a file that is not shown (it could run commands)'),
     },
