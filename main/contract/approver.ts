@@ -242,7 +242,14 @@ export type Settings = z.infer<typeof Settings>;
 export const SettingsPatch = z.strictObject({
   promptTimeoutSec: Settings.shape.promptTimeoutSec.optional(),
   policy: z.partialRecord(Action, PolicyChoice).optional(),
-  upstreamAgent: Settings.shape.upstreamAgent.optional(),
+  // The daemon resolves nothing against its own working directory (which the human setting this
+  // cannot see): a socket path here is absolute, as `serve --upstream` makes it.
+  upstreamAgent: z
+    .string()
+    .max(LIMITS.text)
+    .refine((p) => p.startsWith('/'), 'must be an absolute path to the agent socket (as in SSH_AUTH_SOCK), or null for none')
+    .nullable()
+    .optional(),
   notifications: z.boolean().optional(),
   startAtLogin: z.boolean().optional(),
   mcpToolActions: Settings.shape.mcpToolActions.optional(),

@@ -205,8 +205,11 @@ export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, t
     // A command pattern allows the command, not every path it may name: files must stay
     // inside the task's working directory and away from hooks and secrets. A task directory
     // of / (or one holding the home directory) confines nothing: then no file is inside.
+    // A resource computed at run time (`$f`, `$(…)`, kept verbatim by the classifier) can be
+    // any path: `f=.git/hooks/pre-commit; echo x > $f` was covered by a grant for `echo x > $f`
+    // (the write fuzzer). Only a path known now can be confined; the rest asks.
     const workspace = workspaceOf(taskCwd);
-    return part.resources.every((res) => sensitivePart(res, r.claudeDirs) === null && (!res.startsWith('/') || (workspace !== null && isWithin(res, workspace))));
+    return part.resources.every((res) => !/[$`]/.test(res) && sensitivePart(res, r.claudeDirs) === null && (!res.startsWith('/') || (workspace !== null && isWithin(res, workspace))));
   }
   if (!actionCovers(g.action, part.action)) return false;
   return resourcesCovered(g.resource, part.resources, g.effect, r.claudeDirs);

@@ -62,7 +62,7 @@ test('read sets plain lower-case variables only; IFS= before read is read\'s own
 });
 
 test('version queries, socket and mount listings, archive listings are reads; their other forms are not', () => {
-  for (const cmd of ['npm --version', 'cargo -V', 'rustc --version', 'java -version', 'gcc --version', 'make --version', 'ss -tlnp', 'netstat -an', 'mount', 'ip -br a', 'ip route get 1.1.1.1', 'getent passwd root', 'yes | head -3', 'zcat f.gz | head', 'unzip -l a.zip', 'gzip -l f.gz', 'gzip -t f.gz']) assert.equal(c(cmd).action, 'read', cmd);
+  for (const cmd of ['npm --version', 'java -version', 'gcc --version', 'make --version', 'ss -tlnp', 'netstat -an', 'mount', 'ip -br a', 'ip route get 1.1.1.1', 'getent passwd root', 'yes | head -3', 'zcat f.gz | head', 'unzip -l a.zip', 'gzip -l f.gz', 'gzip -t f.gz']) assert.equal(c(cmd).action, 'read', cmd);
   for (const cmd of ['make', 'make -v all', 'gcc f.c', 'java Main', 'ss -K dst 1.2.3.4', 'ss -tK', 'ss -D out', 'mount -a', 'mount /dev/x /mnt', 'ip link set eth0 down', 'ip netns exec x sh', 'ip route add 1.2.3.0/24 dev x', 'unzip -l a.zip -d /tmp', 'unzip -lo a.zip', 'gzip -ld f.gz', 'gzip f']) assert.notEqual(c(cmd).action, 'read', cmd);
 });
 
@@ -86,7 +86,7 @@ test('red team, third wave: npm version X and uv version X set the version (writ
   for (const cmd of ['npm version patch', 'npm version 1.2.3', 'npm version major --json', 'npm version "$v"', 'uv version 1.2.3', 'uv version --bump patch']) {
     assert.equal(c(cmd).action, 'execute', cmd);
   }
-  for (const cmd of ['npm version', 'npm version --json', 'uv version', 'cargo version']) assert.equal(c(cmd).action, 'read', cmd);
+  for (const cmd of ['npm version', 'npm version --json', 'uv version']) assert.equal(c(cmd).action, 'read', cmd);
 });
 
 test('red team, third wave: ${VAR:=x} and ${VAR=x} assign like VAR=x (: ${CDPATH:=/tmp}; cd x && git status ran git in /tmp/x)', () => {
@@ -96,4 +96,16 @@ test('red team, third wave: ${VAR:=x} and ${VAR=x} assign like VAR=x (: ${CDPATH
   }
   // A lower-case shell variable's default is local, as a plain x=1 is.
   for (const cmd of ['echo ${x:=1}', 'echo ${name:-default}', 'echo ${PATH:-/bin}']) assert.equal(c(cmd).action, 'read', cmd);
+});
+
+test('red team, seventh wave (lead): version queries through a toolchain proxy run what a workspace file names (rustc --version ran rust-toolchain.toml\'s path/bin/rustc)', () => {
+  // rustup's proxies (cargo, rustc) follow rust-toolchain.toml's `path` to any directory;
+  // go.mod/go.work `toolchain` lines make every go command download and run that toolchain;
+  // npm help starts the viewer/browser npm's config (a workspace .npmrc too) names; yarn runs
+  // the yarnPath release of .yarnrc.yml, pnpm the version packageManager names.
+  for (const cmd of ['cargo --version', 'cargo -V', 'cargo version', 'cargo help', 'cargo help build', 'rustc --version', 'rustc -V', 'rustc -vV', 'go version', 'go env', 'go env GOPATH', 'go help', 'go help build', 'cargo --version | head -1', 'ls && rustc -V', 'npm help ls', 'npm help config', 'yarn --version', 'yarn why lodash', 'yarn list', 'pnpm --version', 'pnpm ls', 'pnpm why x']) {
+    assert.notEqual(c(cmd).action, 'read', cmd);
+  }
+  // What stays a read: version queries of programs that are not proxies for a workspace file.
+  for (const cmd of ['npm --version', 'npm help', 'node --version', 'python3 --version', 'gcc --version', 'java -version']) assert.equal(c(cmd).action, 'read', cmd);
 });

@@ -293,8 +293,8 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
       ...val('-l --line-length -e --expression'),
     },
     danger: {
-      '-i': { action: 'write', reason: 'edits files in place' },
-      '--in-place': { action: 'write', reason: 'edits files in place' },
+      '-i': { action: 'write', reason: 'edits files in place', backupSuffix: true },
+      '--in-place': { action: 'write', reason: 'edits files in place', backupSuffix: true },
       '-f': runs('reads its script from a file that is not shown (it could run commands)'),
       '--file': runs('reads its script from a file that is not shown (it could run commands)'),
     },
@@ -404,7 +404,9 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   read: { flags: { ...sw('-r -s -e'), ...val('-d -n -N -p -t -u -i -a') }, args: 'words', check: readCheck },
   // Version queries of toolchains: one version flag and nothing else (`make` alone
   // builds, `gcc f.c` writes a.out, `java X` runs a class).
-  rustc: versionOnly('--version -V -vV'),
+  // Not rustc (nor cargo, rustfmt …): where Rust is installed the usual way these are rustup's
+  // proxies, which run the toolchain a workspace rust-toolchain.toml names, and its `path` key
+  // names any directory (`rustc --version` ran <path>/bin/rustc; lead's red team, 2026-11-24).
   java: versionOnly('-version --version -showversion'),
   javac: versionOnly('-version --version'),
   gcc: versionOnly('--version -v -dumpversion -dumpmachine'),
