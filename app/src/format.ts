@@ -62,3 +62,11 @@ export function parseLocalDateTime(v: string): number | undefined {
   const t = new Date(v).getTime();
   return Number.isNaN(t) ? undefined : t;
 }
+
+/**
+ * What the Action column shows: the action, except for a task's start or end, whose action is
+ * only `other` — the tool (`task.start`, `task.end`) says what happened.
+ */
+export function actionLabel(e: { action: string; tool: string }): string {
+  return e.tool === 'task.start' || e.tool === 'task.end' ? e.tool : e.action;
+}

@@ -194,6 +194,8 @@ export const HistoryQuery = z.strictObject({
   source: z.string().max(64).optional(),
   // Every event's action is an Action: an unknown one is a typo ("writes") to refuse, not an empty page.
   action: Action.optional(),
+  /** The exact tool (`task.start`, `task.end`, `Bash`, `ssh-sign`, …). */
+  tool: z.string().max(LIMITS.name).optional(),
   decision: Outcome.optional(),
   text: z.string().max(LIMITS.text).optional(),
   since: Timestamp.optional(),

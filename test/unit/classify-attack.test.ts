@@ -109,3 +109,30 @@ test('red team, seventh wave (lead): version queries through a toolchain proxy r
   // What stays a read: version queries of programs that are not proxies for a workspace file.
   for (const cmd of ['npm --version', 'npm help', 'node --version', 'python3 --version', 'gcc --version', 'java -version']) assert.equal(c(cmd).action, 'read', cmd);
 });
+
+test('red team, seventh wave (lead): a file read through an option is a resource (jq --rawfile k ~/.ssh/id_x printed a key and left no secret read)', () => {
+  const rows: [string, string][] = [
+    ['jq --rawfile k /home/u/.ssh/id_x -n "$k"', '/home/u/.ssh/id_x'],
+    ['jq --slurpfile k /home/u/.aws/credentials -n 1', '/home/u/.aws/credentials'],
+    ['jq -L /home/u/.ssh -n 1', '/home/u/.ssh'],
+    ['jq --from-file p.jq /home/u/.env', '/home/u/.env'],
+    ['yq . /home/u/.kube/config', '/home/u/.kube/config'],
+    ['diff --from-file=/home/u/.env a', '/home/u/.env'],
+    ['diff --to-file /home/u/.env a', '/home/u/.env'],
+    ['locate -d /home/u/.env x', '/home/u/.env'],
+    ['plocate --database=/home/u/.env x', '/home/u/.env'],
+    ['journalctl --file=/home/u/.env', '/home/u/.env'],
+    ['journalctl -D /home/u/.ssh', '/home/u/.ssh'],
+    ['dmesg -F /home/u/.env', '/home/u/.env'],
+    ['xargs -a /home/u/.env echo', '/home/u/.env'],
+    ['xargs --arg-file=/home/u/.env cat', '/home/u/.env'],
+    ['fd --search-path /home/u/.ssh', '/home/u/.ssh'],
+    ['fd -e pem . --base-directory /home/u/.ssh', '/home/u/.ssh'],
+    ['ag --path-to-ignore /home/u/.env x', '/home/u/.env'],
+  ];
+  for (const [cmd, file] of rows) {
+    const r = c(cmd);
+    assert.equal(r.action, 'read', cmd);
+    assert.ok(r.resources.includes(file), `${cmd}: ${JSON.stringify(r.resources)}`);
+  }
+});

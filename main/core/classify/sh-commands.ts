@@ -966,11 +966,18 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
       else if (XARGS_SWITCH.has(t) || /^-[0rtxpo]+$/.test(t) || /^-[nPLsIdEeil]./.test(t) || /^--(max-args|max-procs|delimiter|arg-file|replace|max-lines|eof)=/.test(t)) i++;
       else return result('execute', [], { reasons: [{ level: 'medium', reason: `unknown flag ${t} for xargs: not known to be read-only` }] });
     }
+    // -a/--arg-file FILE: xargs reads its words from FILE (a secret read is remembered).
+    const argFiles: string[] = [];
+    for (let j = 0; j < i; j++) {
+      const t = args[j].text;
+      const f = t === '-a' || t === '--arg-file' ? args[j + 1] : /^-a./s.test(t) ? { ...args[j], text: t.slice(2) } : /^--arg-file=/.test(t) ? { ...args[j], text: t.slice('--arg-file='.length) } : undefined;
+      if (f) argFiles.push(resolvePath(f.text, ctx.cwd, f.dynamic));
+    }
     const pos = args.slice(i);
-    if (pos.length === 0) return result('read'); // runs echo
+    if (pos.length === 0) return result('read', argFiles); // runs echo
     // xargs appends words from its input to the command: only a program none of whose
     // options can write or run (a `closed` form) stays a read whatever gets appended.
-    return { ...result('read'), argv: pos, argvMode: 'wrapper' };
+    return { ...result('read', argFiles), argv: pos, argvMode: 'wrapper' };
   }
 
   if (name === 'busybox') {

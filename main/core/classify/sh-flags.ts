@@ -281,7 +281,7 @@ function looksLikeOption(w: WordValue | undefined, dash: '-' | '--'): boolean {
 }
 
 /** Options that give grep-like programs their pattern, so every positional is a file. */
-const patternOpts = new Set(['-e', '-f', '--regexp', '--file', '--expression', '--source']);
+const patternOpts = new Set(['-e', '-f', '--regexp', '--file', '--expression', '--source', '--from-file']);
 
 export const paths = (args: WordValue[], cwd: string | undefined) =>
   args.filter((a) => a.text !== '-' && a.text !== '').map((a) => resolvePath(a.text, cwd, a.dynamic));
