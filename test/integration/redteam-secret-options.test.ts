@@ -35,8 +35,8 @@ const LINES: { name: string; cmd: (key: string) => string }[] = [
   { name: 'diff --from-file', cmd: (k) => `diff --from-file=${k} /dev/null; echo done` },
 ];
 
-for (const line of LINES) {
-  test(`a secret read through ${line.name} is remembered: the task's next upload is critical and asked despite its grant`, async () => {
+test("a secret read through an option (jq --rawfile, jq --slurpfile, xargs -a, diff --from-file) is remembered: the task's next upload is critical and asked despite its grant", async () => {
+  for (const line of LINES) {
     const w = await Wire.open(d.requestSock);
     try {
       const cwd = path.join(home, 'work');
@@ -57,5 +57,5 @@ for (const line of LINES) {
     } finally {
       w.close();
     }
-  });
-}
+  }
+});
