@@ -126,6 +126,9 @@ test('red team, seventh wave (lead): a file read through an option is a resource
     ['dmesg -F /home/u/.env', '/home/u/.env'],
     ['xargs -a /home/u/.env echo', '/home/u/.env'],
     ['xargs --arg-file=/home/u/.env cat', '/home/u/.env'],
+    ['fd --search-path /home/u/.ssh', '/home/u/.ssh'],
+    ['fd -e pem . --base-directory /home/u/.ssh', '/home/u/.ssh'],
+    ['ag --path-to-ignore /home/u/.env x', '/home/u/.env'],
   ];
   for (const [cmd, file] of rows) {
     const r = c(cmd);

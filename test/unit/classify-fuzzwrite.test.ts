@@ -118,3 +118,20 @@ test('a command grant never covers a part whose path is computed at run time: `f
   const plain = classifyShell('echo x > out', '/repo');
   assert.equal(partCovered({ ...grant, resource: 'echo x \\> out' }, { ...req, parts: plain.parts }, plain.parts[0]!, 1, '/repo'), true);
 });
+
+test('a command grant covers its command for the action it was granted for or a lesser one: {sed,sed *} granted for an in-place edit does not cover sed -i running a command', () => {
+  const grant: Grant = { id: 'g', task: 't', source: '*', tool: '*', action: 'write', resource: '{sed,sed *}', key: null, effect: 'allow', expiresAt: null, usesLeft: null, forwarded: false, remote: null, note: null, createdAt: 0, createdBy: 'human', revokedAt: null, lastUsedAt: null, when: null };
+  const covers = (line: string, g: Grant = grant) => {
+    const cl = classifyShell(line, '/repo');
+    const req = { source: 'exec', tool: 'exec', action: cl.action, resource: null, resources: cl.resources, summary: line, argsText: null, args: { command: line }, task: 't', cwd: '/repo', parts: cl.parts, classifierRisk: [] } as unknown as CoreRequest;
+    return cl.parts.every((p) => partCovered(g, req, p, 1, '/repo'));
+  };
+  assert.equal(covers("sed -i 's/a/b/' a.txt"), true);
+  assert.equal(covers('sed -n p a.txt'), true, 'a read is less than the write granted');
+  assert.equal(covers("sed -i '1e touch M' a.txt"), false);
+  assert.equal(covers("sed -i 's/a/b/e' a.txt"), false);
+  // Any action, or a list naming execute, covers it; a deny pattern denies whatever the action.
+  assert.equal(covers("sed -i '1e touch M' a.txt", { ...grant, action: '*' }), true);
+  assert.equal(covers("sed -i '1e touch M' a.txt", { ...grant, action: ['write', 'execute'] }), true);
+  assert.equal(covers("sed -i '1e touch M' a.txt", { ...grant, effect: 'deny', action: 'read' }), true);
+});
