@@ -40,7 +40,9 @@ export function formatRelative(ms: number | null, now = Date.now()): string {
   const s = Math.round((ms - now) / 1000);
   const abs = Math.abs(s);
   const unit = abs < 60 ? `${abs} s` : abs < 3600 ? `${Math.round(abs / 60)} min` : abs < 86400 ? `${Math.round(abs / 3600)} h` : `${Math.round(abs / 86400)} d`;
-  return s >= 0 ? `in ${unit}` : `${unit} ago`;
+  // Under a second either way is now: a key used this instant is not "in 0 s".
+  if (abs === 0) return 'just now';
+  return s > 0 ? `in ${unit}` : `${unit} ago`;
 }
 
 
@@ -59,4 +61,12 @@ export function parseLocalDateTime(v: string): number | undefined {
   if (!v) return undefined;
   const t = new Date(v).getTime();
   return Number.isNaN(t) ? undefined : t;
+}
+
+/**
+ * What the Action column shows: the action, except for a task's start or end, whose action is
+ * only `other` — the tool (`task.start`, `task.end`) says what happened.
+ */
+export function actionLabel(e: { action: string; tool: string }): string {
+  return e.tool === 'task.start' || e.tool === 'task.end' ? e.tool : e.action;
 }

@@ -170,7 +170,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     if (opts.web) {
       // The token and port outlive a restart, so an open tab reconnects by itself (main/os/web-state.ts).
       const saved = loadWebState(paths.home, opts.web.newToken ?? false);
-      web = await startWebServer({ appDir: opts.web.appDir, service, port: opts.web.port ?? 0, preferredPort: saved.port, token: saved.token, onReject: (r) => recorder.recordRejected(r) });
+      web = await startWebServer({ appDir: opts.web.appDir, service: service.forCaller({ transport: 'web' }), port: opts.web.port ?? 0, preferredPort: saved.port, token: saved.token, onReject: (r) => recorder.recordRejected(r) });
       writeWebState(paths.home, { token: web.token, port: web.port });
       egress.setOwnListeners([{ port: web.port, what: "Airlock's own web UI" }]);
     }
@@ -182,7 +182,8 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     return {
       paths,
       service,
-      dispatch: createDispatch(approverMethods, service),
+      // Electron's IPC (the only user of this dispatch): its task starts and ends say so.
+      dispatch: createDispatch(approverMethods, service.forCaller({ transport: 'electron' })),
       recorder,
       web,
       async close() {

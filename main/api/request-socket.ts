@@ -4,7 +4,7 @@
 import { agentMethods } from '../contract/agent';
 import type { ProcessInfo, RemoteInfo } from '../contract/common';
 import { RPC, RpcError } from '../contract/rpc';
-import type { AgentSide } from '../core/ports';
+import type { AgentSide, TaskActor } from '../core/ports';
 import { answerClaudeCodeHook } from '../integrations/claude-code/hook-service';
 import { sessionOwnerAlive } from '../os/session-owner';
 import { sshDestinationOf } from '../ssh/ssh-argv';
@@ -36,6 +36,8 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
   return startRpcSocket(sockPath, name, agent.recorder, (peer) => {
     const remote: RemoteInfo | undefined = opts.remote ? { name: opts.remote, via: remoteVia(peer.process) } : undefined;
     const ctx = { process: peer.process, connection: peer.connection, ...(remote ? { remote } : {}), get claudeConfigEnv() { return peer.claudeConfigEnv; } };
+    // Who starts or ends a task through this connection (its history row): the peer process, this remote.
+    const agentActor = (source: string, via: string): TaskActor => ({ side: 'agent', source, via, process: peer.process, ...(remote ? { remote } : {}) });
     // The task a call may end or inspect: its token, and (through a remote's socket) a task
     // started through that remote. A refusal is recorded with the task, so the task's own
     // history shows that a remote tried (-32001 is an answer, which the one JSON-RPC path
@@ -54,9 +56,9 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
       dispatch: createDispatch(agentMethods, {
         // The policy checks the token of any task a request names.
         request: (p) => desk.ask(p, ctx),
-        'task.start': (p) => lifecycle.startTask(p, ctx),
+        'task.start': (p) => lifecycle.startTask(p, ctx, agentActor('api', name)),
         'task.end': async (p) => {
-          await lifecycle.endTask(controlled(p, 'task.end'));
+          await lifecycle.endTask(controlled(p, 'task.end'), { why: 'ended', by: agentActor('api', name) });
           return {};
         },
         'task.network': async (p) => tasks.taskNetwork(controlled(p, 'task.network')),
@@ -75,7 +77,7 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
         'hook.claudeCode': (p) =>
           answerClaudeCodeHook(p, {
             ask: (r) => desk.ask(r, ctx),
-            startTask: (t) => lifecycle.startTask(t, ctx),
+            startTask: (t) => lifecycle.startTask(t, ctx, agentActor('claude-code', `the Claude Code hook (${name})`)),
             sessionsDir: path.join(path.dirname(sockPath), 'claude-code'),
             // A session's task is its Claude Code process's: another process that names the
             // session id gets a task of its own. Through a remote every call comes from the
@@ -86,7 +88,7 @@ export function startRequestSocket(sockPath: string, agent: AgentSide, opts: { r
             ownerAlive: sessionOwnerAlive,
             // A session let go (its Claude Code exited, or made way: hook-service's session files)
             // ends its task, by the token the daemon kept for it.
-            endTask: async (token) => lifecycle.endTask(tasks.authorizeTask({ task: token })),
+            endTask: async (token, why) => void (await lifecycle.endTask(tasks.authorizeTask({ task: token }), { why, by: { side: 'system', source: 'claude-code', via: `the Claude Code hook (${name})`, ...(remote ? { remote } : {}) } })),
             recordRefused: (code, reason, raw) =>
               agent.recorder.recordRejected({
                 ...rejectionRow(name, name, 'line', { code, reason, raw, method: 'hook.claudeCode' }, peer.process),

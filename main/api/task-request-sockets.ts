@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { agentMethods, boundTaskCannotStart } from '../contract/agent';
 import { RPC, RpcError } from '../contract/rpc';
 import { taskIdOf } from '../contract/task-ref';
+import type { ProcessInfo } from '../contract/common';
 import type { AgentSide, TaskSocketService } from '../core/ports';
 import { ensurePrivateDir } from '../os/paths';
 import { answerClaudeCodeHook } from '../integrations/claude-code/hook-service';
@@ -40,7 +41,7 @@ export class TaskRequestSockets implements TaskSocketService {
     return path.join(this.tasksDir, task, 'request.sock');
   }
 
-  async open(task: string, owner?: { end(): Promise<void> }): Promise<string> {
+  async open(task: string, owner?: { end(process?: ProcessInfo): Promise<void> }): Promise<string> {
     if (this.open_.has(task)) return this.socketPathOf(task);
     const p = this.socketPathOf(task);
     if (Buffer.byteLength(p) > MAX_SOCKET_PATH) throw new Error(`socket path ${p} is too long for a Unix socket; choose a shorter AIRLOCK_HOME`);
@@ -65,7 +66,7 @@ export class TaskRequestSockets implements TaskSocketService {
             own(r, 'task.end');
             // The task is marked ended before endTask's first await; its sockets close after
             // this reply is on its way (not awaited here: this very socket is one of them).
-            owner?.end().catch(() => undefined);
+            owner?.end(peer.process).catch(() => undefined);
             return {};
           },
           'task.network': async (r) => tasks.taskNetwork(own(r, 'task.network')),

@@ -24,6 +24,18 @@ export const GrantAction = z.union([Action, z.literal('*'), z.array(Action).min(
 });
 export type GrantAction = z.infer<typeof GrantAction>;
 
+/**
+ * An SSH key's fingerprint as OpenSSH prints it (`ssh-keygen -lf KEY`, `ssh-add -l`, `airlock
+ * keys list`): `SHA256:` and the unpadded base64 of 32 bytes (43 characters, the last one
+ * carrying 4 bits). Anything else could never match a signature request (the daemon compares
+ * fingerprints in this form), so a grant naming it would only look like it does something.
+ */
+export const KEY_FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]$/;
+export const KeyFingerprint = z
+  .string()
+  .max(256)
+  .regex(KEY_FINGERPRINT, 'must be an SSH key fingerprint as OpenSSH prints it: SHA256: and 43 base64 characters (ssh-keygen -lf KEY.pub, or airlock keys list)');
+
 /** A grant condition: a CEL expression over the request's `args` (compiled and checked by the daemon). */
 export const GrantCondition = z.string().min(1).max(4096);
 
@@ -33,7 +45,7 @@ export const GrantSpec = z.strictObject({
   tool: glob.optional(),
   action: GrantAction,
   resource: glob.optional(),
-  key: text(256).optional(),
+  key: KeyFingerprint.optional(),
   effect: z.enum(['allow', 'deny']),
   expiresAt: Timestamp.optional(),
   uses: z.number().int().positive().max(1_000_000).optional(),

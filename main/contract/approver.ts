@@ -194,6 +194,8 @@ export const HistoryQuery = z.strictObject({
   source: z.string().max(64).optional(),
   // Every event's action is an Action: an unknown one is a typo ("writes") to refuse, not an empty page.
   action: Action.optional(),
+  /** The exact tool (`task.start`, `task.end`, `Bash`, `ssh-sign`, …). */
+  tool: z.string().max(LIMITS.name).optional(),
   decision: Outcome.optional(),
   text: z.string().max(LIMITS.text).optional(),
   since: Timestamp.optional(),
@@ -240,7 +242,14 @@ export type Settings = z.infer<typeof Settings>;
 export const SettingsPatch = z.strictObject({
   promptTimeoutSec: Settings.shape.promptTimeoutSec.optional(),
   policy: z.partialRecord(Action, PolicyChoice).optional(),
-  upstreamAgent: Settings.shape.upstreamAgent.optional(),
+  // The daemon resolves nothing against its own working directory (which the human setting this
+  // cannot see): a socket path here is absolute, as `serve --upstream` makes it.
+  upstreamAgent: z
+    .string()
+    .max(LIMITS.text)
+    .refine((p) => p.startsWith('/'), 'must be an absolute path to the agent socket (as in SSH_AUTH_SOCK), or null for none')
+    .nullable()
+    .optional(),
   notifications: z.boolean().optional(),
   startAtLogin: z.boolean().optional(),
   mcpToolActions: Settings.shape.mcpToolActions.optional(),

@@ -5,7 +5,8 @@ import type { ApproverHandlers, ApproverNotification, Settings } from '../contra
 import { RPC, RpcError } from '../contract/rpc';
 import type { Store } from '../store';
 import type { NotificationBus } from './notification-bus';
-import type { KeyService, NotificationSource, RemoteSocketService, SecretService, TaskStarter } from './ports';
+import type { ProcessInfo } from '../contract/common';
+import type { KeyService, NotificationSource, RemoteSocketService, SecretService, TaskActor, TaskStarter } from './ports';
 import type { PromptQueue } from './prompt-queue';
 import type { SettingsService } from './settings-service';
 import { withConditionWords, type TasksAndGrants } from './tasks-and-grants';
@@ -16,7 +17,7 @@ export type HistoryReader = Pick<Store, 'queryHistory' | 'verifyChain' | 'egress
 /** The core parts the ApproverService is made of. */
 export interface ApproverParts {
   queue: Pick<PromptQueue, 'list' | 'decide'>;
-  tasks: Pick<TasksAndGrants, 'listGrants' | 'createGrant' | 'revokeGrant' | 'listTasks'>;
+  tasks: Pick<TasksAndGrants, 'listGrants' | 'createGrant' | 'revokeGrant' | 'listTasks' | 'getTask'>;
   lifecycle: TaskStarter;
   settings: SettingsService;
   bus: NotificationBus;
@@ -46,9 +47,24 @@ function noRemotes(): never {
   throw new RpcError(RPC.unavailable, 'this process serves no remote sockets (run `airlock serve` or the tray app)');
 }
 
-export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, hooks: ApproverHooks = {}): ApproverHandlers & NotificationSource {
+/**
+ * Who calls the human side, for the history rows of the tasks it starts and ends: the
+ * transport (`ui.sock`, `web`, `electron`) and, on ui.sock, the peer process. A same-user
+ * process can reach ui.sock, so which one ended a task is worth keeping.
+ */
+export interface HumanCaller {
+  transport: string;
+  process?: ProcessInfo;
+}
+
+/** The handlers, plus the same handlers for one caller (ui.sock builds them per connection). */
+export type ApproverServiceHandlers = ApproverHandlers & NotificationSource & { forCaller(caller: HumanCaller): ApproverServiceHandlers };
+
+export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, hooks: ApproverHooks = {}, caller: HumanCaller = { transport: 'the human side' }): ApproverServiceHandlers {
   const { queue, tasks, lifecycle, settings, bus, history: store } = parts;
+  const human: TaskActor = { side: 'human', source: caller.transport, via: caller.transport, ...(caller.process ? { process: caller.process } : {}) };
   return {
+    forCaller: (c) => createApproverHandlers(parts, keys, hooks, c),
     subscribe: (listener: (n: ApproverNotification) => void) => bus.subscribe(listener),
     'pending.list': async () => ({ prompts: queue.list() }),
     'pending.decide': async (p) => {
@@ -70,9 +86,14 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
       return {};
     },
     'tasks.list': async (p) => ({ tasks: tasks.listTasks(p.includeEnded ?? false) }),
-    'tasks.start': async (p) => lifecycle.startTask(p, {}),
+    'tasks.start': async (p) => lifecycle.startTask(p, {}, human),
     'tasks.end': async (p) => {
-      await lifecycle.endTask(p.task);
+      // A second end (or one of a task that ended by itself) changed nothing: say so, as for an
+      // unknown id (-32004), rather than "ended" for what was already over.
+      if (!(await lifecycle.endTask(p.task, { why: 'ended', by: human }))) {
+        const t = tasks.getTask(p.task);
+        throw new RpcError(RPC.notFound, `task ${p.task} had already ended${t?.endedAt ? ` at ${new Date(t.endedAt).toISOString()}` : ''}; nothing changed (airlock task list shows the running tasks)`);
+      }
       return {};
     },
     'history.query': async (p) => store.queryHistory(p),
@@ -105,7 +126,7 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
       for (const g of tasks.listGrants({})) if (g.remote === p.name && g.effect === 'allow') tasks.revokeGrant(g.id);
       // Its tasks end too: nothing can reach them any more, and a remote added again under
       // this name must not be able to end (or keep using) the old one's tasks.
-      for (const t of tasks.listTasks(false)) if (t.remote === p.name) await lifecycle.endTask(t.id);
+      for (const t of tasks.listTasks(false)) if (t.remote === p.name) await lifecycle.endTask(t.id, { why: 'remote-removed', by: human, remote: p.name });
       return {};
     },
     'audit.verify': async () => store.verifyChain(),

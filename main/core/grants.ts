@@ -4,7 +4,7 @@
 // to trust with both in one file.
 import type { GrantAction } from '../contract/agent';
 import type { Grant } from '../contract/approver';
-import type { Action } from '../contract/common';
+import { ACTION_RANK, type Action } from '../contract/common';
 import type { CelInput } from '@bufbuild/cel';
 import { celArgs, compileCondition, ConditionError, type CompiledCondition } from './condition';
 import { CONDITION_INDEX_MIN, ConditionIndex } from './condition-index';
@@ -193,8 +193,8 @@ type Part = NonNullable<CoreRequest['parts']>[number];
 
 /**
  * One part of a shell command is covered by `g` when the pattern names the command
- * (`npm run test *`, `git commit *`: a command pattern grants that command, whatever
- * its action) or when action and every resource of the part match as usual.
+ * (`npm run test *`, `git commit *`: a command pattern grants that command, for the
+ * grant's action or a lesser one) or when action and every resource of the part match as usual.
  */
 export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, taskCwd: string | null = null): boolean {
   if (scopeMiss(g, r, now)) return false;
@@ -202,11 +202,18 @@ export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, t
   const commandPattern = !isPathPattern(g.resource) && g.resource !== '*' && g.resource !== '**';
   if (commandPattern && globMatches(g.resource, part.command)) {
     if (g.effect === 'deny') return true;
+    // A command pattern allows the command doing what it did when the grant was made, or
+    // less: `{sed,sed *}` granted from `sed -i 's/a/b/' f` (a write) does not cover
+    // `sed -i '1e cmd' f`, which runs a command (execute; found by the write fuzzer).
+    if (!actionCovers(g.action, part.action) && !(typeof g.action === 'string' && g.action !== '*' && ACTION_RANK[part.action] < ACTION_RANK[g.action])) return false;
     // A command pattern allows the command, not every path it may name: files must stay
     // inside the task's working directory and away from hooks and secrets. A task directory
     // of / (or one holding the home directory) confines nothing: then no file is inside.
+    // A resource computed at run time (`$f`, `$(…)`, kept verbatim by the classifier) can be
+    // any path: `f=.git/hooks/pre-commit; echo x > $f` was covered by a grant for `echo x > $f`
+    // (the write fuzzer). Only a path known now can be confined; the rest asks.
     const workspace = workspaceOf(taskCwd);
-    return part.resources.every((res) => sensitivePart(res, r.claudeDirs) === null && (!res.startsWith('/') || (workspace !== null && isWithin(res, workspace))));
+    return part.resources.every((res) => !/[$`]/.test(res) && sensitivePart(res, r.claudeDirs) === null && (!res.startsWith('/') || (workspace !== null && isWithin(res, workspace))));
   }
   if (!actionCovers(g.action, part.action)) return false;
   return resourcesCovered(g.resource, part.resources, g.effect, r.claudeDirs);

@@ -4,8 +4,8 @@
 // the broker awaits `committed(answer)` before returning it. This is the core's only writer of history,
 // and it keeps each running task's chain-rule memory (risk.ts), which only allowed events feed.
 import type { AgentAnswer } from '../contract/agent';
-import type { Grant } from '../contract/approver';
-import { LIMITS, type DecidedBy, type Risk, type Scope } from '../contract/common';
+import type { Grant, HistoryEvent } from '../contract/approver';
+import { LIMITS, type DecidedBy, type ProcessInfo, type RemoteInfo, type Risk, type Scope } from '../contract/common';
 import { LOCK_BUDGET_MS, type Store } from '../store';
 import { egressRemote } from './egress-remote';
 import type { NotificationBus } from './notification-bus';
@@ -50,6 +50,22 @@ export interface Decision {
   consumeGrants?: string[];
   /** A grant the human made from a prompt, created in the same transaction as the event. */
   createGrant?: Grant;
+}
+
+/** A task's start or end as history records it (HistoryRecorder.recordTask). */
+export interface TaskRow {
+  task: string;
+  tool: 'task.start' | 'task.end';
+  /** Where it came from: api / claude-code (request.sock), or the human side's transport (ui.sock, web, electron). */
+  source: string;
+  summary: string;
+  args: unknown;
+  cwd: string | null;
+  process?: ProcessInfo;
+  remote?: RemoteInfo;
+  /** policy: an agent's own start or end (nobody is asked); human: the human side; system: the daemon (a session let go, a remote removed). */
+  decidedBy: Extract<DecidedBy, 'policy' | 'human' | 'system'>;
+  reason: string;
 }
 
 export class HistoryRecorder implements RejectionRecorder {
@@ -236,6 +252,37 @@ export class HistoryRecorder implements RejectionRecorder {
       remote: null,
     });
     this.bus.publish({ method: 'event.recorded', params: ev });
+  }
+
+  /**
+   * A task started or ended: one chained row each (tool `task.start` / `task.end`, action
+   * `other`), so history says which process began or ended every task, and why it ended,
+   * whether or not a grant was involved (core/task-lifecycle.ts builds the row's facts).
+   */
+  recordTask(row: TaskRow): HistoryEvent {
+    const ev = this.store.appendEvent({
+      ts: this.now(),
+      task: row.task,
+      source: row.source.slice(0, 64),
+      tool: row.tool,
+      action: 'other',
+      resource: null,
+      resources: [],
+      summary: row.summary.slice(0, LIMITS.summary),
+      args: redactTokens(capArgs(row.args)),
+      cwd: row.cwd,
+      process: row.process ?? null,
+      ssh: null,
+      risk: { level: 'low', reasons: [] },
+      decision: 'allow',
+      decidedBy: row.decidedBy,
+      grant: null,
+      scope: null,
+      reason: row.reason.slice(0, LIMITS.text),
+      remote: row.remote ?? null,
+    });
+    this.bus.publish({ method: 'event.recorded', params: ev });
+    return ev;
   }
 
   /** A placeholder sent where its secret does not belong: left as is, recorded critical, and the task's risk is critical from now on. */

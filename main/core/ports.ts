@@ -62,10 +62,39 @@ export interface TaskFacts {
   learnMcpTools(p: McpToolsReport): { learned: number; kept: string[] };
 }
 
+/**
+ * Who starts or ends a task, for its history row: the side (an agent, the human, the daemon
+ * itself), the row's source (`api`, `claude-code`, or the human side's transport), the socket
+ * it came through in words, and the process the socket's peer credentials name.
+ */
+export interface TaskActor {
+  side: 'agent' | 'human' | 'system';
+  source: string;
+  via: string;
+  process?: ProcessInfo;
+  remote?: RemoteInfo;
+}
+
+/**
+ * Why a task ended. `ended`: someone asked (task.end, tasks.end); the others are the daemon's
+ * own: the Claude Code hook let a session go (its process exited, it had no owner, or it made
+ * way for a newer session of the same process), a session whose file could not be written
+ * (ended at once), a remote removed with its tasks.
+ */
+export type TaskEndWhy = 'ended' | 'owner-exited' | 'unowned' | 'made-way' | 'not-kept' | 'remote-removed';
+export interface TaskEnding {
+  why: TaskEndWhy;
+  by: TaskActor;
+  /** Set for remote-removed: the remote's name. */
+  remote?: string;
+}
+
 /** Starting and ending tasks (implemented by core/task-lifecycle.ts). */
 export interface TaskStarter {
-  startTask(p: TaskStartParams, ctx: RequestContext): Promise<z.input<typeof TaskStartResult>>;
-  endTask(task: string): Promise<void>;
+  /** `by`: who starts it, for its history row (default: an agent through request.sock, as `ctx` says). */
+  startTask(p: TaskStartParams, ctx: RequestContext, by?: TaskActor): Promise<z.input<typeof TaskStartResult>>;
+  /** Ends it and records who and why; false when it had already ended (nothing recorded). */
+  endTask(task: string, ending: TaskEnding): Promise<boolean>;
 }
 
 /** An attempt that never reached policy (malformed line, bad params, a foreign peer). */
@@ -111,7 +140,7 @@ export interface KeyService {
  */
 export interface TaskSocketService {
   /** Opens the task's own socket and returns its path. */
-  open(task: string, owner?: { end(): Promise<void> }): Promise<string>;
+  open(task: string, owner?: { end(process?: ProcessInfo): Promise<void> }): Promise<string>;
   close(task: string): Promise<void>;
 }
 

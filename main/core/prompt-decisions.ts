@@ -8,7 +8,8 @@ import { newId } from '../store/ids';
 import { splitMcpTool } from './classify/mcp';
 import { conditionWords } from './condition';
 import { escapeGlob } from './glob';
-import { exactCommandPattern, exactResourcePattern } from './grants';
+import { coversLocalDestination, exactCommandPattern, exactResourcePattern, grantMiss, partCovered } from './grants';
+import { globMatches } from './glob';
 import type { CoreRequest } from './request';
 
 export const DURATION_DEFAULT_SEC = 15 * 60;
@@ -60,6 +61,39 @@ export function grantFromDecision(req: CoreRequest, d: DecideParams, now: number
   };
   const reason = `${who} ${scopeText(d, grant.expiresAt, now)} by the human (grant ${grant.id}${grant.when ? `, when ${conditionWords(grant.when)}` : ''})`;
   return { grant, reason };
+}
+
+/**
+ * Why a grant a decision made does not answer the very request it was made from, or null when
+ * it does: the human may edit the pattern ("always" for `src/*` on a write to `lib/x`), and a
+ * condition may not hold for it. Judged as request-policy.ts would judge the same request next
+ * time — a shell command part by part (a part the default policy allows counts as covered),
+ * a wildcard over hosts not reaching this machine — except that risk is left out: a critical
+ * request asks whatever grants say, and that is not the grant's pattern.
+ */
+export function grantShortfall(g: Grant, req: CoreRequest, now: number, policyAllows: (a: Action) => boolean): string | null {
+  const local = req.egress?.local ? req.resources[0] : undefined;
+  if (local !== undefined && !coversLocalDestination(g, local)) return `\`${g.resource}\` covers any host, not ${req.egress!.local}`;
+  const miss = grantMiss(g, req, now);
+  if (miss === null) return null;
+  if (req.parts?.length) {
+    const open = req.parts.filter((part) => !partCovered(g, req, part, now, req.taskInfo?.cwd ?? null) && !(g.effect === 'allow' && policyAllows(part.action)));
+    const byGrant = req.parts.some((part) => partCovered(g, req, part, now, req.taskInfo?.cwd ?? null));
+    if (open.length === 0 && byGrant) return null;
+    if (open.length) return `it does not cover ${open.slice(0, 3).map((part) => `\`${part.command}\``).join(', ')}`;
+  }
+  switch (miss) {
+    case 'tool':
+      return `its tool \`${g.tool}\` does not match ${req.tool}`;
+    case 'resource': {
+      const outside = req.resources.filter((r) => !globMatches(g.resource, r));
+      return outside.length ? `\`${outside.slice(0, 3).join('`, `')}\` is outside \`${g.resource}\`` : `\`${g.resource}\` does not reach ${req.resources.slice(0, 3).join(', ')} (a hook, secret or settings file needs naming itself)`;
+    }
+    case 'condition':
+      return 'its condition does not hold for it';
+    default:
+      return `it misses on ${miss}`;
+  }
 }
 
 /**

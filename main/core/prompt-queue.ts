@@ -14,7 +14,7 @@ import { conditionArgs } from './grants';
 import { capArgs, type HistoryRecorder } from './history-recorder';
 import type { NotificationBus } from './notification-bus';
 import type { ConsequenceProbe, RequestContext } from './ports';
-import { checkDecision, grantFromDecision, serverReadOnlyGrants, taskGrantChoice } from './prompt-decisions';
+import { checkDecision, grantFromDecision, grantShortfall, serverReadOnlyGrants, taskGrantChoice } from './prompt-decisions';
 import type { CoreRequest } from './request';
 import { suggest, type Suggestion } from './suggest';
 import { countPastMatches, PAST_WINDOW } from './past-matches';
@@ -201,13 +201,14 @@ export class PromptQueue {
   }
 
   /** Resolves every waiter of a prompt, each with its own committed event. */
-  private finish(p: Pending, decision: 'allow' | 'deny', by: DecidedBy, grant: Grant | null, scope: Scope | null, reason: string): void {
+  /** `decidedByGrant`: false when `grant` is only created here, not what answers the request (its event then names no grant). */
+  private finish(p: Pending, decision: 'allow' | 'deny', by: DecidedBy, grant: Grant | null, scope: Scope | null, reason: string, decidedByGrant = true): void {
     p.cancelTimer();
     this.pending.delete(p.prompt.id);
     let first: AgentAnswer | null = null;
     if (p.taskGrants) p.taskGrants.resolve({ ids: [], declined: p.taskGrants.specs.map((_, i) => i) });
     p.waiters.forEach((w, i) => {
-      const a = this.recorder.answer({ req: w.req, risk: p.risk, decision, decidedBy: by, grant: grant?.id ?? null, scope, reason, ...(i === 0 && grant ? { createGrant: grant } : {}) });
+      const a = this.recorder.answer({ req: w.req, risk: p.risk, decision, decidedBy: by, grant: decidedByGrant ? (grant?.id ?? null) : null, scope, reason, ...(i === 0 && grant ? { createGrant: grant } : {}) });
       first ??= a;
       w.resolve(a);
     });
@@ -270,6 +271,17 @@ export class PromptQueue {
       return { grant: ro.decision === 'allow' ? ro.allow : ro.deny };
     }
     const { grant, reason } = grantFromDecision(req, d, now);
+    // An edited pattern (or a condition) may leave out the very request it was made from. The
+    // human's answer still holds for this request, but once: history must not name a grant
+    // as having decided what it does not cover. The grant is created all the same, named in
+    // the reason (and returned), for the requests it does cover.
+    const policy = this.settings().policy;
+    const short = grantShortfall(grant, req, now, (a) => policy[a] === 'allow' && p.risk.level !== 'high' && p.risk.level !== 'critical');
+    if (short) {
+      const made = `grant ${grant.id} (${grant.effect} ${scopeWords(d.scope)}: ${grant.tool} \`${grant.resource}\`${grant.when ? ` when ${grant.when}` : ''})`;
+      this.finish(p, d.decision, 'human', grant, 'once', `${d.decision === 'allow' ? 'allowed' : 'denied'} once by the human; ${made} was created but does not cover this request: ${short}`.slice(0, LIMITS.text), false);
+      return { grant: withConditionWords(grant) };
+    }
     this.finish(p, d.decision, 'human', grant, d.scope, reason);
     return { grant: withConditionWords(grant) };
   }
@@ -293,6 +305,11 @@ export class PromptQueue {
     this.finish(p, 'allow', 'human', null, d.scope, `the human accepted ${ids.length} of ${tg.specs.length} grant(s) for this task: ${ids.join(', ')}${notCreated}`.slice(0, LIMITS.text));
     return {};
   }
+}
+
+/** "for this task", "always", "for a while": a decision's scope in the words of a reason. */
+function scopeWords(scope: Scope): string {
+  return scope === 'task' ? 'for this task' : scope === 'duration' ? 'for a while' : scope === 'always' ? 'always' : 'once';
 }
 
 /**

@@ -58,6 +58,12 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   { test: /(^|\/)\.git(\/(?!info\/exclude$)|$)/, what: "the repository's own files (.git: where git finds its config and hooks)" },
   { test: /(^|\/)\.(bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zshenv|zlogin|kshrc|cshrc|tcshrc)$/, what: 'a shell start-up file' },
   { test: /(^|\/)\.config\/fish\/config\.fish$/, what: 'a shell start-up file' },
+  // Also run by a shell, a session or a tool at start or exit: logout files, fish's conf.d,
+  // X session files, systemd's user environment (LD_PRELOAD for every service), PAM's
+  // environment, tmux/screen config (run-shell), lesskey (#env LESSOPEN pipes every file less
+  // opens through a program), editors' init files, gdb's, mvn's shell wrapper's, gradle's init scripts.
+  { test: /(^|\/)\.(bash_logout|zlogout|login|logout|xprofile|xinitrc|xsession|xsessionrc|pam_environment|tmux\.conf|screenrc|lesskey|gdbinit|mavenrc|emacs|exrc)$/, what: 'a file a shell, session or tool runs at start or exit' },
+  { test: /(^|\/)\.config\/(fish\/conf\.d|environment\.d|nvim|tmux)\/|(^|\/)\.config\/lesskey$|(^|\/)\.emacs\.d\/(init|early-init)\.el$|(^|\/)\.gradle\/init\.d\//, what: 'a file a shell, session or tool runs at start or exit' },
   { test: /(^|\/)\.ssh(\/|$)/, what: '~/.ssh (keys, config, authorized_keys)' },
   { test: /(^|\/)\.github\/workflows\//, what: 'a CI workflow' },
   { test: /(^|\/)(\.gitlab-ci\.yml|\.circleci\/|Jenkinsfile$|\.buildkite\/|azure-pipelines\.yml$)/, what: 'a CI pipeline' },
@@ -69,10 +75,14 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   { test: /^\/proc\/[^/]+\/(root|cwd|fd|map_files|exe)(\/|$)/, what: 'a /proc magic link (leads where Airlock cannot see)' },
   { test: /(^|\/)(\.npmrc|\.pypirc|pip\.conf|\.gitconfig|\.vimrc|\.envrc|Makefile)$/, what: 'a file other tools execute or trust' },
   // Yarn runs the file its config names (`yarnPath`, classic `yarn-path`) and loads its
-  // plugins on every command, `yarn why` and `yarn --version` (reads) included; pnpm runs
+  // plugins on every command, `yarn why` and `yarn --version` included (so none of yarn is a read); pnpm runs
   // .pnpmfile.cjs. Red team wave 5. XDG git config is the same as ~/.gitconfig.
   { test: /(^|\/)(\.yarnrc|\.yarnrc\.yml|\.pnpmfile\.cjs)$|(^|\/)\.yarn\/(releases|plugins)\//, what: 'package manager configuration or code it runs on every command (yarnPath, plugins, pnpmfile)' },
   { test: /(^|\/)\.config\/git\/(config|attributes)$/, what: 'git config (can set hooks, aliases, fsmonitor)' },
+  // Version managers run the toolchain these name: rustup follows rust-toolchain.toml's `path`
+  // to any directory on every cargo/rustc call; cargo's config sets runners and rustc wrappers;
+  // asdf's `path:` versions and mise's tools/hooks likewise.
+  { test: /(^|\/)(rust-toolchain(\.toml)?|\.tool-versions|\.?mise\.toml)$|(^|\/)\.cargo\/config(\.toml)?$/, what: 'a toolchain file (cargo, rustc, asdf or mise run the programs it names)' },
 ];
 
 /** Places that hold secrets. */

@@ -7,9 +7,10 @@ import type { Task } from '../contract/approver';
 import { LIMITS } from '../contract/common';
 import { RPC, RpcError } from '../contract/rpc';
 import { newId } from '../store/ids';
+import type { ProcessInfo } from '../contract/common';
 import { capArgs, type HistoryRecorder } from './history-recorder';
 import type { NotificationBus } from './notification-bus';
-import type { EgressService, RequestContext, TaskSocketService, TaskStarter } from './ports';
+import type { EgressService, RequestContext, TaskActor, TaskEnding, TaskSocketService, TaskStarter } from './ports';
 import type { PromptQueue } from './prompt-queue';
 import type { CoreRequest } from './request';
 import { taskNameReasons } from './task-names';
@@ -38,6 +39,37 @@ export const MAX_RUNNING_TASKS = 1000;
 /** What task.start answers (the contract's TaskStartResult). */
 export type StartedTask = z.input<typeof TaskStartResult>;
 
+const AGENT: TaskActor = { side: 'agent', source: 'api', via: 'request.sock' };
+
+/** "airlock (pid 4242)": the process a row names, short. */
+function whoIs(p: ProcessInfo | undefined): string {
+  if (!p) return '';
+  const name = (p.argv[0] ?? p.exe ?? '').split('/').pop() || 'unknown process';
+  return ` by ${name.slice(0, 80)} (pid ${p.pid})`;
+}
+
+/** policy: an agent's own start or end (nobody is asked); human: the human side; system: the daemon. */
+function decidedByOf(a: TaskActor): 'policy' | 'human' | 'system' {
+  return a.side === 'human' ? 'human' : a.side === 'system' ? 'system' : 'policy';
+}
+
+function endWords(e: TaskEnding): string {
+  switch (e.why) {
+    case 'ended':
+      return e.by.side === 'human' ? `ended by the human (${e.by.via})` : `ended by its agent (task.end on ${e.by.via})`;
+    case 'owner-exited':
+      return 'its Claude Code session was let go: the Claude Code process it belonged to has exited';
+    case 'unowned':
+      return 'its Claude Code session was let go: its session file named no owner process';
+    case 'made-way':
+      return 'its Claude Code session was let go to make way for a newer session of the same Claude Code process (at most 16 per process; the least recently used goes)';
+    case 'not-kept':
+      return "its Claude Code session's task file could not be written, so it was ended at once (else every call would start another)";
+    case 'remote-removed':
+      return `remote ${e.remote ?? '?'} was removed, and its tasks with it`;
+  }
+}
+
 export class TaskLifecycle implements TaskStarter {
   /** Tasks started by this daemon and not ended: those hold sockets (MAX_RUNNING_TASKS). */
   private readonly running = new Set<string>();
@@ -45,13 +77,14 @@ export class TaskLifecycle implements TaskStarter {
   constructor(
     private readonly tasks: TasksAndGrants,
     private readonly queue: Pick<PromptQueue, 'overCap' | 'askTaskGrants' | 'denyTask'>,
-    private readonly recorder: Pick<HistoryRecorder, 'answer' | 'forgetTask'>,
+    private readonly recorder: Pick<HistoryRecorder, 'answer' | 'forgetTask' | 'recordTask'>,
     private readonly bus: NotificationBus,
     private readonly resources: TaskResources = {},
     private readonly now: () => number = Date.now,
   ) {}
 
-  async startTask(p: TaskStartParams, ctx: RequestContext): Promise<StartedTask> {
+  /** `by`: who starts it (recorded); without it, an agent through request.sock as `ctx` says. */
+  async startTask(p: TaskStartParams, ctx: RequestContext, by?: TaskActor): Promise<StartedTask> {
     if (ctx.boundTask) throw boundTaskCannotStart(ctx.boundTask);
     const { ssh, requests, egress } = this.resources;
     const secrets = [...new Set(p.secrets ?? [])];
@@ -76,11 +109,22 @@ export class TaskLifecycle implements TaskStarter {
     const { token, hash } = newTaskToken(task.id);
     this.tasks.insertTask(task, hash);
     this.running.add(task.id);
+    const actor: TaskActor = by ?? { ...AGENT, ...(ctx.process ? { process: ctx.process } : {}), ...(ctx.remote ? { remote: ctx.remote } : {}) };
+    try {
+      this.recordStart(task, p, actor, secrets);
+    } catch (e) {
+      // Not recorded, so not started: no task runs that history does not know of.
+      this.running.delete(task.id);
+      this.tasks.endTask(task.id);
+      throw e;
+    }
     if (ssh) {
       task.sshAuthSock = await ssh.open(task.id);
       this.tasks.setTaskSocket(task.id, task.sshAuthSock);
     }
-    const requestSock = requests ? await requests.open(task.id, { end: () => this.endTask(task.id) }) : null;
+    const requestSock = requests
+      ? await requests.open(task.id, { end: (process) => this.endTask(task.id, { why: 'ended', by: { side: 'agent', source: 'api', via: `tasks/${task.id}/request.sock`, ...(process ? { process } : {}) } }).then(() => undefined) })
+      : null;
     const endpoint = egress ? await egress.open(task.id, secrets) : null;
     this.bus.publish({ method: 'tasks.changed', params: {} });
     let grants: string[] = [];
@@ -90,6 +134,26 @@ export class TaskLifecycle implements TaskStarter {
       ({ ids: grants, declined } = await this.queue.askTaskGrants(task, p.grants, ctx, taskNameReasons(task, this.tasks.namesakes(task.id))));
     }
     return { task: task.id, sshAuthSock: task.sshAuthSock, grants, token, requestSock, ...(declined?.length ? { declined } : {}), egress: endpoint };
+  }
+
+  /** The start's history row: who, through which socket, the name and directory as given. */
+  private recordStart(task: Task, p: TaskStartParams, actor: TaskActor, secrets: string[]): void {
+    const asks = p.grants?.length ?? 0;
+    this.recorder.recordTask({
+      task: task.id,
+      tool: 'task.start',
+      source: actor.source,
+      summary: `task "${p.name.slice(0, 200)}" started through ${actor.via}${whoIs(actor.process)}${asks ? `, asking for ${asks} grant(s)` : ''}`,
+      args: { name: p.name, cwd: task.cwd, via: actor.via, side: actor.side, ...(secrets.length ? { secrets } : {}), ...(asks ? { grantsAsked: asks } : {}) },
+      cwd: task.cwd,
+      process: actor.process,
+      remote: actor.remote,
+      decidedBy: decidedByOf(actor),
+      reason:
+        actor.side === 'human'
+          ? 'started from the human side'
+          : `starting a task asks nothing: it names the work its requests are asked under${asks ? '; the grants it asks for are a prompt of their own' : ''}`,
+    });
   }
 
   /** A task.start refused before the task exists: recorded (decided by the system), then -32001. */
@@ -103,9 +167,34 @@ export class TaskLifecycle implements TaskStarter {
     throw new RpcError(RPC.refused, reason);
   }
 
-  async endTask(id: string): Promise<void> {
+  /**
+   * Ends the task: recorded (who, why) and its sockets closed. False when it had already
+   * ended (nothing recorded, nothing done); an unknown task is -32004.
+   */
+  async endTask(id: string, ending: TaskEnding): Promise<boolean> {
     this.running.delete(id);
-    if (!this.tasks.endTask(id)) return;
+    if (!this.tasks.endTask(id)) return false;
+    const t = this.tasks.getTask(id);
+    const words = endWords(ending);
+    // Recorded before anything closes; a row that cannot be written (the database failing)
+    // still lets the task's sockets close, then says so.
+    let unrecorded: unknown = null;
+    try {
+      this.recorder.recordTask({
+        task: id,
+        tool: 'task.end',
+        source: ending.by.source,
+        summary: `task "${(t?.name ?? id).slice(0, 200)}" ended${whoIs(ending.by.process)}: ${words}`,
+        args: { name: t?.name ?? null, why: ending.why, via: ending.by.via, side: ending.by.side, ...(ending.remote ? { remote: ending.remote } : {}) },
+        cwd: t?.cwd ?? null,
+        process: ending.by.process,
+        remote: ending.by.remote,
+        decidedBy: decidedByOf(ending.by),
+        reason: words,
+      });
+    } catch (e) {
+      unrecorded = e;
+    }
     // Before any await: a decision arriving meanwhile finds no prompt of this task to allow.
     this.queue.denyTask(id);
     await this.resources.requests?.close(id);
@@ -115,5 +204,7 @@ export class TaskLifecycle implements TaskStarter {
     this.recorder.forgetTask(id);
     this.tasks.grantsChanged();
     this.bus.publish({ method: 'tasks.changed', params: {} });
+    if (unrecorded) throw unrecorded;
+    return true;
   }
 }

@@ -113,9 +113,17 @@ export class TasksAndGrants implements KeyScope {
     this.store.insertGrant(g);
   }
 
+  /**
+   * Revokes a grant. One that does not exist, or was revoked before, is an error (-32004) that
+   * says so and where to look: "revoked" printed for a typo'd id, or for a second revoke, would
+   * tell the human a grant was taken away when nothing changed.
+   */
   revokeGrant(id: string): void {
-    if (!this.store.getGrant(id)) throw new RpcError(RPC.notFound, `no grant ${id}`);
-    this.store.revokeGrant(id, this.now());
+    const g = this.store.getGrant(id);
+    if (!g) throw new RpcError(RPC.notFound, `no grant ${id} (airlock grants list --all shows every grant, revoked ones too)`);
+    if (g.revokedAt !== null || !this.store.revokeGrant(id, this.now())) {
+      throw new RpcError(RPC.notFound, `grant ${id} was already revoked${g.revokedAt !== null ? ` at ${new Date(g.revokedAt).toISOString()}` : ''}; nothing changed (airlock grants list shows the grants in force)`);
+    }
     this.grantsChanged();
   }
 
@@ -235,7 +243,7 @@ export class TasksAndGrants implements KeyScope {
 
   /** Marks the task ended (its grants die with it); false when it had already ended. */
   endTask(id: string): boolean {
-    if (!this.store.getTask(id)) throw new RpcError(RPC.notFound, `no task ${id}`);
+    if (!this.store.getTask(id)) throw new RpcError(RPC.notFound, `no task ${id} (airlock task list --all shows every task, ended ones too)`);
     this.nameCache = null;
     return this.store.endTask(id, this.now());
   }

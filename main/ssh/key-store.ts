@@ -87,7 +87,13 @@ export class KeyStore {
           this.loadWarnings.push(`${name}: sealed with ${meta.sealer}, not ${this.sealer.kind}; skipped`);
           continue;
         }
-        const payload = SealedPayload.parse(JSON.parse(this.sealer.open(Buffer.from(meta.sealed, 'base64')).toString('utf8')));
+        let opened: Buffer;
+        try {
+          opened = this.sealer.open(Buffer.from(meta.sealed, 'base64'));
+        } catch {
+          throw new Error(`it does not open with this ${this.sealer.kind} key: was it sealed under another one (keys/master.secret replaced)? Restore that file, or move this .key file aside`);
+        }
+        const payload = SealedPayload.parse(JSON.parse(opened.toString('utf8')));
         const key = fromStoredJwk(payload.jwk as crypto.JsonWebKey);
         // The sealed payload names its key, so swapping sealed blobs between files is noticed.
         if (key.fingerprint !== meta.fingerprint || payload.fingerprint !== meta.fingerprint) throw new Error('fingerprint mismatch');

@@ -56,10 +56,33 @@ export function masterKeyFileSealer(keysDir: string): Sealer {
     key = Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'base64');
     if (key.length !== 32) throw new Error(`${file} is not an Airlock master key`);
   } else {
+    // A new master key would make the keys sealed under the lost one unreadable for good
+    // (and new keys sealed under it would stand in the way of restoring the old file): refuse
+    // to start instead, as a wrong AIRLOCK_KEY_PASSPHRASE does, and say what to do.
+    const orphans = keysSealedWith(keysDir, 'master-key-file');
+    if (orphans > 0) {
+      throw new Error(
+        `${file} is missing, but ${keysDir} holds ${orphans} key(s) sealed with it: restore it from a backup (or move those .key files aside to start without them)`,
+      );
+    }
     key = crypto.randomBytes(32);
     writePrivateFile(file, key.toString('base64') + '\n');
   }
   return aesGcmSealer('master-key-file', key);
+}
+
+/** How many `.key` files in `keysDir` say they were sealed by `kind` (unreadable ones are not counted). */
+function keysSealedWith(keysDir: string, kind: string): number {
+  let n = 0;
+  for (const name of fs.readdirSync(keysDir)) {
+    if (!name.endsWith('.key')) continue;
+    try {
+      if ((JSON.parse(fs.readFileSync(path.join(keysDir, name), 'utf8')) as { sealer?: unknown }).sealer === kind) n++;
+    } catch {
+      // Not a key file we can read: the key store reports it when it loads.
+    }
+  }
+  return n;
 }
 
 // scrypt N=2^15, r=8: ~32 MiB and ~0.1 s, once at start-up.

@@ -494,6 +494,9 @@ export class Store {
     if (q.task !== undefined) add('e.task = ?', q.task);
     if (q.source !== undefined) add('e.source = ?', q.source);
     if (q.action !== undefined) add('e.action = ?', q.action);
+    // No index of its own: every event would pay for it on insert (issue 15), and the tools
+    // people filter by (task.start, task.end, Bash) are common; a rare one scans back by id.
+    if (q.tool !== undefined) add('e.tool = ?', q.tool);
     if (q.decision !== undefined) add('e.decision = ?', q.decision);
     if (q.since !== undefined) add('e.ts >= ?', q.since);
     if (q.until !== undefined) add('e.ts <= ?', q.until);
@@ -720,13 +723,15 @@ export class Store {
   }
 
   /**
-   * A task's most recent events (any decision), newest first, at most `limit`: what a
+   * A task's most recent requests (any decision), newest first, at most `limit`: what a
    * suggested grant "would have matched" is counted over these (bounded, issue 11 item 6).
    */
   taskRecentEvents(task: string, limit = 1000): { tool: string; action: string; resources: string[]; command: string | null }[] {
     this.flush();
     const rows = this.sql
-      .prepare(`SELECT tool, action, resources, args FROM events WHERE task = ? ORDER BY id DESC LIMIT ?`)
+      // A task's own start and end rows (action other) are not requests a grant could match:
+      // "would have matched 1 of the last 3" must not count them.
+      .prepare(`SELECT tool, action, resources, args FROM events WHERE task = ? AND NOT (action = 'other' AND tool IN ('task.start', 'task.end')) ORDER BY id DESC LIMIT ?`)
       .all(task, Math.max(0, Math.floor(limit))) as { tool: string; action: string; resources: string | null; args: string | null }[];
     return rows.map((r) => {
       const args = parseJson<unknown>(r.args);

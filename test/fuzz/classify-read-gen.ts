@@ -21,7 +21,7 @@ const CORPUS_READS = [...PLAIN_READS, ...PLAIN_READS6].filter((l) => !l.includes
 
 /** Files the scene (classify-read-oracle.ts) holds, and words a developer would type. */
 const FILES = ['a.txt', 'b.json', 'dir', 'dir/c.txt', 'a.gz', 'notes.md', '.', '..', 'sub', 'nonexist', '/etc/hostname', '/dev/null', '-', 'x.y'];
-const TRICKY_ARGS = [
+export const TRICKY_ARGS = [
   '*', '*.txt', '?.txt', '[ab].txt', '.*', 'dir/*', './-rf', '-rf', '--', '-', '--help', '-o', '-e', '-i', '-f',
   '$x', '"$x"', '${x:-a.txt}', '"${x:=a.txt}"', '$(echo a.txt)', '`echo a.txt`', '$((1+1))', '~', '~/x', '$HOME', '"$@"', '$*',
   '{a.txt,b.json}', 'x{1,2}', '{-o,out}', "'it''s'", '\\-n', '\\*', '"*"', '$\'\\x2do\'', '$"a.txt"', '!', '%s', '{}', '=', '@', '^',
@@ -53,7 +53,7 @@ const ENV_PREFIXES = [
   'LS_COLORS=di=1', 'GREP_COLORS=mt=1', 'GREP_COLOR=1', 'COLUMNS=1', 'LINES=1', 'TERM=xterm', 'NO_COLOR=1', 'FORCE_COLOR=1', 'CLICOLOR_FORCE=1', 'COLORTERM=truecolor',
   'LESSOPEN="|./cat %s"', 'MANPAGER=./cat', 'GIT_EXTERNAL_DIFF=./cat', 'CDPATH=sub', 'HOME=sub', 'TMPDIR=.', 'IFS=/', 'SHELLOPTS=xtrace', "PS4='$(./cat)'",
 ];
-const BLANKS = [' ', ' ', ' ', ' ', '\t', '  ', ' \\\n', '\\\n ', '\v', '\f', '\u00a0', '\u3000', '\u2028', '\u200b'];
+export const BLANKS = [' ', ' ', ' ', ' ', '\t', '  ', ' \\\n', '\\\n ', '\v', '\f', '\u00a0', '\u3000', '\u2028', '\u200b'];
 const REDIRS = [
   '>/dev/null', '2>/dev/null', '2>&1', '>|/dev/null', '&>/dev/null', '&>>/dev/null', '>>/dev/null', '<a.txt', '<>a.txt', '3<a.txt', '3<>a.txt', '>&2', '1>&2', '<&-', '0<&-', '2>&-',
   '>/dev/stderr', '>/dev/stdout', '<<<x', '<<<"$x"', '< <(echo a)', '> >(cat)', '2> >(cat >&2)', '<&0', '3>&1', '>&3', '4<&0', '<<<$(echo a)', '>&/dev/null', '2>/dev/tty', '9>&1',
@@ -63,6 +63,84 @@ const HEREDOCS = ['<<EOF\nx\nEOF', "<<'EOF'\n$(touch M)\nEOF", '<<-E\n\tx\n\tE',
 const ANY_LETTERS = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const ANY_LONG = ['--help', '--version', '--output=out', '--file=a.txt', '--write', '--exec=./cat', '--set', '--kill', '--delete', '--log=out', '-', '--', '+D', '+c1', '-D b', '-o out'];
 const COMMENTS = [' # c', ' #', ' # rm -rf x', ' #\\', ' # $(touch M)', '#x'];
+
+/** A word spelled another way the shell turns back into the same word (or nearly). */
+export function respell(r: Rng, w: string): string {
+  if (!/^[\w./@%+:,=~^-]+$/.test(w) || w.length === 0) return w;
+  switch (r.int(14)) {
+    case 0:
+      return `'${w}'`;
+    case 1:
+      return `"${w}"`;
+    case 2:
+      return `$'${w.replace(/-/g, '\\x2d').replace(/o/g, '\\157')}'`;
+    case 3:
+      return `$"${w}"`;
+    case 4:
+      return w.replace(/(.)/g, '\\$1');
+    case 5: {
+      const i = r.int(w.length + 1);
+      return `${w.slice(0, i)}''${w.slice(i)}`;
+    }
+    case 6: {
+      const i = r.int(w.length + 1);
+      return `${w.slice(0, i)}""${w.slice(i)}`;
+    }
+    case 7:
+      return `{${w},}`.replace('{', r.chance(0.5) ? '{' : '{,');
+    case 8:
+      return `${w.slice(0, 1)}{${w.slice(1)},}`;
+    case 9: {
+      const i = 1 + r.int(Math.max(1, w.length - 1));
+      return `${w.slice(0, i)}"${w.slice(i)}"`;
+    }
+    case 10:
+      return `${w}$(:)`;
+    case 11:
+      return `${w}\${x:+}`;
+    case 12:
+      return `"${w}"''`;
+    default:
+      return `${w.slice(0, 1)}\\${w.slice(1)}`;
+  }
+}
+
+// --- compound commands (shared with the write fuzzer, classify-write-gen.ts) ----------
+
+/** A line of shell around simple commands: pipes, lists, loops, subshells, substitutions, here-documents. */
+
+export function compoundLine(r: Rng, simple: (r: Rng) => string, depth = 0): string {
+  const a = () => (depth > 1 ? simple(r) : compoundLine(r, simple, depth + 1));
+  const s: Sink = { line: '' };
+  const roll = r.int(100);
+  if (roll < 45) s.line = simple(r);
+  else if (roll < 55) s.line = `${a()} | ${a()}`;
+  else if (roll < 58) s.line = `${a()} |& ${a()}`;
+  else if (roll < 63) s.line = `${a()}${r.pick(['; ', ' && ', ' || ', '\n', ' & ', ';'])}${a()}`;
+  else if (roll < 66) s.line = `if ${a()}; then ${a()}; else ${a()}; fi`;
+  else if (roll < 68) s.line = `while ${a()}; do ${a()}; break; done`;
+  else if (roll < 70) s.line = `until ${a()}; do ${a()}; break; done`;
+  else if (roll < 73) s.line = `for ${r.pick(['f', 'x', 'i'])} in ${r.pick(['*', '*.txt', 'a.txt b.json', '$(ls)', '"$@"', 'dir/*'])}; do ${a()}; done`;
+  else if (roll < 74) s.line = `for ((i=0; i<1; i++)); do ${a()}; done`;
+  else if (roll < 76) s.line = `case ${r.pick(['x', '$x', 'a.txt'])} in ${r.pick(['x', '*', 'a*', '(x|y)'])}) ${a()};; *) ${a()};; esac`;
+  else if (roll < 77) s.line = `select x in a b; do ${a()}; break; done`;
+  else if (roll < 80) s.line = `( ${a()} )`;
+  else if (roll < 83) s.line = `{ ${a()}; }`;
+  else if (roll < 84) s.line = `! ${a()}`;
+  else if (roll < 85) s.line = `time ${a()}`;
+  else if (roll < 86) s.line = `coproc ${a()}`;
+  else if (roll < 88) s.line = `${a()} ${r.pick(HEREDOCS)}\n`;
+  else if (roll < 90) s.line = `${r.pick(['x=1', 'f=a.txt', 'x=$(ls)', 'declare -p x', 'export -p', 'read -r x <<<a', ': ${x:=a.txt}', 'set -e', 'set -o pipefail', 'shopt -q extglob'])}; ${a()}`;
+  else if (roll < 92) s.line = `${a()} $(${a()})`.replace(/^(\S+) /, '$1 ');
+  else if (roll < 94) s.line = `echo $(${a()})`;
+  else if (roll < 95) s.line = `cat <(${a()})`;
+  else if (roll < 96) s.line = `${a()}${r.pick(COMMENTS)}\n${a()}`;
+  else if (roll < 97) s.line = `[[ -f a.txt ]] && ${a()}`;
+  else if (roll < 98) s.line = `test -e a.txt && ${a()}`;
+  else if (roll < 99) s.line = `${a()} &\nwait`;
+  else s.line = `${a()}${r.pick(COMMENTS)}`;
+  return s.line;
+}
 
 interface Sink {
   line: string;
@@ -90,47 +168,6 @@ export function makeGenerator(opts: GenOptions): Generator {
   const findValues = [...FIND_VALUE];
 
   // --- words ---------------------------------------------------------------------------
-
-  /** A word spelled another way the shell turns back into the same word (or nearly). */
-  function respell(r: Rng, w: string): string {
-    if (!/^[\w./@%+:,=~^-]+$/.test(w) || w.length === 0) return w;
-    switch (r.int(14)) {
-      case 0:
-        return `'${w}'`;
-      case 1:
-        return `"${w}"`;
-      case 2:
-        return `$'${w.replace(/-/g, '\\x2d').replace(/o/g, '\\157')}'`;
-      case 3:
-        return `$"${w}"`;
-      case 4:
-        return w.replace(/(.)/g, '\\$1');
-      case 5: {
-        const i = r.int(w.length + 1);
-        return `${w.slice(0, i)}''${w.slice(i)}`;
-      }
-      case 6: {
-        const i = r.int(w.length + 1);
-        return `${w.slice(0, i)}""${w.slice(i)}`;
-      }
-      case 7:
-        return `{${w},}`.replace('{', r.chance(0.5) ? '{' : '{,');
-      case 8:
-        return `${w.slice(0, 1)}{${w.slice(1)},}`;
-      case 9: {
-        const i = 1 + r.int(Math.max(1, w.length - 1));
-        return `${w.slice(0, i)}"${w.slice(i)}"`;
-      }
-      case 10:
-        return `${w}$(:)`;
-      case 11:
-        return `${w}\${x:+}`;
-      case 12:
-        return `"${w}"''`;
-      default:
-        return `${w.slice(0, 1)}\\${w.slice(1)}`;
-    }
-  }
 
   /** Spells an option of `kind`, sometimes with its value, in one of the forms getopt reads. */
   function option(r: Rng, flag: string, kind: FlagKind | 'danger', value: () => string): string[] {
@@ -308,43 +345,8 @@ export function makeGenerator(opts: GenOptions): Generator {
     return text;
   }
 
-  // --- compound commands ---------------------------------------------------------------
-
-  function compound(r: Rng, depth: number): string {
-    const a = () => (depth > 1 ? simple(r) : compound(r, depth + 1));
-    const s: Sink = { line: '' };
-    const roll = r.int(100);
-    if (roll < 45) s.line = simple(r);
-    else if (roll < 55) s.line = `${a()} | ${a()}`;
-    else if (roll < 58) s.line = `${a()} |& ${a()}`;
-    else if (roll < 63) s.line = `${a()}${r.pick(['; ', ' && ', ' || ', '\n', ' & ', ';'])}${a()}`;
-    else if (roll < 66) s.line = `if ${a()}; then ${a()}; else ${a()}; fi`;
-    else if (roll < 68) s.line = `while ${a()}; do ${a()}; break; done`;
-    else if (roll < 70) s.line = `until ${a()}; do ${a()}; break; done`;
-    else if (roll < 73) s.line = `for ${r.pick(['f', 'x', 'i'])} in ${r.pick(['*', '*.txt', 'a.txt b.json', '$(ls)', '"$@"', 'dir/*'])}; do ${a()}; done`;
-    else if (roll < 74) s.line = `for ((i=0; i<1; i++)); do ${a()}; done`;
-    else if (roll < 76) s.line = `case ${r.pick(['x', '$x', 'a.txt'])} in ${r.pick(['x', '*', 'a*', '(x|y)'])}) ${a()};; *) ${a()};; esac`;
-    else if (roll < 77) s.line = `select x in a b; do ${a()}; break; done`;
-    else if (roll < 80) s.line = `( ${a()} )`;
-    else if (roll < 83) s.line = `{ ${a()}; }`;
-    else if (roll < 84) s.line = `! ${a()}`;
-    else if (roll < 85) s.line = `time ${a()}`;
-    else if (roll < 86) s.line = `coproc ${a()}`;
-    else if (roll < 88) s.line = `${a()} ${r.pick(HEREDOCS)}\n`;
-    else if (roll < 90) s.line = `${r.pick(['x=1', 'f=a.txt', 'x=$(ls)', 'declare -p x', 'export -p', 'read -r x <<<a', ': ${x:=a.txt}', 'set -e', 'set -o pipefail', 'shopt -q extglob'])}; ${a()}`;
-    else if (roll < 92) s.line = `${a()} $(${a()})`.replace(/^(\S+) /, '$1 ');
-    else if (roll < 94) s.line = `echo $(${a()})`;
-    else if (roll < 95) s.line = `cat <(${a()})`;
-    else if (roll < 96) s.line = `${a()}${r.pick(COMMENTS)}\n${a()}`;
-    else if (roll < 97) s.line = `[[ -f a.txt ]] && ${a()}`;
-    else if (roll < 98) s.line = `test -e a.txt && ${a()}`;
-    else if (roll < 99) s.line = `${a()} &\nwait`;
-    else s.line = `${a()}${r.pick(COMMENTS)}`;
-    return s.line;
-  }
-
   return {
-    line: (r) => compound(r, 0),
+    line: (r) => compoundLine(r, simple),
     programs: forms.length,
     gitSubcommands: gitReads.length + gitMixed.length,
   };

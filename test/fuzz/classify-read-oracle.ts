@@ -19,8 +19,8 @@ import { wordValue } from '../../main/core/classify/sh-words';
 
 /** Where the scene is mounted inside the sandbox: also the cwd given to the classifier. */
 export const SANDBOX_CWD = '/tmp/w';
-const TRACE_DIR = '/tmp/trace';
-const SANDBOX_HOME = '/tmp/home';
+export const TRACE_DIR = '/tmp/trace';
+export const SANDBOX_HOME = '/tmp/home';
 
 /** Directories a program may be run from and still be the program its name says. */
 const SYSTEM_DIRS = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/usr\/lib\/(git-core|man-db)\/[^/]+$|^\/usr\/libexec\//;
@@ -197,6 +197,44 @@ export interface Sandbox {
   run(line: string, timeoutMs: number): Promise<OracleRun>;
 }
 
+/**
+ * Runs `bash -c LINE` under strace inside bubblewrap (read-only /, no network, the given
+ * mounts for /tmp, the scene and `traceHost` at TRACE_DIR) and returns each process's
+ * trace, oldest first: the read and the write oracles share it.
+ */
+export async function traceInSandbox(mounts: string[], traceHost: string, line: string, timeoutMs: number): Promise<{ timedOut: boolean; traces: string[] }> {
+  const args = [
+    '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', ...mounts,
+    '--unshare-all', '--die-with-parent', '--new-session', '--chdir', SANDBOX_CWD, '--clearenv',
+    '--setenv', 'PATH', '/usr/local/bin:/usr/bin:/bin', '--setenv', 'HOME', SANDBOX_HOME, '--setenv', 'LANG', 'C.UTF-8',
+    '--setenv', 'TERM', 'dumb', '--setenv', 'TMPDIR', '/tmp',
+    '/usr/bin/strace', '-ff', '-qq', '-s', '1024', '-e', 'signal=none', '-e', `trace=${TRACED}`, '-o', `${TRACE_DIR}/t`,
+    '/bin/bash', '-c', line,
+  ];
+  const timedOut = await new Promise<boolean>((resolve) => {
+    const child = spawn('/usr/bin/bwrap', args, { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
+    let killed = false;
+    const timer = setTimeout(() => {
+      killed = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }, timeoutMs);
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(killed);
+    });
+    child.on('error', () => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+  });
+  const traces = fs.readdirSync(traceHost).filter((f) => f.startsWith('t.')).map((f) => ({ pid: Number(f.split('.').pop()), text: fs.readFileSync(path.join(traceHost, f), 'latin1') })).sort((a, b) => a.pid - b.pid);
+  return { timedOut, traces: traces.map((t) => t.text) };
+}
+
 export function makeSandbox(workRoot: string, template: string): Sandbox {
   let n = 0;
   const before = snapshot(template);
@@ -209,36 +247,8 @@ export function makeSandbox(workRoot: string, template: string): Sandbox {
       fs.cpSync(template, scene, { recursive: true, verbatimSymlinks: true });
       fs.mkdirSync(trace);
       try {
-        const args = [
-          '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp',
-          '--bind', scene, SANDBOX_CWD, '--bind', trace, TRACE_DIR, '--dir', SANDBOX_HOME,
-          '--unshare-all', '--die-with-parent', '--new-session', '--chdir', SANDBOX_CWD, '--clearenv',
-          '--setenv', 'PATH', '/usr/local/bin:/usr/bin:/bin', '--setenv', 'HOME', SANDBOX_HOME, '--setenv', 'LANG', 'C.UTF-8',
-          '--setenv', 'TERM', 'dumb', '--setenv', 'TMPDIR', '/tmp',
-          '/usr/bin/strace', '-ff', '-qq', '-s', '1024', '-e', 'signal=none', '-e', `trace=${TRACED}`, '-o', `${TRACE_DIR}/t`,
-          '/bin/bash', '-c', line,
-        ];
-        const timedOut = await new Promise<boolean>((resolve) => {
-          const child = spawn('/usr/bin/bwrap', args, { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
-          let killed = false;
-          const timer = setTimeout(() => {
-            killed = true;
-            try {
-              process.kill(-child.pid!, 'SIGKILL');
-            } catch {
-              /* already gone */
-            }
-          }, timeoutMs);
-          child.on('close', () => {
-            clearTimeout(timer);
-            resolve(killed);
-          });
-          child.on('error', () => {
-            clearTimeout(timer);
-            resolve(false);
-          });
-        });
-        const traces = fs.readdirSync(trace).map((f) => ({ pid: Number(f.split('.').pop()), text: fs.readFileSync(path.join(trace, f), 'latin1') })).sort((a, b) => a.pid - b.pid);
+        const { timedOut, traces: texts } = await traceInSandbox(['--tmpfs', '/tmp', '--bind', scene, SANDBOX_CWD, '--bind', trace, TRACE_DIR, '--dir', SANDBOX_HOME], trace, line, timeoutMs);
+        const traces = texts.map((text) => ({ text }));
         const findings = analyse(line, traces.map((t) => t.text));
         const gitNamed = namedWords(line).has('git');
         for (const f of fs.readdirSync(scene)) if (f.startsWith('TRIPPED-') && !(gitNamed && SESSION_HOOK_OK.test(f))) findings.push({ kind: 'tripwire', detail: f });
@@ -305,7 +315,7 @@ export function namedWords(line: string): Set<string> {
   return out;
 }
 
-function analyse(line: string, traces: string[]): Finding[] {
+export function analyse(line: string, traces: string[]): Finding[] {
   const findings: Finding[] = [];
   const named = namedWords(line);
   const allowedExec = new Set(named);

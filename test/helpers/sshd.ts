@@ -30,7 +30,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startSshd(dir: string): Promise<Sshd> {
+/** `extraConfig`: more sshd_config lines (e.g. `PubkeyAcceptedAlgorithms rsa-sha2-256`). */
+export async function startSshd(dir: string, extraConfig: string[] = []): Promise<Sshd> {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Debian's sshd refuses to start without its privilege separation directory.
   if (!fs.existsSync('/run/sshd') && process.getuid?.() === 0) fs.mkdirSync('/run/sshd', { mode: 0o755 });
@@ -43,14 +44,14 @@ export async function startSshd(dir: string): Promise<Sshd> {
   // test's listen) can take it before sshd binds it: then a fresh port, a few times.
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
-    const sshd = await sshdOn(dir, port, hostKey, authorizedKeys);
+    const sshd = await sshdOn(dir, port, hostKey, authorizedKeys, extraConfig);
     if (sshd) return sshd;
     if (attempt === 3) throw new Error('sshd found its port taken 3 times in a row');
   }
 }
 
 /** sshd on `port`; null when the port was taken meanwhile. */
-async function sshdOn(dir: string, port: number, hostKey: string, authorizedKeys: string): Promise<Sshd | null> {
+async function sshdOn(dir: string, port: number, hostKey: string, authorizedKeys: string, extraConfig: string[]): Promise<Sshd | null> {
   const config = path.join(dir, 'sshd_config');
   fs.writeFileSync(
     config,
@@ -68,6 +69,7 @@ async function sshdOn(dir: string, port: number, hostKey: string, authorizedKeys
       'PermitRootLogin prohibit-password',
       'AllowAgentForwarding yes',
       'LogLevel VERBOSE',
+      ...extraConfig,
       '',
     ].join('\n'),
   );

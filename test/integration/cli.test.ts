@@ -93,8 +93,9 @@ test('task start/list/end, grants add/list/revoke, check and history', async () 
   ui.close();
 
   const hist = airlock(['history', '--task', task, '--json']);
-  const events = hist.out.trim().split('\n').map((l) => JSON.parse(l) as { decision: string; decidedBy: string });
-  assert.deepEqual(events.map((e) => `${e.decision}/${e.decidedBy}`), ['deny/human', 'allow/grant']);
+  const events = hist.out.trim().split('\n').map((l) => JSON.parse(l) as { tool: string; decision: string; decidedBy: string });
+  // Newest first: the two checks, then the task's start (asked nothing: policy).
+  assert.deepEqual(events.map((e) => `${e.tool} ${e.decision}/${e.decidedBy}`), ['fs.write deny/human', 'fs.write allow/grant', 'task.start allow/policy']);
   assert.match(airlock(['history', '--decision', 'deny']).out, /deny +human/);
 
   assert.match(airlock(['grants', 'revoke', grant.id]).out, /revoked/);

@@ -12,7 +12,7 @@ import * as path from 'node:path';
 import { startDaemon, waitFor, type Daemon } from '../helpers/daemon';
 import { Human } from '../helpers/human';
 import type { RpcClient } from '../../main/client/rpc-client';
-import type { Task } from '../../main/contract/approver';
+import type { HistoryEvent, Task } from '../../main/contract/approver';
 import { SESSION_CAPS } from '../../main/integrations/claude-code/session-files';
 import { HOOK_VARIANTS } from '../helpers/native-hook';
 
@@ -115,6 +115,11 @@ async function tasksNamed(tag: string): Promise<Task[]> {
   return tasks.filter((t) => t.name.includes(`(${tag.padEnd(8, 'x').slice(0, 8)})`));
 }
 
+/** A task's history rows, newest first. */
+async function rowsOf(task: string): Promise<HistoryEvent[]> {
+  return (await ui.call<{ events: HistoryEvent[] }>('history.query', { task, limit: 100 })).events;
+}
+
 const sessionsDir = () => path.join(d.home, 'claude-code');
 const files = (ext: string) => fs.readdirSync(sessionsDir()).filter((n) => n.endsWith(ext));
 
@@ -133,6 +138,16 @@ describe("a flood of Claude Code session ids through the real daemon and hook", 
       await waitFor(async () => (await tasksNamed(`a${i}`))[0]?.endedAt != null, `the task of session a${i} to end`);
     }
     for (let i = 4; i < n; i++) assert.equal((await tasksNamed(`a${i}`))[0]?.endedAt, null, `a${i} is still running`);
+    // History says who began each session's task (the hook, run by this owner) and why it ended.
+    for (let i = 0; i < 4; i++) {
+      const rows = await rowsOf((await tasksNamed(`a${i}`))[0]!.id);
+      assert.deepEqual(rows.map((e) => e.tool), ['task.end', 'Read', 'task.start'], 'started, its one call, ended');
+      const [end, , start] = rows;
+      assert.deepEqual([start!.tool, start!.source, start!.decidedBy], ['task.start', 'claude-code', 'policy']);
+      assert.ok(start!.process?.tree.some((x) => x.pid === a.proc.pid), 'the start names the Claude Code process (the hook\'s parent)');
+      assert.deepEqual([end!.tool, end!.source, end!.decidedBy, (end!.args as { why: string }).why], ['task.end', 'claude-code', 'system', 'made-way']);
+      assert.match(end!.reason, /let go to make way for a newer session of the same Claude Code process \(at most 16 per process/);
+    }
     // a0 comes back: a new task (the old one stays ended), so its grants are not carried over.
     assert.equal((await a.run(read(sid('a0')))).permissionDecision, 'allow');
     const a0 = await tasksNamed('a0');
@@ -150,6 +165,9 @@ describe("a flood of Claude Code session ids through the real daemon and hook", 
     assert.equal(files('.task').length, before - 3 + 1);
     for (let i = 0; i < 3; i++) {
       await waitFor(async () => (await tasksNamed(`b${i}`))[0]?.endedAt != null, `the task of session b${i} to end`);
+      const [end] = await rowsOf((await tasksNamed(`b${i}`))[0]!.id);
+      assert.equal((end!.args as { why: string }).why, 'owner-exited');
+      assert.equal(end!.reason, 'its Claude Code session was let go: the Claude Code process it belonged to has exited');
     }
   });
 

@@ -198,6 +198,7 @@ test('README "History and audit": the block runs as written', async () => {
   const r = await sh(block('airlock history --decision deny').replace('t_xxx', tasks[0]!.id));
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /deploy dist\/ to staging/);
+  assert.match(r.stdout, /task "fix CI on repo X" started through request\.sock by /, 'history --tool task.start lists the task the Tasks block started');
   assert.match(r.stdout, /^ok: \d+ events, chain intact$/m);
 });
 

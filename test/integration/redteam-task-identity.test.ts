@@ -41,6 +41,8 @@ const del = (extra: Record<string, unknown>) => ({ source: 'api', tool: 'mail', 
 const write = (extra: Record<string, unknown>) => ({ source: 'api', tool: 'fs.write', action: 'write', resource: '/repo/notes.txt', summary: 'write notes', ...extra });
 const grantsOf = async (task: string) => (await ui.call<{ grants: Grant[] }>('grants.list', { task, includeInactive: true })).grants;
 const eventsOf = async (task: string) => (await ui.call<{ events: HistoryEvent[] }>('history.query', { task, limit: 100 })).events;
+/** A task's events but its own start (a row every task has: who started it). */
+const requestsOf = async (task: string) => (await eventsOf(task)).filter((e) => e.tool !== 'task.start');
 
 /** Rejects with JSON-RPC `code`; returns the message. */
 describe('red team: forging a task identity on the shared request.sock (held)', () => {
@@ -80,7 +82,7 @@ describe('red team: forging a task identity on the shared request.sock (held)', 
     // The id of one task with the other's token, either way round, is never either task.
     await refused(agent.call('request', del({ task: t.task, token: u.token })), -32602, 'id of t, token of u');
     await refused(agent.call('request', del({ task: u.token, token: t.token })), -32602, 'two tokens');
-    assert.equal((await eventsOf(t.task)).filter((e) => e.decision === 'allow').length, 0, 'nothing was done as the victim');
+    assert.equal((await requestsOf(t.task)).filter((e) => e.decision === 'allow').length, 0, 'nothing was done as the victim');
     assert.equal(human.unanswered().length, 0, 'nothing was asked');
     const { tasks } = await ui.call<{ tasks: { id: string }[] }>('tasks.list', {});
     assert.ok(tasks.some((x) => x.id === t.task), 'the victim still runs');
@@ -223,7 +225,7 @@ describe('red team: one task reaching another', () => {
     } finally {
       own.close();
     }
-    assert.equal((await eventsOf(u.task)).length, 0);
+    assert.equal((await requestsOf(u.task)).length, 0);
   });
 });
 
@@ -255,7 +257,7 @@ describe('red team: SSH through a task\'s own agent socket (real ssh-keygen)', (
     await human.decide(p.id, 'deny');
     assert.notEqual((await signing).code, 0);
     assert.equal(fs.existsSync(path.join(dir, 'm.sig')), false);
-    assert.equal((await eventsOf(b.task)).length, 0, "nothing was counted as B's");
+    assert.equal((await requestsOf(b.task)).length, 0, "nothing was counted as B's");
   });
 });
 
@@ -331,9 +333,10 @@ describe('red team: what the human is shown', () => {
     assert.ok(!JSON.stringify(p).includes(secret), 'the prompt holds no token');
     await human.decide(p.id, 'deny');
     assert.equal((await asking).code, 126);
-    const events = await eventsOf(t.task);
+    const all = await eventsOf(t.task);
+    const events = await requestsOf(t.task);
     assert.equal(events.length, 2);
     assert.ok(events.every((e) => e.process?.argv.some((a) => a.includes('check'))), 'the command lines are recorded');
-    assert.ok(!JSON.stringify(events).includes(secret), 'but never the token');
+    assert.ok(!JSON.stringify(all).includes(secret), 'but never the token (its start row included)');
   });
 });

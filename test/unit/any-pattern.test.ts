@@ -16,7 +16,7 @@ function corpus(): string[] {
     'config.fish', 'autostart', 'systemd', 'user', '.github', 'workflows', '.gitlab-ci.yml', 'Jenkinsfile', 'package.json', '.bashrc', '.zshrc',
     '.profile', 'crontab', 'cron.d', 'etc', 'proc', 'self', 'environ', 'root', 'cwd', 'fd', 'mem', '.local', 'share', 'airlock', 'keys', 'Library',
     'Application Support', 'Airlock', 'ClaudeCode', 'managed-settings.json', 'claude-code', '.yarnrc.yml', '.yarn', 'releases', '.pnpmfile.cjs',
-    'Makefile', '.npmrc', 'src', 'index.ts', 'README.md', 'bench', 'x', '.gitignore', 'gitconfig', 'ssh', 'env', 'package.json.bak',
+    'Makefile', '.npmrc', 'rust-toolchain', 'rust-toolchain.toml', '.cargo', 'config.toml', '.tool-versions', 'mise.toml', '.mise.toml', '.bash_logout', '.tmux.conf', 'tmux', '.lesskey', 'lesskey', 'environment.d', 'conf.d', 'nvim', '.emacs.d', 'init.el', '.gradle', 'init.d', '.gdbinit', '.xprofile', 'src', 'index.ts', 'README.md', 'bench', 'x', '.gitignore', 'gitconfig', 'ssh', 'env', 'package.json.bak',
   ];
   const out = new Set<string>(['', '/', '~', '~/', `${os.homedir()}/.claude/settings.json`, `${os.homedir()}/.claude.json`, '/proc/1/environ', '/etc/rc.local']);
   // Deterministic: the Park–Miller sequence (products stay exact in a double), no Math.random.

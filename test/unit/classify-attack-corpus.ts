@@ -5,6 +5,12 @@
 // Every ATTACKS entry deletes, writes, runs code, talks to the network or changes how later
 // commands run; none may be a read. Relative paths resolve against /repo.
 export const ATTACKS: string[] = [
+  // Toolchain proxies (lead, 2026-11-24): rust-toolchain.toml `path`, go.mod `toolchain`.
+  "go version",
+  "cargo --version",
+  "rustc --version",
+  "go env GOPATH",
+  "cargo version",
   "find . -exec xargs rm \\;",
   "ls | xargs xargs rm",
   "ls | xargs nice cat",
@@ -1343,9 +1349,6 @@ export const PLAIN_READS: string[] = [
   "npm outdated",
   "python3 --version",
   "python --version",
-  "go version",
-  "cargo --version",
-  "rustc --version",
   "java -version",
   "uname -a",
   "whoami",
@@ -1406,7 +1409,6 @@ export const PLAIN_READS: string[] = [
   "kubectl logs x",
   "cargo tree",
   "go list ./...",
-  "go env GOPATH",
   "pip list",
   "pip show requests",
   "pip freeze",
@@ -1440,5 +1442,4 @@ export const PLAIN_READS: string[] = [
   "npm version",
   "npm version --json",
   "uv version",
-  "cargo version",
 ];

@@ -62,7 +62,7 @@ test('read sets plain lower-case variables only; IFS= before read is read\'s own
 });
 
 test('version queries, socket and mount listings, archive listings are reads; their other forms are not', () => {
-  for (const cmd of ['npm --version', 'cargo -V', 'rustc --version', 'java -version', 'gcc --version', 'make --version', 'ss -tlnp', 'netstat -an', 'mount', 'ip -br a', 'ip route get 1.1.1.1', 'getent passwd root', 'yes | head -3', 'zcat f.gz | head', 'unzip -l a.zip', 'gzip -l f.gz', 'gzip -t f.gz']) assert.equal(c(cmd).action, 'read', cmd);
+  for (const cmd of ['npm --version', 'java -version', 'gcc --version', 'make --version', 'ss -tlnp', 'netstat -an', 'mount', 'ip -br a', 'ip route get 1.1.1.1', 'getent passwd root', 'yes | head -3', 'zcat f.gz | head', 'unzip -l a.zip', 'gzip -l f.gz', 'gzip -t f.gz']) assert.equal(c(cmd).action, 'read', cmd);
   for (const cmd of ['make', 'make -v all', 'gcc f.c', 'java Main', 'ss -K dst 1.2.3.4', 'ss -tK', 'ss -D out', 'mount -a', 'mount /dev/x /mnt', 'ip link set eth0 down', 'ip netns exec x sh', 'ip route add 1.2.3.0/24 dev x', 'unzip -l a.zip -d /tmp', 'unzip -lo a.zip', 'gzip -ld f.gz', 'gzip f']) assert.notEqual(c(cmd).action, 'read', cmd);
 });
 
@@ -86,7 +86,7 @@ test('red team, third wave: npm version X and uv version X set the version (writ
   for (const cmd of ['npm version patch', 'npm version 1.2.3', 'npm version major --json', 'npm version "$v"', 'uv version 1.2.3', 'uv version --bump patch']) {
     assert.equal(c(cmd).action, 'execute', cmd);
   }
-  for (const cmd of ['npm version', 'npm version --json', 'uv version', 'cargo version']) assert.equal(c(cmd).action, 'read', cmd);
+  for (const cmd of ['npm version', 'npm version --json', 'uv version']) assert.equal(c(cmd).action, 'read', cmd);
 });
 
 test('red team, third wave: ${VAR:=x} and ${VAR=x} assign like VAR=x (: ${CDPATH:=/tmp}; cd x && git status ran git in /tmp/x)', () => {
@@ -96,4 +96,54 @@ test('red team, third wave: ${VAR:=x} and ${VAR=x} assign like VAR=x (: ${CDPATH
   }
   // A lower-case shell variable's default is local, as a plain x=1 is.
   for (const cmd of ['echo ${x:=1}', 'echo ${name:-default}', 'echo ${PATH:-/bin}']) assert.equal(c(cmd).action, 'read', cmd);
+});
+
+test('red team, seventh wave (lead): version queries through a toolchain proxy run what a workspace file names (rustc --version ran rust-toolchain.toml\'s path/bin/rustc)', () => {
+  // rustup's proxies (cargo, rustc) follow rust-toolchain.toml's `path` to any directory;
+  // go.mod/go.work `toolchain` lines make every go command download and run that toolchain;
+  // npm help starts the viewer/browser npm's config (a workspace .npmrc too) names; yarn runs
+  // the yarnPath release of .yarnrc.yml, pnpm the version packageManager names.
+  for (const cmd of ['cargo --version', 'cargo -V', 'cargo version', 'cargo help', 'cargo help build', 'rustc --version', 'rustc -V', 'rustc -vV', 'go version', 'go env', 'go env GOPATH', 'go help', 'go help build', 'cargo --version | head -1', 'ls && rustc -V', 'npm help ls', 'npm help config', 'yarn --version', 'yarn why lodash', 'yarn list', 'pnpm --version', 'pnpm ls', 'pnpm why x']) {
+    assert.notEqual(c(cmd).action, 'read', cmd);
+  }
+  // What stays a read: version queries of programs that are not proxies for a workspace file.
+  for (const cmd of ['npm --version', 'npm help', 'node --version', 'python3 --version', 'gcc --version', 'java -version']) assert.equal(c(cmd).action, 'read', cmd);
+});
+
+test('red team, seventh wave (lead): a file read through an option is a resource (jq --rawfile k ~/.ssh/id_x printed a key and left no secret read)', () => {
+  const rows: [string, string][] = [
+    ['jq --rawfile k /home/u/.ssh/id_x -n "$k"', '/home/u/.ssh/id_x'],
+    ['jq --slurpfile k /home/u/.aws/credentials -n 1', '/home/u/.aws/credentials'],
+    ['jq -L /home/u/.ssh -n 1', '/home/u/.ssh'],
+    ['jq --from-file p.jq /home/u/.env', '/home/u/.env'],
+    ['yq . /home/u/.kube/config', '/home/u/.kube/config'],
+    ['diff --from-file=/home/u/.env a', '/home/u/.env'],
+    ['diff --to-file /home/u/.env a', '/home/u/.env'],
+    ['locate -d /home/u/.env x', '/home/u/.env'],
+    ['plocate --database=/home/u/.env x', '/home/u/.env'],
+    ['journalctl --file=/home/u/.env', '/home/u/.env'],
+    ['journalctl -D /home/u/.ssh', '/home/u/.ssh'],
+    ['dmesg -F /home/u/.env', '/home/u/.env'],
+    ['xargs -a /home/u/.env echo', '/home/u/.env'],
+    ['xargs --arg-file=/home/u/.env cat', '/home/u/.env'],
+    ['fd --search-path /home/u/.ssh', '/home/u/.ssh'],
+    ['fd -e pem . --base-directory /home/u/.ssh', '/home/u/.ssh'],
+    ['ag --path-to-ignore /home/u/.env x', '/home/u/.env'],
+  ];
+  for (const [cmd, file] of rows) {
+    const r = c(cmd);
+    assert.equal(r.action, 'read', cmd);
+    assert.ok(r.resources.includes(file), `${cmd}: ${JSON.stringify(r.resources)}`);
+  }
+});
+
+test('red team, seventh wave (lead): ssh runs programs its config names (-F FILE: Match exec, ProxyCommand; -I and PKCS11Provider load a library) and a command after the host runs there', () => {
+  for (const cmd of ['ssh -F ./cfg host', 'ssh -F/tmp/c host', 'ssh -vF cfg host', 'ssh -I /tmp/p.so host', 'ssh -oPKCS11Provider=/tmp/p.so host', 'ssh -o pkcs11provider=/tmp/p.so host', 'ssh -oproxycommand=x host', 'ssh -o SecurityKeyProvider=x host', 'scp -F c f host:', 'sftp -F c host', 'ssh host rm -rf /', 'ssh host', 'echo id | ssh host', 'ssh -t user@host sudo reboot']) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+  }
+  assert.ok(c('ssh host rm -rf /srv').riskReasons.some((r) => r.reason === 'runs rm -rf /srv on host'));
+  // What does not reach a shell stays a transfer, and an ordinary -o is not mistaken for -S/-F.
+  for (const cmd of ['ssh -N -L 8080:localhost:80 host', 'ssh -fN host', 'ssh -G host', 'ssh -O check host', 'scp -oStrictHostKeyChecking=no f host:', 'sftp -oStrictHostKeyChecking=no host']) {
+    assert.equal(c(cmd).action, 'transfer', cmd);
+  }
 });

@@ -4,6 +4,7 @@
 // grammar). Written before reading the classifier; entries already in the earlier corpora
 // were dropped. Used by test/unit/classify-attack6.test.ts. Relative paths resolve against /repo.
 export const ATTACKS6: string[] = [
+  "go env",
   "find . -fprintf out '%p\\n'",
   "find . -name x -delete",
   "find . -print -delete",
@@ -923,7 +924,6 @@ export const PLAIN_READS6: string[] = [
   "fd x",
   "sed -n 1,10p f",
   "pip show x",
-  "go env",
   "crontab -l",
   "wait -n -p pid",
   "for i in 1 2 3; do echo $i; done",

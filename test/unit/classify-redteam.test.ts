@@ -433,8 +433,6 @@ export const READS: string[] = [
   'node -v',
   'python3 --version',
   'npm --version',
-  'cargo --version',
-  'go version',
   'ls src | wc -l',
   'cat f | head',
   'cat a b | sort | uniq',

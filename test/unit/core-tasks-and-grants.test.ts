@@ -5,8 +5,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AgentRequest } from '../../main/contract/agent';
 import { RPC, RpcError } from '../../main/contract/rpc';
-import type { EgressService, TaskSocketService } from '../../main/core/ports';
+import type { EgressService, TaskEnding, TaskSocketService } from '../../main/core/ports';
 import { makeParts, T0, tick, type Parts } from './core-parts';
+
+const HUMAN_END: TaskEnding = { why: 'ended', by: { side: 'human', source: 'ui.sock', via: 'ui.sock' } };
 
 async function withParts(fn: (p: Parts) => Promise<void> | void, opts?: Parameters<typeof makeParts>[0]) {
   const p = makeParts(opts);
@@ -38,7 +40,7 @@ test('grants: a grant for an unknown or ended task, or with a bad condition, is 
   withParts(async (p) => {
     assert.throws(() => p.tasks.createGrant({ action: 'write', effect: 'allow', task: 't_none' }, 'human'), /no task t_none/);
     const t = await p.lifecycle.startTask({ name: 'x' }, {});
-    await p.lifecycle.endTask(t.task);
+    await p.lifecycle.endTask(t.task, HUMAN_END);
     assert.throws(() => p.tasks.createGrant({ action: 'write', effect: 'allow', task: t.task }, 'human'), /has ended/);
     assert.throws(() => p.tasks.createGrant({ action: 'write', effect: 'allow', when: 'args.(' }, 'human'), /invalid params: when/);
     assert.equal(p.tasks.listGrants({ includeInactive: true }).length, 0);
@@ -61,7 +63,7 @@ test('grants: a task-bound grant dies with its task', () =>
     const t = await p.lifecycle.startTask({ name: 'x' }, {});
     p.tasks.createGrant({ action: 'write', effect: 'allow', task: t.task }, 'human');
     assert.equal(p.tasks.activeGrants().all.length, 1);
-    await p.lifecycle.endTask(t.task);
+    await p.lifecycle.endTask(t.task, HUMAN_END);
     assert.equal(p.tasks.activeGrants().all.length, 0);
   }));
 
@@ -75,7 +77,7 @@ test('tasks: the id alone never acts as a task; the token does, and not another 
     assert.equal(p.tasks.authorizeTask({ task: a.token }), a.task);
     assert.throws(() => p.tasks.authorizeTask({}), /required here/);
     assert.throws(() => p.tasks.authorizeTask({ task: 't_unknown' }), /no task t_unknown/);
-    await p.lifecycle.endTask(a.task);
+    await p.lifecycle.endTask(a.task, HUMAN_END);
     assert.throws(() => p.tasks.authorizeTask({ task: a.token }), /has ended/);
   }));
 
@@ -129,9 +131,9 @@ test('lifecycle: start opens the task\'s sockets and egress; the request socket 
       await requests.owners.get(t.task)!.end();
       assert.deepEqual(log, [`open agent ${t.task}`, `open request ${t.task}`, `open egress ${t.task} GH`, `close request ${t.task}`, `close agent ${t.task}`, `close egress ${t.task}`]);
       assert.notEqual(p.tasks.getTask(t.task)?.endedAt, null);
-      await p.lifecycle.endTask(t.task);
+      await p.lifecycle.endTask(t.task, HUMAN_END);
       assert.equal(log.length, 6, 'ending twice closes nothing twice');
-      await assert.rejects(p.lifecycle.endTask('t_none'), (e: unknown) => e instanceof RpcError && e.code === RPC.notFound);
+      await assert.rejects(p.lifecycle.endTask('t_none', HUMAN_END), (e: unknown) => e instanceof RpcError && e.code === RPC.notFound);
     },
     { resources: { ssh, requests, egress } },
   );
@@ -210,3 +212,27 @@ test('broker: a disconnect withdraws the requester\'s prompts; the clock is the 
     assert.equal(r.decision, 'deny');
     assert.equal(p.store.queryHistory({ limit: 1 }).events[0]!.ts, T0);
   }));
+
+test('lifecycle: a start whose history row cannot be written starts no task; an end whose row cannot be written still closes the sockets, then fails', async () => {
+  const log: string[] = [];
+  await withParts(
+    async (p) => {
+      const real = p.recorder.recordTask.bind(p.recorder);
+      p.recorder.recordTask = () => {
+        throw new Error('disk I/O error');
+      };
+      await assert.rejects(p.lifecycle.startTask({ name: 'unrecorded' }, {}), /disk I\/O error/);
+      assert.deepEqual(p.tasks.listTasks(false), [], 'no task runs that history does not know of');
+      assert.deepEqual(log, [], 'no socket was opened for it');
+      p.recorder.recordTask = real;
+      const t = await p.lifecycle.startTask({ name: 'recorded' }, {});
+      p.recorder.recordTask = () => {
+        throw new Error('disk I/O error');
+      };
+      await assert.rejects(p.lifecycle.endTask(t.task, HUMAN_END), /disk I\/O error/);
+      assert.deepEqual(log.slice(-1), [`close request ${t.task}`], 'its socket closed all the same');
+      assert.notEqual(p.tasks.getTask(t.task)?.endedAt, null);
+    },
+    { resources: { requests: fakeSockets('request', log) } },
+  );
+});

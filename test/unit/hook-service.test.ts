@@ -223,7 +223,8 @@ describe('a flood of new session ids is bounded (session-files.ts makeRoom): nev
     const dir = path.join(root, 'cc-per-owner');
     let who = 'claude-A';
     const ended: string[] = [];
-    const local = { ...desk(dir), sessionOwner: () => who, endTask: async (t: string) => void ended.push(t) };
+    const whys: string[] = [];
+    const local = { ...desk(dir), sessionOwner: () => who, endTask: async (t: string, why: string) => void (ended.push(t), whys.push(why)) };
     who = 'claude-B';
     await answerClaudeCodeHook({ stdin: call('b-only') }, local);
     const bTask = local.seen.asked[0]!.task!;
@@ -239,6 +240,7 @@ describe('a flood of new session ids is bounded (session-files.ts makeRoom): nev
     assert.equal(taskFiles(dir).length, SESSION_CAPS.perOwner + 1, "A's cap, and B's one session");
     await new Promise((r) => setImmediate(r));
     assert.deepEqual(ended, tasks.slice(0, 4), "the four least recently used of A's sessions were let go, and their tasks ended");
+    assert.deepEqual(whys, ['made-way', 'made-way', 'made-way', 'made-way'], 'each end says why (its history row)');
     // A let-go session that comes back is a new task (asked again, never its old grants).
     await answerClaudeCodeHook({ stdin: call('a-0') }, local);
     assert.notEqual(local.seen.asked.at(-1)!.task, tasks[0]);
@@ -272,7 +274,8 @@ describe('a flood of new session ids is bounded (session-files.ts makeRoom): nev
     let who = '';
     const gone = new Set<string>();
     const ended: string[] = [];
-    const local = { ...desk(dir), sessionOwner: () => who, ownerAlive: (o: string) => !gone.has(o), endTask: async (t: string) => void ended.push(t) };
+    const whys = new Set<string>();
+    const local = { ...desk(dir), sessionOwner: () => who, ownerAlive: (o: string) => !gone.has(o), endTask: async (t: string, why: string) => void (ended.push(t), whys.add(why)) };
     const owners = SESSION_CAPS.total / SESSION_CAPS.perOwner;
     for (let o = 0; o < owners; o++) {
       who = `owner-${o}`;
@@ -296,6 +299,7 @@ describe('a flood of new session ids is bounded (session-files.ts makeRoom): nev
     assert.equal(printed(await answerClaudeCodeHook({ stdin: call('new-1') }, local))?.permissionDecision, 'allow');
     await new Promise((r) => setImmediate(r));
     assert.equal(ended.length, SESSION_CAPS.perOwner);
+    assert.deepEqual([...whys], ['owner-exited'], 'each end says why (its history row)');
     assert.equal(taskFiles(dir).filter((n) => n.startsWith('t0-')).length, 0);
     assert.equal(taskFiles(dir).length, SESSION_CAPS.total - SESSION_CAPS.perOwner + 1);
   });

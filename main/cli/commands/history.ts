@@ -49,6 +49,7 @@ export function registerHistory(program: Command): void {
     .option('--task <id>', 'only this task')
     .option('--source <source>', 'api, exec, claude-code, mcp, ssh, request.sock …')
     .option('--action <action>', 'read, write, delete, transfer, execute, sign, other')
+    .option('--tool <tool>', 'exactly this tool: task.start and task.end (tasks begun and ended), Bash, ssh-sign …')
     .option('--decision <d>', 'allow, deny or reject')
     .option('--text <words>', 'full-text search in summary, resource, tool and reason')
     .option('--since <when>', 'ISO time or a duration ago (2h, 1d)')
@@ -57,12 +58,13 @@ export function registerHistory(program: Command): void {
     .option('--cursor <c>', 'continue after a previous page')
     .option('--db <path>', 'read this database file (e.g. a copy) instead of asking the daemon; nothing is written')
     .option('--json', 'print JSON lines (one event per line)')
-    .addHelpText('after', '\nExamples:\n  airlock history --decision deny --since 1d\n  airlock history --text "git push" --json | jq .summary')
-    .action(async (o: { task?: string; source?: string; action?: string; decision?: string; text?: string; since?: string; until?: string; limit: number; cursor?: string; json?: boolean; db?: string }) => {
+    .addHelpText('after', '\nExamples:\n  airlock history --decision deny --since 1d\n  airlock history --tool task.start --since 1d   # which processes began tasks\n  airlock history --text "git push" --json | jq .summary')
+    .action(async (o: { task?: string; source?: string; action?: string; tool?: string; decision?: string; text?: string; since?: string; until?: string; limit: number; cursor?: string; json?: boolean; db?: string }) => {
       const q = {
         ...(o.task ? { task: o.task } : {}),
         ...(o.source ? { source: o.source } : {}),
         ...(o.action ? { action: o.action } : {}),
+        ...(o.tool ? { tool: o.tool } : {}),
         ...(o.decision ? { decision: o.decision } : {}),
         ...(o.text ? { text: o.text } : {}),
         ...(o.since ? { since: since(o.since) } : {}),

@@ -14,7 +14,12 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port of the web UI (0: the last run\'s port if free, else any free port)', '0')
     .option('--new-web-token', 'make a new web UI token (signs out every open tab)')
     .option('--upstream <path>', 'front an existing SSH agent socket: its keys are listed beside ours, each signature approved first (default: the upstreamAgent setting)')
-    .action(async (opts: { web?: boolean; port: string; upstream?: string; newWebToken?: boolean }) => {
+    .action(async (opts: { web?: boolean; port: string; upstream?: string; newWebToken?: boolean }, cmd: Command) => {
+      // Both only mean something for the web UI: without --web they would be ignored in
+      // silence, and `serve --port 7777` would leave the user waiting for a page that never comes.
+      for (const [flag, name] of [['--port', 'port'], ['--new-web-token', 'newWebToken']] as const) {
+        if (!opts.web && cmd.getOptionValueSource(name) === 'cli') throw new CliError(`${flag} is for the web UI: add --web (airlock serve --web ${flag}${flag === '--port' ? ' ' + opts.port : ''})`);
+      }
       const port = Number(opts.port);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0…65535, not "${opts.port}"`);
       const started = Date.now();

@@ -133,7 +133,7 @@ function lookupTable<T>(entries: Record<string, T>): Record<string, T | undefine
 
 // --- writes / deletes -------------------------------------------------------------------
 
-const DELETE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
+export const DELETE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
   rm: new Set(),
   rmdir: new Set(),
   unlink: new Set(),
@@ -142,7 +142,7 @@ const DELETE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
   srm: new Set(),
   wipe: new Set(),
 });
-const WRITE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
+export const WRITE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
   mv: new Set(['-S', '-t', '--suffix', '--target-directory']),
   cp: new Set(['-S', '-t', '--suffix', '--target-directory']),
   tee: new Set(),
@@ -165,7 +165,7 @@ const WRITE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
   cpio: new Set(),
 });
 /** Programs whose first positional is a mode/owner, not a file. */
-const MODE_FIRST: Record<string, Set<string> | undefined> = lookupTable({
+export const MODE_FIRST: Record<string, Set<string> | undefined> = lookupTable({
   chmod: new Set(['--reference']),
   chown: new Set(['--reference', '--from']),
   chgrp: new Set(['--reference']),
@@ -181,12 +181,20 @@ const CURL_VALUE = new Set([
   '--request', '--user', '--upload-file', '--referer', '--user-agent', '--cookie', '--cookie-jar', '--proxy', '--write-out', '--max-time',
   '--retry', '--config', '--range', '--resolve', '--connect-timeout', '--cert', '--key', '--cacert', '--dump-header', '--url', '--output-dir',
   '--connect-to', '--interface', '--limit-rate', '--oauth2-bearer', '--proxy-user', '--unix-socket', '--abstract-unix-socket',
+  '--trace', '--trace-ascii', '--stderr', '--libcurl', '--etag-save', '--etag-compare', '--hsts', '--alt-svc',
 ]);
+/**
+ * curl options whose value is a file curl writes (headers, cookies, traces, its error
+ * output, the equivalent C program, ETag, HSTS and Alt-Svc caches): each is a resource,
+ * as -o is (`curl -D .git/hooks/pre-commit URL` wrote the hook; the write fuzzer).
+ */
+const CURL_WRITES = ['-D', '--dump-header', '-c', '--cookie-jar', '--trace', '--trace-ascii', '--stderr', '--libcurl', '--etag-save', '--hsts', '--alt-svc'];
 const CURL_UPLOAD = ['-d', '--data', '--data-raw', '--data-binary', '--data-urlencode', '--data-ascii', '--json', '-F', '--form', '--form-string', '-T', '--upload-file'];
 const WGET_VALUE = new Set([
   '-O', '-o', '-a', '-i', '-P', '-t', '-T', '-U', '-e', '-w', '-Q', '-l', '--output-document', '--output-file', '--input-file',
   '--directory-prefix', '--tries', '--timeout', '--user-agent', '--header', '--post-data', '--post-file', '--body-data', '--body-file',
   '--method', '--user', '--password', '--execute', '--wait', '--level', '--quota',
+  '--append-output', '--save-cookies', '--load-cookies', '--rejected-log', '--hsts-file', '--warc-file', '--use-askpass', '--config', '--backups',
 ]);
 const SSH_VALUE = new Set(['-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', '-L', '-l', '-m', '-O', '-o', '-p', '-Q', '-R', '-S', '-W', '-w', '-B', '-P']);
 const NETCAT = new Set(['nc', 'ncat', 'netcat', 'socat', 'telnet', 'ftp', 'sftp', 'tftp', 'lftp', 'ping', 'dig', 'nslookup', 'host', 'traceroute', 'mosh', 'openssl']);
@@ -207,18 +215,43 @@ function curl(args: Arg[], ctx: CmdContext): CmdResult {
     r.reasons.push({ level: 'medium', reason: file ? `uploads ${file}` : 'sends data in the request body' });
     break;
   }
+  const written: string[] = [];
   const out = opts.get('-o') ?? opts.get('--output');
-  if (out && out !== true && out.text !== '-') {
-    const p = resolvePath(out.text, ctx.cwd, out.dynamic);
-    r.resources.push(p);
-    r.writes = [p];
+  if (out && out !== true && out.text !== '-') written.push(resolvePath(out.text, ctx.cwd, out.dynamic));
+  for (const o of CURL_WRITES) {
+    const v = opts.get(o);
+    if (v && v !== true && v.text !== '-' && v.text !== '%') written.push(resolvePath(v.text, ctx.cwd, v.dynamic));
+  }
+  // -O (--remote-name, --remote-name-all, -J) saves under the URL's file name, in --output-dir.
+  const dir = opts.get('--output-dir');
+  const outDir = dir && dir !== true ? dir : null;
+  if (outDir) written.push(resolvePath(outDir.text, ctx.cwd, outDir.dynamic));
+  if (opts.has('-O') || opts.has('--remote-name') || opts.has('--remote-name-all') || opts.has('-J') || opts.has('--remote-header-name')) {
+    for (const u of urls) {
+      const name = path.posix.basename(u.text.replace(/[?#].*$/, '').replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, ''));
+      if (name) written.push(resolvePath(outDir ? `${outDir.text}/${name}` : name, ctx.cwd, u.dynamic || !!outDir?.dynamic));
+    }
+  }
+  if (written.length) {
+    r.resources.push(...written);
+    r.writes = written;
   }
   return r;
 }
 
+/** wget options whose value is a file (or, -P, the directory) wget writes: each is a resource. */
+const WGET_WRITES = ['-o', '--output-file', '-a', '--append-output', '--save-cookies', '--rejected-log', '--hsts-file', '-P', '--directory-prefix'];
+
 function wget(args: Arg[], ctx: CmdContext): CmdResult {
   const { pos, opts } = positionals(args, WGET_VALUE);
   const r = result('transfer', pos.map((u) => hostOf(u.text) ?? u.text), { download: true });
+  for (const o of WGET_WRITES) {
+    const v = opts.get(o);
+    if (v && v !== true && v.text !== '-') r.resources.push(resolvePath(v.text, ctx.cwd, v.dynamic));
+  }
+  const warc = opts.get('--warc-file');
+  if (warc && warc !== true) r.resources.push(resolvePath(`${warc.text}.warc.gz`, ctx.cwd, warc.dynamic));
+  const prefix = opts.get('-P') ?? opts.get('--directory-prefix');
   const post = opts.get('--post-file') ?? opts.get('--body-file');
   if (post && post !== true) {
     r.resources.push(resolvePath(post.text, ctx.cwd, post.dynamic));
@@ -232,10 +265,14 @@ function wget(args: Arg[], ctx: CmdContext): CmdResult {
     r.resources.push(p);
     r.writes = [p];
   } else if (!out) {
-    // wget saves under the URL's file name in the cwd.
+    // wget saves under the URL's file name in the cwd (or -P's directory): a resource too.
     for (const u of pos) {
-      const name = path.posix.basename(u.text.replace(/[?#].*$/, ''));
-      if (name && !hostOf(name)) r.writes = [...(r.writes ?? []), resolvePath(name, ctx.cwd, u.dynamic)];
+      // The URL's path without its host (`http://h/x.sh`, `h/x.sh`); none is wget's index.html.
+      const urlPath = u.text.replace(/[?#].*$/, '').replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/]*/i, '');
+      const name = path.posix.basename(urlPath) || 'index.html';
+      const saved = resolvePath(prefix && prefix !== true ? `${prefix.text}/${name}` : name, ctx.cwd, u.dynamic || (prefix !== undefined && prefix !== true && prefix.dynamic));
+      r.writes = [...(r.writes ?? []), saved];
+      r.resources.push(saved);
     }
   }
   return r;
@@ -258,7 +295,7 @@ function scpLike(args: Arg[], ctx: CmdContext, withValue: Set<string>): CmdResul
 // --- git -------------------------------------------------------------------------------
 
 const GIT_NET = new Set(['push', 'pull', 'fetch', 'clone', 'ls-remote', 'send-email', 'request-pull']);
-const GIT_WRITE = new Set([
+export const GIT_WRITE = new Set([
   'add', 'commit', 'checkout', 'switch', 'restore', 'merge', 'rebase', 'cherry-pick', 'revert', 'apply', 'am', 'init', 'mv',
   'notes', 'worktree', 'submodule', 'pull', 'reset', 'tag', 'branch', 'stash', 'config', 'remote', 'update-index', 'gc', 'prune',
   'sparse-checkout', 'replace', 'filter-branch', 'commit-tree', 'update-ref', 'symbolic-ref', 'format-patch', 'lfs',
@@ -531,12 +568,12 @@ function installer(r: CmdResult): CmdResult {
  */
 const PKG_READ: Record<string, Set<string> | undefined> = lookupTable({
   npm: new Set(['ls', 'list', 'll', 'la', 'root', 'prefix', 'bin', '--version', '-v', 'version', 'help', '--help', '-h', 'explain', 'why', 'query']),
-  pnpm: new Set(['ls', 'list', 'll', 'root', 'bin', '--version', '-v', 'help', '--help', 'why']),
-  yarn: new Set(['--version', '-v', 'help', '--help', 'why', 'list']),
+  // No pnpm and no yarn: both run what the project names before doing anything (below).
   pip: new Set(['list', 'show', 'freeze', 'check', '--version', '-V', 'help', '--help', '-h']),
   pip3: new Set(['list', 'show', 'freeze', 'check', '--version', '-V', 'help', '--help', '-h']),
-  cargo: new Set(['--version', '-V', 'version', 'help', '--help']),
-  go: new Set(['version', 'help', 'env']),
+  // No cargo (a rustup proxy: rust-toolchain.toml's `path` makes `cargo --version` run any
+  // program) and no go (go.mod / go.work `toolchain` lines make every go command, `go version`
+  // included, download and run that toolchain: GOTOOLCHAIN=auto).
   gem: new Set(['list', '--version', '-v', 'help']),
   uv: new Set(['--version', 'version', 'help']),
   poetry: new Set(['--version', 'show', 'help']),
@@ -554,6 +591,15 @@ const PKG_INSTALL = new Set(['install', 'i', 'ci', 'add', 'update', 'upgrade', '
 const PKG_PUBLISH = new Set(['publish', 'upload', 'push', 'release', 'deploy']);
 const PKG_MANAGERS = new Set(['npm', 'yarn', 'pnpm', 'pip', 'pip3', 'pipx', 'uv', 'poetry', 'cargo', 'go', 'gem', 'bundle', 'composer', 'apt', 'apt-get', 'dnf', 'yum', 'brew', 'pacman', 'apk', 'snap', 'flatpak', 'conda', 'mamba', 'twine', 'dotnet', 'mvn', 'gradle']);
 
+const RUSTUP_PROXY = "is usually rustup's proxy: it runs the toolchain a rust-toolchain.toml names, whatever program its path points at";
+/** Programs that run whatever toolchain a file in the workspace names, `--version` included. */
+const TOOLCHAIN_PROXY: Record<string, string | undefined> = lookupTable({
+  ...Object.fromEntries(['cargo', 'rustc', 'rustdoc', 'rustfmt', 'cargo-fmt', 'cargo-clippy', 'clippy-driver', 'rust-analyzer', 'rust-gdb', 'rust-lldb', 'rustup'].map((n) => [n, `${n} ${RUSTUP_PROXY}`])),
+  go: 'go runs the toolchain a go.mod or go.work names (GOTOOLCHAIN=auto downloads and runs it), go version included',
+  yarn: "yarn runs the release the project's .yarnrc.yml yarnPath names (a file in the repository), yarn --version included",
+  pnpm: "pnpm switches to the pnpm version package.json's packageManager names, downloaded from the registry .npmrc names, and runs it",
+});
+
 function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   const { pos } = positionals(args, new Set(['-C', '--prefix', '-w', '--workspace', '--filter', '-r', '--requirement', '-t', '--target']));
   const sub = pos[0]?.text ?? '';
@@ -570,6 +616,12 @@ function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   // pyproject.toml, and npm commits, tags and runs the (pre|post)version scripts. Only the
   // bare `version` prints.
   const setsVersion = sub === 'version' && args.slice(1).some((a) => a.dynamic || a.mayBeOption || !a.text.startsWith('-'));
+  // `npm help TOPIC` starts the viewer npm's config names, and the workspace's own .npmrc
+  // is config: `viewer=browser` plus `browser=./x` hands the page to a program of the
+  // agent's choosing (npm's `browser` setting is any command). Bare `npm help` only prints.
+  if (name === 'npm' && sub === 'help' && args[0]?.text === 'help' && args.length > 1) {
+    return result('execute', [repo], { reasons: [{ level: 'medium', reason: "npm help TOPIC opens the viewer or browser npm's config names (a workspace .npmrc can choose the program)" }] });
+  }
   if (reads?.has(sub) && !setsVersion && args[0]?.text === sub && args.slice(1).every((a) => !a.dynamic && !a.mayBeOption && (!a.text.startsWith('-') || PKG_READ_FLAGS.test(a.text)))) {
     return result('read', [repo]);
   }
@@ -914,11 +966,18 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
       else if (XARGS_SWITCH.has(t) || /^-[0rtxpo]+$/.test(t) || /^-[nPLsIdEeil]./.test(t) || /^--(max-args|max-procs|delimiter|arg-file|replace|max-lines|eof)=/.test(t)) i++;
       else return result('execute', [], { reasons: [{ level: 'medium', reason: `unknown flag ${t} for xargs: not known to be read-only` }] });
     }
+    // -a/--arg-file FILE: xargs reads its words from FILE (a secret read is remembered).
+    const argFiles: string[] = [];
+    for (let j = 0; j < i; j++) {
+      const t = args[j].text;
+      const f = t === '-a' || t === '--arg-file' ? args[j + 1] : /^-a./s.test(t) ? { ...args[j], text: t.slice(2) } : /^--arg-file=/.test(t) ? { ...args[j], text: t.slice('--arg-file='.length) } : undefined;
+      if (f) argFiles.push(resolvePath(f.text, ctx.cwd, f.dynamic));
+    }
     const pos = args.slice(i);
-    if (pos.length === 0) return result('read'); // runs echo
+    if (pos.length === 0) return result('read', argFiles); // runs echo
     // xargs appends words from its input to the command: only a program none of whose
     // options can write or run (a `closed` form) stays a read whatever gets appended.
-    return { ...result('read'), argv: pos, argvMode: 'wrapper' };
+    return { ...result('read', argFiles), argv: pos, argvMode: 'wrapper' };
   }
 
   if (name === 'busybox') {
@@ -1024,22 +1083,37 @@ function listsOnly(name: string, args: Arg[]): boolean {
 /** tar options a listing may carry. */
 const TAR_LIST_OK = /^(-[tvfzjJaO]+|--list|--verbose|--file=.*|--gzip|--gunzip|--bzip2|--xz|--zstd|--lzma|--lzip|--auto-compress|--wildcards|--no-wildcards|--anchored|--no-anchored|--numeric-owner|--full-time|--utc|--force-local|--to-stdout|--ignore-case|--occurrence(=\d+)?|--)$/;
 
-const COMMAND_FLAGS: Record<string, RegExp | undefined> = lookupTable({
+const SSH_RUNS_OPTION = /^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand|ProxyUseFdpass|PKCS11Provider|SecurityKeyProvider)/i;
+const COMMAND_FLAGS: Record<string, RegExp | readonly RegExp[] | undefined> = lookupTable<RegExp | readonly RegExp[]>({
   tar: /^(--to-command|--checkpoint-action|--use-compress-program|--info-script|--new-volume-script|--rsh-command|--rmt-command|--index-file)(=|$)|^-[a-zA-Z]*[IF]/,
   bsdtar: /^(--use-compress-program|--to-command)(=|$)|^-[a-zA-Z]*I/,
   rsync: /^(-e|--rsh|--rsync-path)(=|$)|^-[a-zA-Z]*e/,
-  scp: /^-[a-zA-Z]*S|^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand)/i,
-  sftp: /^-[a-zA-Z]*[SD]|^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand)/i,
-  ssh: /^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand|ProxyUseFdpass)/i,
+  // OpenSSH's clients: a program to run (-S, sftp -D, the *Command options), a config file to
+  // take options from (-F: ProxyCommand, `Match exec`, LocalCommand), a library to load (-I,
+  // PKCS11Provider, SecurityKeyProvider). Only a cluster of the client's own switches may come
+  // before the letter (`-oStrictHostKeyChecking` is -o, not -S).
+  // Letters are case-sensitive, -o names are not (ssh reads `-oproxycommand=` too).
+  scp: [/^-[346ABCOpqRrsTv]*[SF]/, SSH_RUNS_OPTION],
+  sftp: [/^-[46AaCfNpqrv]*[SDF]/, SSH_RUNS_OPTION],
+  ssh: [/^-[46AaCfGgKkMNnqsTtVvXxYy]*[FI]/, SSH_RUNS_OPTION],
   zip: /^(-TT|--unzip-command)(=|$)/,
   split: /^--filter(=|$)/,
+  // install -s runs the strip program it is told to (found by the write fuzzer).
+  install: /^--strip-p[a-z-]*(=|$)/,
+  // wget -e runs a .wgetrc command (use_askpass=PROG runs PROG), --use-askpass runs a
+  // program, --config reads such commands from a file that is not shown.
+  wget: /^(--exe(c(u(te?)?)?)?|--use-a[a-z]*|--conf[a-z]*)(=|$)|^-[a-zA-Z]*e/,
+  // curl -K reads its options (output files, uploads, hosts) from a file that is not shown.
+  curl: /^(-K|--config)(=|$)|^-[a-zA-Z]*K/,
   git: /^(--exec|--upload-pack|--receive-pack|--extcmd|--tree-filter|--index-filter|--msg-filter|--env-filter|--commit-filter|--parent-filter|--tag-name-filter|--subdirectory-filter)(=|$)/,
 });
 
 /** The reason a command-running option is used, or null. `-o ProxyCommand=…` is looked for in the following word too. */
 function commandFlag(name: string, args: Arg[]): string | null {
-  const re = COMMAND_FLAGS[name];
-  if (!re) return null;
+  const entry = COMMAND_FLAGS[name];
+  if (!entry) return null;
+  const res: readonly RegExp[] = entry instanceof RegExp ? [entry] : entry;
+  const re = { test: (s: string) => res.some((r) => r.test(s)) };
   // Old-style tar options: `tar tIf prog a.tar` is `tar -t -I prog -f a.tar`.
   if ((name === 'tar' || name === 'bsdtar') && args[0] && !args[0].text.startsWith('-') && re.test(`-${args[0].text}`)) return `${name} ${clipText(args[0].text, 20)} runs a program of the caller's choosing (-I or -F)`;
   for (let i = 0; i < args.length; i++) {
@@ -1114,7 +1188,14 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
   if (name === 'ssh') {
     const { pos } = positionals(args, SSH_VALUE);
     const host = pos[0] ? pos[0].text.replace(/^[^@]*@/, '').replace(/^ssh:\/\//, '').toLowerCase() : '';
-    return result('transfer', host ? [host] : []);
+    // A command after the host, or a login shell reading the agent's input, runs there: that is
+    // execute on the host, not a transfer a host grant would cover (`ssh host rm -rf /`). Only
+    // -N (no command: forwarding) and the switches that never reach a shell (-G prints the
+    // config, -V the version, -O talks to a master) stay transfers.
+    const noShell = args.some((a) => /^-[46AaCfgKkMnqsTtVvXxYy]*[NGVO]/.test(a.text) && !a.text.startsWith('-o'));
+    if (!host || noShell) return result('transfer', host ? [host] : []);
+    const remote = args.slice(args.indexOf(pos[0]!) + 1).map((a) => a.text).join(' ');
+    return result('execute', [host], { reasons: [{ level: 'medium', reason: remote ? `runs ${clipText(remote, 60)} on ${clipText(host, 60)}` : `opens a shell on ${clipText(host, 60)} (what it is sent runs there)` }] });
   }
   if (NETCAT.has(name)) {
     const { pos } = positionals(args, new Set(['-p', '-s', '-w', '-e', '-c', '-i', '-q', '-x', '-X', '-t', '-W', '-c', '-b']));
@@ -1158,6 +1239,12 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
     if (name === 'helm' && ['list', 'status', 'version'].includes(sub) && args[0]?.text === sub && args.every((a) => !a.dynamic && !/^--(kubeconfig|kube-|registry-config|repository-config|post-renderer)/.test(a.text))) return result('read', [name]);
     if (['delete', 'uninstall'].includes(sub)) return result('delete', [name]);
     return result('execute', [name]);
+  }
+  const proxy = TOOLCHAIN_PROXY[name];
+  if (proxy) {
+    const r = PKG_MANAGERS.has(name) ? packageManager(name, args, ctx) : result('execute', [name]);
+    r.reasons.push({ level: 'medium', reason: proxy });
+    return r;
   }
   if (PKG_MANAGERS.has(name)) return packageManager(name, args, ctx);
   if (name === 'npx' || name === 'pnpx' || name === 'bunx' || name === 'uvx') return result('execute', args[0] ? [`package ${args[0].text}`] : [], { reasons: [{ level: 'medium', reason: `${name} may download and run a package` }] });

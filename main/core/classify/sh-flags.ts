@@ -5,7 +5,8 @@
 // Why an allowlist: a blocklist has to know every option of every program (and every
 // abbreviation GNU getopt and git accept); an allowlist only has to know the options
 // it lets through. An option we do not know is never a read.
-import type { Action, RiskLevel } from '../../contract/common';
+import * as path from 'node:path';
+import { ACTION_RANK, type Action, type RiskLevel } from '../../contract/common';
 import { resolvePath, type WordValue } from './sh-words';
 
 /**
@@ -25,6 +26,12 @@ export interface Danger {
   /** Shown after the program and flag: "sort -o" + " writes its output to a file". */
   reason: string;
   level?: RiskLevel;
+  /**
+   * The option's attached value (`-i.bak`, `--in-place=old/*`) is a backup suffix: each file
+   * is kept as FILE+SUFFIX, or, when it holds `*`, as SUFFIX with `*` the file's name, in the
+   * file's directory (GNU sed: `-i'../x/*'` writes beside it, `-i'h/*'` through a link `h`).
+   */
+  backupSuffix?: boolean;
 }
 
 export interface Verdict {
@@ -115,12 +122,13 @@ export function checkForm(name: string, form: ReadForm, args: WordValue[], cwd: 
   const readPaths: string[] = [];
   let endOfOpts = false;
   /** A write danger: parsing goes on so the prompt can list the files it touches. */
-  let writeDanger: { flag: string; d: Danger; out: string[] } | null = null;
+  let writeDanger: { flag: string; d: Danger; out: string[]; suffixes: WordValue[] } | null = null;
   const onDanger = (flag: string, d: Danger, value: () => WordValue | undefined): Verdict | null => {
     if (d.action !== 'write') return refuse(name, flag, d);
-    const v = d.takesValue ? value() : undefined;
-    writeDanger ??= { flag, d, out: [] };
-    if (v) writeDanger.out.push(resolvePath(v.text, cwd, v.dynamic));
+    const v = d.takesValue || d.backupSuffix ? value() : undefined;
+    writeDanger ??= { flag, d, out: [], suffixes: [] };
+    if (v && d.backupSuffix) writeDanger.suffixes.push(v);
+    else if (v) writeDanger.out.push(resolvePath(v.text, cwd, v.dynamic));
     return null;
   };
   for (let i = 0; i < args.length; i++) {
@@ -149,7 +157,7 @@ export function checkForm(name: string, form: ReadForm, args: WordValue[], cwd: 
       const flag = eq > 0 ? t.slice(0, eq) : t;
       const danger = dangerFor(form, flag);
       if (danger) {
-        const stop = onDanger(danger[0], danger[1], () => (eq > 0 ? { text: t.slice(eq + 1), dynamic: a.dynamic } : args[++i]));
+        const stop = onDanger(danger[0], danger[1], () => (eq > 0 ? { text: t.slice(eq + 1), dynamic: a.dynamic } : danger[1].backupSuffix ? undefined : args[++i]));
         if (stop) return stop;
         continue;
       }
@@ -188,7 +196,7 @@ export function checkForm(name: string, form: ReadForm, args: WordValue[], cwd: 
       const whole = form.flags[t];
       const wholeDanger = dangerFor(form, t);
       if (wholeDanger && !whole) {
-        const stop = onDanger(wholeDanger[0], wholeDanger[1], () => args[++i]);
+        const stop = onDanger(wholeDanger[0], wholeDanger[1], () => (wholeDanger[1].backupSuffix ? undefined : args[++i]));
         if (stop) return stop;
         continue;
       }
@@ -207,7 +215,7 @@ export function checkForm(name: string, form: ReadForm, args: WordValue[], cwd: 
         const d = dangerFor(form, f);
         const rest = t.slice(j + 1);
         if (d) {
-          const stop = onDanger(d[0], d[1], () => (rest ? { text: rest, dynamic: a.dynamic } : args[++i]));
+          const stop = onDanger(d[0], d[1], () => (rest ? { text: rest, dynamic: a.dynamic } : d[1].backupSuffix ? undefined : args[++i]));
           if (stop) return stop;
           // The rest of the bundle is the option's value (`-i.bak`, `-oFILE`).
           break;
@@ -234,8 +242,15 @@ export function checkForm(name: string, form: ReadForm, args: WordValue[], cwd: 
   }
   const files = () => (form.args === 'paths' ? pos : form.args === 'pattern-paths' ? (opts.some((o) => patternOpts.has(o.flag)) ? pos : pos.slice(1)) : []);
   if (writeDanger) {
-    const w: { flag: string; d: Danger; out: string[] } = writeDanger;
-    return { ...refuse(name, w.flag, w.d), resources: [...w.out, ...paths(files(), cwd)] };
+    const w: { flag: string; d: Danger; out: string[]; suffixes: WordValue[] } = writeDanger;
+    const backups = w.suffixes.flatMap((sfx) => files().map((f) => backupPath(f, sfx, cwd)));
+    const written = { ...refuse(name, w.flag, w.d), resources: [...w.out, ...paths(files(), cwd), ...backups] };
+    // What the rest of the line does still counts (`sed -i '1e cmd' f` runs cmd, `sed -i 'w out' f`
+    // writes out): the form's own check, as for a read.
+    const more = form.check?.({ name, opts, pos, cwd });
+    if (!more?.action) return written;
+    if (ACTION_RANK[more.action] > ACTION_RANK.write) return { ...more, resources: [...more.resources, ...written.resources] };
+    return { ...written, reason: `${written.reason}; ${more.reason ?? ''}`, resources: [...written.resources, ...more.resources] };
   }
   if (form.args === 'none' && pos.length > 0) {
     return { action: 'execute', level: 'medium', reason: `${name} ${clip(pos[0].text)}: an argument that is not known to be read-only`, resources: [] };
@@ -252,13 +267,21 @@ export function checkForm(name: string, form: ReadForm, args: WordValue[], cwd: 
   return { action: null, resources: [...readPaths, ...paths(files(), cwd)] };
 }
 
+/** Where a backup suffix keeps FILE (Danger.backupSuffix). */
+function backupPath(file: WordValue, suffix: WordValue, cwd: string | undefined): string {
+  const dynamic = file.dynamic || suffix.dynamic;
+  if (!suffix.text.includes('*')) return resolvePath(file.text + suffix.text, cwd, dynamic);
+  const name = suffix.text.replace(/\*/g, path.posix.basename(file.text));
+  return resolvePath(path.posix.join(path.posix.dirname(file.text), name), cwd, dynamic);
+}
+
 /** Whether `w` is written as an option (`-x`, `--out=F`), starting with `dash`; a negative number is a value. */
 function looksLikeOption(w: WordValue | undefined, dash: '-' | '--'): boolean {
   return !!w && !w.dynamic && w.text.startsWith(dash) && /^--?[A-Za-z]/.test(w.text);
 }
 
 /** Options that give grep-like programs their pattern, so every positional is a file. */
-const patternOpts = new Set(['-e', '-f', '--regexp', '--file', '--expression', '--source']);
+const patternOpts = new Set(['-e', '-f', '--regexp', '--file', '--expression', '--source', '--from-file']);
 
 export const paths = (args: WordValue[], cwd: string | undefined) =>
   args.filter((a) => a.text !== '-' && a.text !== '').map((a) => resolvePath(a.text, cwd, a.dynamic));

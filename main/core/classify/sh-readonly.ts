@@ -185,8 +185,8 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
     flags: {
       ...sw('-i -E -Z -b -w -B -a -c -u -e -n -y -t -T -l -r -N -P -s -q -d -p -H --ignore-case --ignore-tab-expansion --ignore-trailing-space --ignore-space-change --ignore-all-space --ignore-blank-lines --strip-trailing-cr --text --expand-tabs --initial-tab --recursive --new-file --unidirectional-new-file --report-identical-files --brief --minimal --speed-large-files --suppress-common-lines --left-column --show-c-function --suppress-blank-empty --ed --normal --rcs --no-dereference'),
       ...opt('--color --context --unified --side-by-side'),
-      ...val('-C -U -W -D -I -F -x -S --width --tabsize --ifdef --ignore-matching-lines --show-function-line --label --exclude --starting-file --from-file --to-file --horizon-lines --palette --old-group-format --new-group-format --unchanged-group-format --changed-group-format --line-format --old-line-format --new-line-format --unchanged-line-format'),
-      ...file('-X --exclude-from'),
+      ...val('-C -U -W -D -I -F -x -S --width --tabsize --ifdef --ignore-matching-lines --show-function-line --label --exclude --starting-file --horizon-lines --palette --old-group-format --new-group-format --unchanged-group-format --changed-group-format --line-format --old-line-format --new-line-format --unchanged-line-format'),
+      ...file('-X --exclude-from --from-file --to-file'),
     },
     args: 'paths',
     numeric: true,
@@ -243,7 +243,7 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   ag: {
     flags: {
       ...sw('-i -s -S -v -w -c -l -L -n -Q -u -U -a -f -z -H --hidden --nocolor --color --noheading --heading --nofilename --filename --column --literal --ignore-case --case-sensitive --smart-case --files-with-matches --files-without-matches --count --vimgrep --nobreak --break --stats --skip-vcs-ignores --unrestricted --all-types --all-text --search-zip --follow --numbers --nonumbers --only-matching --silent --word-regexp --invert-match --one-device --null --print0'),
-      ...val('-G -m -A -B -C -g -p --ignore --ignore-dir --depth --file-search-regex --max-count --context --after --before --path-to-ignore --width --workers'),
+      ...val('-G -m -A -B -C -g -p --ignore --ignore-dir --depth --file-search-regex --max-count --context --after --before --width --workers'), ...file('--path-to-ignore'),
     },
     danger: { '--pager': runs('runs a program as the pager') },
     args: 'pattern-paths',
@@ -253,19 +253,20 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
     flags: {
       ...sw('-H -I -u -s -i -g -F -a -l -L -p -0 -q -1 --hidden --no-hidden --no-ignore --no-ignore-vcs --no-ignore-parent --unrestricted --case-sensitive --ignore-case --glob --regex --fixed-strings --absolute-path --relative-path --list-details --follow --full-path --print0 --prune --show-errors --one-file-system --quiet --has-results --no-require-git --help --version'),
       ...opt('--strip-cwd-prefix --hyperlink'),
-      ...val('-d -t -e -E -c -j -S -o --max-depth --min-depth --exact-depth --type --extension --exclude --color --threads --size --changed-within --changed-before --change-newer-than --change-older-than --newer --older --owner --max-results --base-directory --path-separator --search-path --format --max-buffer-time --and --batch-size'),
+      ...val('-d -t -e -E -c -j -S -o --max-depth --min-depth --exact-depth --type --extension --exclude --color --threads --size --changed-within --changed-before --change-newer-than --change-older-than --newer --older --owner --max-results --path-separator --format --max-buffer-time --and --batch-size'), ...file('--base-directory --search-path'),
       ...file('--ignore-file'),
     },
     danger: { '-x': runs('runs a command for every file it finds'), '--exec': runs('runs a command for every file it finds'), '-X': runs('runs a command on the files it finds'), '--exec-batch': runs('runs a command on the files it finds') },
     args: 'pattern-paths',
   },
-  locate: { flags: { ...sw('-i -c -e -b -w -0 -A -S -q -P -L --ignore-case --count --existing --basename --wholename --null --all --statistics --quiet --nofollow --follow'), ...val('-d -l -n -r --database --limit --regex') }, args: 'words', closed: true },
-  plocate: { flags: { ...sw('-i -c -e -b -w -0 -A -N --ignore-case --count --existing --basename --wholename --null --all --literal'), ...val('-d -l -n -r --database --limit --regex') }, args: 'words', closed: true },
+  locate: { flags: { ...sw('-i -c -e -b -w -0 -A -S -q -P -L --ignore-case --count --existing --basename --wholename --null --all --statistics --quiet --nofollow --follow'), ...val('-l -n -r --limit --regex'), ...file('-d --database') }, args: 'words', closed: true },
+  plocate: { flags: { ...sw('-i -c -e -b -w -0 -A -N --ignore-case --count --existing --basename --wholename --null --all --literal'), ...val('-l -n -r --limit --regex'), ...file('-d --database') }, args: 'words', closed: true },
   jq: {
     flags: {
       ...sw('-n -r -j -a -s -c -C -M -S -e -R -h -V -b --null-input --raw-input --slurp --compact-output --tab --color-output --monochrome-output --ascii-output --unbuffered --stream --stream-errors --seq --sort-keys --raw-output --raw-output0 --join-output --exit-status --args --jsonargs --help --version --binary'),
-      ...val('--indent -L --library-path'),
-      ...file('-f --from-file'),
+      ...val('--indent'),
+      // -L: where `import` finds modules, files jq reads (a secret directory is a secret read).
+      ...file('-f --from-file -L --library-path'),
       // Two values each (`--arg name value`); see TWO_VALUES below.
       ...val('--arg --argjson --slurpfile --rawfile'),
     },
@@ -285,7 +286,9 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
       '-s': { action: 'write', reason: 'writes each result to a file' },
       '--split-exp': { action: 'write', reason: 'writes each result to a file' },
     },
-    args: 'words',
+    // The expression, then the files it reads (`yq e EXPR F` takes `e` as the expression and
+    // EXPR as a file: more resources, never fewer).
+    args: 'pattern-paths',
   },
   sed: {
     flags: {
@@ -293,8 +296,8 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
       ...val('-l --line-length -e --expression'),
     },
     danger: {
-      '-i': { action: 'write', reason: 'edits files in place' },
-      '--in-place': { action: 'write', reason: 'edits files in place' },
+      '-i': { action: 'write', reason: 'edits files in place', backupSuffix: true },
+      '--in-place': { action: 'write', reason: 'edits files in place', backupSuffix: true },
       '-f': runs('reads its script from a file that is not shown (it could run commands)'),
       '--file': runs('reads its script from a file that is not shown (it could run commands)'),
     },
@@ -404,7 +407,9 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   read: { flags: { ...sw('-r -s -e'), ...val('-d -n -N -p -t -u -i -a') }, args: 'words', check: readCheck },
   // Version queries of toolchains: one version flag and nothing else (`make` alone
   // builds, `gcc f.c` writes a.out, `java X` runs a class).
-  rustc: versionOnly('--version -V -vV'),
+  // Not rustc (nor cargo, rustfmt …): where Rust is installed the usual way these are rustup's
+  // proxies, which run the toolchain a workspace rust-toolchain.toml names, and its `path` key
+  // names any directory (`rustc --version` ran <path>/bin/rustc; lead's red team, 2026-11-24).
   java: versionOnly('-version --version -showversion'),
   javac: versionOnly('-version --version'),
   gcc: versionOnly('--version -v -dumpversion -dumpmachine'),
@@ -432,7 +437,7 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   getent: anyFlags({ args: 'words', closed: true, check: getentCheck }),
   // Kernel and system logs, shown only: --clear, --console-*, -n, --vacuum-*, --rotate,
   // --flush, --cursor-file (writes the cursor) … are not in the forms.
-  dmesg: { flags: { ...sw('-T -H -k -u -x -r -t -w -W -P -L -e -d --ctime --human --kernel --userspace --decode --raw --notime --follow --follow-new --nopager --reltime --show-delta --json'), ...opt('--color --time-format'), ...val('-l -f -s -F --level --facility --buffer-size --since --until --file') }, args: 'none' },
+  dmesg: { flags: { ...sw('-T -H -k -u -x -r -t -w -W -P -L -e -d --ctime --human --kernel --userspace --decode --raw --notime --follow --follow-new --nopager --reltime --show-delta --json'), ...opt('--color --time-format'), ...val('-l -f -s --level --facility --buffer-size --since --until'), ...file('-F --file') }, args: 'none' },
   journalctl: {
     flags: {
       ...sw('-f -e -r -x -k -a -q -m -N -F --follow --pager-end --reverse --catalog --dmesg --all --quiet --merge --no-pager --no-tail --no-hostname --utc --user --system --list-boots --disk-usage --header --fields --list-namespaces --verify --show-cursor --full --no-full --boot --this-boot'),
@@ -441,7 +446,8 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
       // `journalctl -n --cursor-file=F` hid --cursor-file, which writes F (differential fuzzer,
       // on git's --unified; systemd's option table has the same shape).
       ...opt('-b --lines -n --case-sensitive'),
-      ...val('-u -t -p -g -o -S -U -I -D -M -T --unit --user-unit --identifier --priority --grep --output --since --until --cursor --after-cursor --directory --file --root --namespace --facility --output-fields --machine --field --invocation'),
+      ...file('-D --directory --file --root'),
+      ...val('-u -t -p -g -o -S -U -I -M -T --unit --user-unit --identifier --priority --grep --output --since --until --cursor --after-cursor --namespace --facility --output-fields --machine --field --invocation'),
     },
     args: 'words',
     numeric: true, // `journalctl -b -1`
@@ -523,6 +529,8 @@ export const KUBECTL_READ: Record<string, ReadForm | undefined> = lookup<ReadFor
 
 /** jq/yq options that take two values (`--arg name value`): the checker reads one, so the second must not be an option. */
 export const TWO_VALUES = new Set(['--arg', '--argjson', '--slurpfile', '--rawfile']);
+/** Of those, the ones whose second value is a file jq reads (`--rawfile name FILE`). */
+const TWO_VALUE_FILES = new Set(['--slurpfile', '--rawfile']);
 
 function lessForm(): Form {
   return {
@@ -676,10 +684,12 @@ export function checkRead(name: string, args: WordValue[], cwd: string | undefin
   if (!form) return { known: false, action: 'execute', resources: [] };
   // Two-value options: join the pair so the checker sees one value (the second may look like an option).
   const norm: WordValue[] = [];
+  const pairFiles: WordValue[] = [];
   for (let i = 0; i < args.length; i++) {
     norm.push(args[i]);
     if (TWO_VALUES.has(args[i].text) && i + 2 < args.length) {
       norm.push({ text: `${args[i + 1].text} ${args[i + 2].text}`, dynamic: args[i + 1].dynamic || args[i + 2].dynamic });
+      if (TWO_VALUE_FILES.has(args[i].text)) pairFiles.push(args[i + 2]);
       i += 2;
     }
   }
@@ -697,5 +707,6 @@ export function checkRead(name: string, args: WordValue[], cwd: string | undefin
     if (v) return { known: true, ...v };
     return { known: true, action: null, resources: form.args === 'paths' ? paths(norm, cwd) : [] };
   }
-  return { known: true, ...checkForm(name, form, norm, cwd) };
+  const v = checkForm(name, form, norm, cwd);
+  return { known: true, ...v, resources: pairFiles.length ? [...v.resources, ...paths(pairFiles, cwd)] : v.resources };
 }

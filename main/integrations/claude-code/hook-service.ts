@@ -38,8 +38,8 @@ export interface HookDesk {
   sessionOwner?: () => string;
   /** Whether a session's owner process still runs (main/os/session-owner.ts); absent: always (kept, capped per owner). */
   ownerAlive?: (owner: string) => boolean;
-  /** Ends a session task that was let go (./session-files.ts makeRoom), by its token. */
-  endTask?: (token: string) => Promise<void>;
+  /** Ends a session task that was let go (./session-files.ts makeRoom), or could not be kept, by its token; `why` goes into its history row. */
+  endTask?: (token: string, why: 'owner-exited' | 'unowned' | 'made-way' | 'not-kept') => Promise<void>;
   /**
    * A call that ended refused as invalid (a mapped request the contract refuses, a wrong task
    * token): recorded in history like the same refusal of `request` on the one JSON-RPC path.
@@ -116,13 +116,13 @@ async function taskFields(p: HookClaudeCodeParams, input: PreToolUseInput, desk:
   // every call of this daemon counts the others' starts).
   const inDir = [...starting].filter(([f]) => path.dirname(f) === dir).map(([, e]) => e.owner);
   const room = makeRoom(dir, file, owner, inDir, desk.ownerAlive ?? (() => true));
-  for (const token of room.released) void desk.endTask?.(token).catch(() => undefined);
+  for (const { token, why } of room.released) void desk.endTask?.(token, why).catch(() => undefined);
   if (room.full) throw new NoSessionTask(room.full);
   const start = desk.startTask({ name: taskNameFor(input), cwd: input.cwd || undefined }).then((r) => {
     try {
       writeSessionTask(file, r.token, owner);
     } catch (e) {
-      void desk.endTask?.(r.token).catch(() => undefined);
+      void desk.endTask?.(r.token, 'not-kept').catch(() => undefined);
       throw new NoSessionTask(
         `Airlock could not keep this Claude Code session's task (${(e as Error).message.slice(0, 200)}); ` +
           `the task was ended so that every call does not start another. Check that ${path.dirname(file)} is writable ` +

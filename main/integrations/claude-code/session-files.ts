@@ -125,8 +125,8 @@ export function touchSession(file: string, now = Date.now()): void {
 export interface Room {
   /** Why no task may be started for the new session (the hook asks), or null: there is room. */
   full: string | null;
-  /** Tokens of the session tasks whose files were removed: the caller ends them. */
-  released: string[];
+  /** Tokens of the session tasks whose files were removed, and why: the caller ends them (their history rows say why). */
+  released: { token: string; why: 'owner-exited' | 'unowned' | 'made-way' }[];
 }
 
 interface Held {
@@ -149,7 +149,7 @@ export function makeRoom(dir: string, file: string, owner: string, pending: read
   } catch {
     // No folder yet: nothing held (starts in flight still count).
   }
-  const released: string[] = [];
+  const released: Room['released'] = [];
   const present = new Set(names);
   const remove = (base: string) => {
     for (const ext of ['.task', '.owner']) {
@@ -194,7 +194,7 @@ export function makeRoom(dir: string, file: string, owner: string, pending: read
     if (token === null || who === null || !live) {
       // Not a task, nobody's, or its owner has exited: nobody can use it any more.
       remove(base);
-      if (token !== null) released.push(token);
+      if (token !== null) released.push({ token, why: who === null ? 'unowned' : 'owner-exited' });
       continue;
     }
     held.push({ base, owner: who, token, used: mtime(name) });
@@ -207,7 +207,7 @@ export function makeRoom(dir: string, file: string, owner: string, pending: read
   while (mine.length > 0 && mine.length + startingMine >= perOwner) {
     const oldest = mine.shift()!;
     remove(oldest.base);
-    released.push(oldest.token);
+    released.push({ token: oldest.token, why: 'made-way' });
     held.splice(held.indexOf(oldest), 1);
   }
   const where = `in ${dir}`;

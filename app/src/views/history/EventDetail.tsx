@@ -18,6 +18,9 @@ function decider(e: HistoryEvent): string {
       return 'the default policy';
     case 'invalid':
       return 'refused as invalid';
+    case 'system':
+      // Nobody was asked: the daemon itself (a task's session let go, a start over the cap, what a connection sent).
+      return 'Airlock itself';
     default:
       return e.decidedBy;
   }

@@ -3,7 +3,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
 import { DecisionBadge, RiskBadge } from '../../components/RiskBadge';
-import { formatTime, processChain } from '../../format';
+import { actionLabel, formatTime, processChain } from '../../format';
 import { useLists } from '../../state/lists-store';
 import { CANT_REACH, useConnection } from '../../state/connection-store';
 import { useHistory } from '../../state/history-store';
@@ -104,7 +104,7 @@ export function HistoryTable() {
                 <span role="cell">
                   <RiskBadge level={e.risk.level} />
                 </span>
-                <span role="cell">{e.action}</span>
+                <span role="cell" title={`action ${e.action}`} data-testid="history-action">{actionLabel(e)}</span>
                 <span role="cell" className="ellipsis" title={vis(e.summary)}>
                   <V text={e.summary} />
                 </span>

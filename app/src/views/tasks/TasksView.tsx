@@ -4,7 +4,7 @@ import type { Grant, HistoryEvent, Task } from '../../../../preload/types';
 import { grantInWords } from '../../../../shared/grant-words';
 import { airlock } from '../../bridge';
 import { DecisionBadge, RiskBadge } from '../../components/RiskBadge';
-import { formatRelative, formatTime } from '../../format';
+import { actionLabel, formatRelative, formatTime } from '../../format';
 import { CANT_REACH, useConnection } from '../../state/connection-store';
 import { useLists } from '../../state/lists-store';
 import { attempt, useUi } from '../../state/ui-store';
@@ -36,7 +36,7 @@ function Timeline({ task }: { task: Task }) {
         <li key={e.id}>
           <button className="timeline-item" onClick={() => openEvent(e)} title="Open in History">
             <span className="mono small">{formatTime(e.ts)}</span> <DecisionBadge decision={e.decision} /> <RiskBadge level={e.risk.level} />{' '}
-            <span className="small">{e.action}</span> <V text={e.summary} /> <span className="muted small">({e.decidedBy})</span>
+            <span className="small">{actionLabel(e)}</span> <V text={e.summary} /> <span className="muted small">({e.decidedBy})</span>
           </button>
         </li>
       ))}
