@@ -40,7 +40,9 @@ export function formatRelative(ms: number | null, now = Date.now()): string {
   const s = Math.round((ms - now) / 1000);
   const abs = Math.abs(s);
   const unit = abs < 60 ? `${abs} s` : abs < 3600 ? `${Math.round(abs / 60)} min` : abs < 86400 ? `${Math.round(abs / 3600)} h` : `${Math.round(abs / 86400)} d`;
-  return s >= 0 ? `in ${unit}` : `${unit} ago`;
+  // Under a second either way is now: a key used this instant is not "in 0 s".
+  if (abs === 0) return 'just now';
+  return s > 0 ? `in ${unit}` : `${unit} ago`;
 }
 
 

@@ -48,6 +48,11 @@ function whoIs(p: ProcessInfo | undefined): string {
   return ` by ${name.slice(0, 80)} (pid ${p.pid})`;
 }
 
+/** policy: an agent's own start or end (nobody is asked); human: the human side; system: the daemon. */
+function decidedByOf(a: TaskActor): 'policy' | 'human' | 'system' {
+  return a.side === 'human' ? 'human' : a.side === 'system' ? 'system' : 'policy';
+}
+
 function endWords(e: TaskEnding): string {
   switch (e.why) {
     case 'ended':
@@ -105,20 +110,14 @@ export class TaskLifecycle implements TaskStarter {
     this.tasks.insertTask(task, hash);
     this.running.add(task.id);
     const actor: TaskActor = by ?? { ...AGENT, ...(ctx.process ? { process: ctx.process } : {}), ...(ctx.remote ? { remote: ctx.remote } : {}) };
-    this.recorder.recordTask({
-      task: task.id,
-      tool: 'task.start',
-      source: actor.source,
-      summary: `task "${p.name.slice(0, 200)}" started through ${actor.via}${whoIs(actor.process)}${p.grants?.length ? `, asking for ${p.grants.length} grant(s)` : ''}`,
-      args: { name: p.name, cwd: task.cwd, via: actor.via, side: actor.side, ...(secrets.length ? { secrets } : {}), ...(p.grants?.length ? { grantsAsked: p.grants.length } : {}) },
-      cwd: task.cwd,
-      process: actor.process,
-      remote: actor.remote,
-      decidedBy: actor.side === 'human' ? 'human' : actor.side === 'system' ? 'system' : 'policy',
-      reason: actor.side === 'human'
-        ? 'started from the human side'
-        : `starting a task asks nothing: it names the work its requests are asked under${p.grants?.length ? '; the grants it asks for are a prompt of their own' : ''}`,
-    });
+    try {
+      this.recordStart(task, p, actor, secrets);
+    } catch (e) {
+      // Not recorded, so not started: no task runs that history does not know of.
+      this.running.delete(task.id);
+      this.tasks.endTask(task.id);
+      throw e;
+    }
     if (ssh) {
       task.sshAuthSock = await ssh.open(task.id);
       this.tasks.setTaskSocket(task.id, task.sshAuthSock);
@@ -135,6 +134,26 @@ export class TaskLifecycle implements TaskStarter {
       ({ ids: grants, declined } = await this.queue.askTaskGrants(task, p.grants, ctx, taskNameReasons(task, this.tasks.namesakes(task.id))));
     }
     return { task: task.id, sshAuthSock: task.sshAuthSock, grants, token, requestSock, ...(declined?.length ? { declined } : {}), egress: endpoint };
+  }
+
+  /** The start's history row: who, through which socket, the name and directory as given. */
+  private recordStart(task: Task, p: TaskStartParams, actor: TaskActor, secrets: string[]): void {
+    const asks = p.grants?.length ?? 0;
+    this.recorder.recordTask({
+      task: task.id,
+      tool: 'task.start',
+      source: actor.source,
+      summary: `task "${p.name.slice(0, 200)}" started through ${actor.via}${whoIs(actor.process)}${asks ? `, asking for ${asks} grant(s)` : ''}`,
+      args: { name: p.name, cwd: task.cwd, via: actor.via, side: actor.side, ...(secrets.length ? { secrets } : {}), ...(asks ? { grantsAsked: asks } : {}) },
+      cwd: task.cwd,
+      process: actor.process,
+      remote: actor.remote,
+      decidedBy: decidedByOf(actor),
+      reason:
+        actor.side === 'human'
+          ? 'started from the human side'
+          : `starting a task asks nothing: it names the work its requests are asked under${asks ? '; the grants it asks for are a prompt of their own' : ''}`,
+    });
   }
 
   /** A task.start refused before the task exists: recorded (decided by the system), then -32001. */
@@ -157,18 +176,25 @@ export class TaskLifecycle implements TaskStarter {
     if (!this.tasks.endTask(id)) return false;
     const t = this.tasks.getTask(id);
     const words = endWords(ending);
-    this.recorder.recordTask({
-      task: id,
-      tool: 'task.end',
-      source: ending.by.source,
-      summary: `task "${(t?.name ?? id).slice(0, 200)}" ended${whoIs(ending.by.process)}: ${words}`,
-      args: { name: t?.name ?? null, why: ending.why, via: ending.by.via, side: ending.by.side, ...(ending.remote ? { remote: ending.remote } : {}) },
-      cwd: t?.cwd ?? null,
-      process: ending.by.process,
-      remote: ending.by.remote,
-      decidedBy: ending.by.side === 'human' ? 'human' : ending.by.side === 'system' ? 'system' : 'policy',
-      reason: words,
-    });
+    // Recorded before anything closes; a row that cannot be written (the database failing)
+    // still lets the task's sockets close, then says so.
+    let unrecorded: unknown = null;
+    try {
+      this.recorder.recordTask({
+        task: id,
+        tool: 'task.end',
+        source: ending.by.source,
+        summary: `task "${(t?.name ?? id).slice(0, 200)}" ended${whoIs(ending.by.process)}: ${words}`,
+        args: { name: t?.name ?? null, why: ending.why, via: ending.by.via, side: ending.by.side, ...(ending.remote ? { remote: ending.remote } : {}) },
+        cwd: t?.cwd ?? null,
+        process: ending.by.process,
+        remote: ending.by.remote,
+        decidedBy: decidedByOf(ending.by),
+        reason: words,
+      });
+    } catch (e) {
+      unrecorded = e;
+    }
     // Before any await: a decision arriving meanwhile finds no prompt of this task to allow.
     this.queue.denyTask(id);
     await this.resources.requests?.close(id);
@@ -178,6 +204,7 @@ export class TaskLifecycle implements TaskStarter {
     this.recorder.forgetTask(id);
     this.tasks.grantsChanged();
     this.bus.publish({ method: 'tasks.changed', params: {} });
+    if (unrecorded) throw unrecorded;
     return true;
   }
 }

@@ -167,13 +167,18 @@ export class AgentCore {
         const volatile = entries.filter((e) => e.origin === 'ssh-add');
         if (volatile.length > 0 && !(await this.askAboutAgent(c, removeAllRequest(volatile, entries.length - volatile.length)))) return FAILURE_FRAME;
         // ssh-add -D prints "All identities removed." on success. Stored keys are not
-        // removed from here (only from the human side), so when some stay the answer is
+        // removed from here (only from the human side), nor an upstream agent's (they are
+        // removed there), so when some stay — `ssh-add -l` still lists them — the answer is
         // failure ("Failed to remove all identities."), and the log says which went and which stayed.
         const r = store.removeAllVolatile();
-        if (r.kept.length === 0) return SUCCESS_FRAME;
-        this.deps.log(
-          `ssh-add -D removed ${r.removed.length} key(s) added by ssh-add; kept ${r.kept.length} stored key(s) (${r.kept.slice(0, 8).join(', ')}): remove those with \`airlock keys remove\``,
-        );
+        const ours = new Set(store.entries().map((e) => e.key.fingerprint));
+        const upstream = (await this.upstreamKeys()).map((u) => fingerprintOf(u.blob)).filter((fp) => !ours.has(fp));
+        if (r.kept.length === 0 && upstream.length === 0) return SUCCESS_FRAME;
+        const kept = [
+          ...(r.kept.length > 0 ? [`${r.kept.length} stored key(s) (${r.kept.slice(0, 8).join(', ')}): remove those with \`airlock keys remove\``] : []),
+          ...(upstream.length > 0 ? [`${upstream.length} key(s) of the upstream agent (${upstream.slice(0, 8).join(', ')}): remove those from that agent`] : []),
+        ];
+        this.deps.log(`ssh-add -D removed ${r.removed.length} key(s) added by ssh-add; kept ${kept.join('; ')}`);
         return FAILURE_FRAME;
       }
       case 'lock':

@@ -171,6 +171,21 @@ test('a locked agent hides the upstream agent\'s keys too and signs nothing with
   assert.match((await run('ssh-add', ['-L'], { env: sshEnv })).stdout, /ssh-ed25519/, 'unlocked: keys are back');
 });
 
+test('ssh-add -D with the upstream agent\'s keys still listed says "Failed to remove all identities", not the untrue "All identities removed."', async () => {
+  const k = await newKey('dkey');
+  assert.equal((await run('ssh-add', [k.file], { env: sshEnv })).code, 0);
+  const del = run('ssh-add', ['-D'], { env: sshEnv, timeoutMs: 30_000 });
+  await decide(await waitPending(ui, (p) => p.resource === 'ssh-agent:remove-all', 'the remove-all prompt', 20_000), 'allow');
+  const r = await del;
+  const after = (await run('ssh-add', ['-L'], { env: sshEnv })).stdout;
+  assert.doesNotMatch(after, new RegExp(k.pub.split(' ')[1]!.replace(/[+/]/g, '\\$&')), 'the ssh-add key is gone');
+  assert.match(after, new RegExp(upstreamKey.pub.split(' ')[1]!.replace(/[+/]/g, '\\$&')), 'the upstream key stays (it is removed there)');
+  assert.notEqual(r.code, 0, `keys are still listed, so -D must not report success: ${r.stderr}`);
+  assert.match(r.stderr, /Failed to remove all identities/);
+  assert.doesNotMatch(r.stderr, /All identities removed/);
+  await waitFor(() => /kept .*upstream agent/.test(d.output()), 'the log to say which keys stayed', 10_000);
+});
+
 test('ssh-add -T (a test signature over random data) asks as unrecognised data; allowed → ssh-add reports the key works', async () => {
   const k = await newKey('tkey');
   assert.equal((await run('ssh-add', [k.file], { env: sshEnv })).code, 0);

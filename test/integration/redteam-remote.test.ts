@@ -149,6 +149,12 @@ describe('red team: a remote ending or inspecting a task it did not start', () =
     await ui.call('remotes.remove', { name: 'leaving' });
     assert.equal(await liveTask(t.task), undefined, 'the removed remote\'s task ended');
     assert.ok(await liveTask(local.task), 'local tasks are not touched');
+    // History says so: started through the remote's socket (marked with the remote), ended because it was removed.
+    const { events } = await ui.call<{ events: HistoryEvent[] }>('history.query', { task: t.task });
+    assert.deepEqual(events.map((e) => e.tool), ['task.end', 'task.start']);
+    assert.equal(events[1]!.remote?.name, 'leaving');
+    assert.equal(events[1]!.summary.startsWith('task "left behind" started through remotes/leaving/request.sock'), true, events[1]!.summary);
+    assert.deepEqual([events[0]!.decidedBy, (events[0]!.args as { why: string }).why, events[0]!.reason], ['human', 'remote-removed', 'remote leaving was removed, and its tasks with it']);
     const again = await RpcClient.connect((await ui.call<{ remote: Remote }>('remotes.add', { name: 'leaving' })).remote.socket);
     try {
       await refused(again.call('task.end', { task: t.token }), -32602, 'the old task is gone');

@@ -126,10 +126,24 @@ test('red team, seventh wave (lead): a file read through an option is a resource
     ['dmesg -F /home/u/.env', '/home/u/.env'],
     ['xargs -a /home/u/.env echo', '/home/u/.env'],
     ['xargs --arg-file=/home/u/.env cat', '/home/u/.env'],
+    ['fd --search-path /home/u/.ssh', '/home/u/.ssh'],
+    ['fd -e pem . --base-directory /home/u/.ssh', '/home/u/.ssh'],
+    ['ag --path-to-ignore /home/u/.env x', '/home/u/.env'],
   ];
   for (const [cmd, file] of rows) {
     const r = c(cmd);
     assert.equal(r.action, 'read', cmd);
     assert.ok(r.resources.includes(file), `${cmd}: ${JSON.stringify(r.resources)}`);
+  }
+});
+
+test('red team, seventh wave (lead): ssh runs programs its config names (-F FILE: Match exec, ProxyCommand; -I and PKCS11Provider load a library) and a command after the host runs there', () => {
+  for (const cmd of ['ssh -F ./cfg host', 'ssh -F/tmp/c host', 'ssh -vF cfg host', 'ssh -I /tmp/p.so host', 'ssh -oPKCS11Provider=/tmp/p.so host', 'ssh -o pkcs11provider=/tmp/p.so host', 'ssh -oproxycommand=x host', 'ssh -o SecurityKeyProvider=x host', 'scp -F c f host:', 'sftp -F c host', 'ssh host rm -rf /', 'ssh host', 'echo id | ssh host', 'ssh -t user@host sudo reboot']) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+  }
+  assert.ok(c('ssh host rm -rf /srv').riskReasons.some((r) => r.reason === 'runs rm -rf /srv on host'));
+  // What does not reach a shell stays a transfer, and an ordinary -o is not mistaken for -S/-F.
+  for (const cmd of ['ssh -N -L 8080:localhost:80 host', 'ssh -fN host', 'ssh -G host', 'ssh -O check host', 'scp -oStrictHostKeyChecking=no f host:', 'sftp -oStrictHostKeyChecking=no host']) {
+    assert.equal(c(cmd).action, 'transfer', cmd);
   }
 });

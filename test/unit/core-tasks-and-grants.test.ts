@@ -212,3 +212,27 @@ test('broker: a disconnect withdraws the requester\'s prompts; the clock is the 
     assert.equal(r.decision, 'deny');
     assert.equal(p.store.queryHistory({ limit: 1 }).events[0]!.ts, T0);
   }));
+
+test('lifecycle: a start whose history row cannot be written starts no task; an end whose row cannot be written still closes the sockets, then fails', async () => {
+  const log: string[] = [];
+  await withParts(
+    async (p) => {
+      const real = p.recorder.recordTask.bind(p.recorder);
+      p.recorder.recordTask = () => {
+        throw new Error('disk I/O error');
+      };
+      await assert.rejects(p.lifecycle.startTask({ name: 'unrecorded' }, {}), /disk I\/O error/);
+      assert.deepEqual(p.tasks.listTasks(false), [], 'no task runs that history does not know of');
+      assert.deepEqual(log, [], 'no socket was opened for it');
+      p.recorder.recordTask = real;
+      const t = await p.lifecycle.startTask({ name: 'recorded' }, {});
+      p.recorder.recordTask = () => {
+        throw new Error('disk I/O error');
+      };
+      await assert.rejects(p.lifecycle.endTask(t.task, HUMAN_END), /disk I\/O error/);
+      assert.deepEqual(log.slice(-1), [`close request ${t.task}`], 'its socket closed all the same');
+      assert.notEqual(p.tasks.getTask(t.task)?.endedAt, null);
+    },
+    { resources: { requests: fakeSockets('request', log) } },
+  );
+});

@@ -22,6 +22,7 @@ let tasks = 0;
 function desk(dir: string, who: () => string) {
   const asked: { owner: string; task: string | undefined }[] = [];
   const ended: string[] = [];
+  const whys: string[] = [];
   const d: HookDesk = {
     sessionsDir: dir,
     sessionOwner: who,
@@ -30,10 +31,10 @@ function desk(dir: string, who: () => string) {
       return { decision: 'allow', reason: 'fine', event: 1 };
     },
     startTask: async () => ({ token: `t_task${++tasks}.${'s'.repeat(43)}` }),
-    endTask: async (t) => void ended.push(t),
+    endTask: async (t, why) => void (ended.push(t), whys.push(why)),
     recordRefused: () => undefined,
   };
-  return { desk: d, asked, ended };
+  return { desk: d, asked, ended, whys };
 }
 
 const call = (sid: string) => JSON.stringify({ session_id: sid, cwd: '/work/proj', hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: '/etc/hostname' } });
@@ -155,7 +156,7 @@ test("red team: a flood from another process of ids that collide with a victim's
 test("red team: a session whose task file cannot be written (a directory planted at its name) asks, and the task each call starts is ended, not left running uncounted", async () => {
   const dir = path.join(root, 'unwritable');
   fs.mkdirSync(path.join(dir, 'blocked.task'), { recursive: true });
-  const { desk: d, asked, ended } = desk(dir, () => '88@1');
+  const { desk: d, asked, ended, whys } = desk(dir, () => '88@1');
   const started: string[] = [];
   const start = d.startTask;
   d.startTask = async (p) => {
@@ -173,6 +174,7 @@ test("red team: a session whose task file cannot be written (a directory planted
   await new Promise((r) => setImmediate(r));
   assert.equal(started.length, 3);
   assert.deepEqual(ended, started, 'every task started for the session was ended');
+  assert.deepEqual(whys, ['not-kept', 'not-kept', 'not-kept'], 'each end says why (its history row)');
   // Control: once the directory is gone the session gets a task it keeps.
   fs.rmSync(path.join(dir, 'blocked.task'), { recursive: true });
   await answerClaudeCodeHook({ stdin: call('blocked') }, d);

@@ -1139,13 +1139,19 @@ function listsOnly(name: string, args: Arg[]): boolean {
 /** tar options a listing may carry. */
 const TAR_LIST_OK = /^(-[tvfzjJaO]+|--list|--verbose|--file=.*|--gzip|--gunzip|--bzip2|--xz|--zstd|--lzma|--lzip|--auto-compress|--wildcards|--no-wildcards|--anchored|--no-anchored|--numeric-owner|--full-time|--utc|--force-local|--to-stdout|--ignore-case|--occurrence(=\d+)?|--)$/;
 
-const COMMAND_FLAGS: Record<string, RegExp | undefined> = lookupTable({
+const SSH_RUNS_OPTION = /^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand|ProxyUseFdpass|PKCS11Provider|SecurityKeyProvider)/i;
+const COMMAND_FLAGS: Record<string, RegExp | readonly RegExp[] | undefined> = lookupTable<RegExp | readonly RegExp[]>({
   tar: /^(--to-command|--checkpoint-action|--use-compress-program|--info-script|--new-volume-script|--rsh-command|--rmt-command|--index-file)(=|$)|^-[a-zA-Z]*[IF]/,
   bsdtar: /^(--use-compress-program|--to-command)(=|$)|^-[a-zA-Z]*I/,
   rsync: /^(-e|--rsh|--rsync-path)(=|$)|^-[a-zA-Z]*e/,
-  scp: /^-[a-zA-Z]*S|^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand)/i,
-  sftp: /^-[a-zA-Z]*[SD]|^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand)/i,
-  ssh: /^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand|ProxyUseFdpass)/i,
+  // OpenSSH's clients: a program to run (-S, sftp -D, the *Command options), a config file to
+  // take options from (-F: ProxyCommand, `Match exec`, LocalCommand), a library to load (-I,
+  // PKCS11Provider, SecurityKeyProvider). Only a cluster of the client's own switches may come
+  // before the letter (`-oStrictHostKeyChecking` is -o, not -S).
+  // Letters are case-sensitive, -o names are not (ssh reads `-oproxycommand=` too).
+  scp: [/^-[346ABCOpqRrsTv]*[SF]/, SSH_RUNS_OPTION],
+  sftp: [/^-[46AaCfNpqrv]*[SDF]/, SSH_RUNS_OPTION],
+  ssh: [/^-[46AaCfGgKkMNnqsTtVvXxYy]*[FI]/, SSH_RUNS_OPTION],
   zip: /^(-TT|--unzip-command)(=|$)/,
   split: /^--filter(=|$)/,
   // install -s runs the strip program it is told to (found by the write fuzzer).
@@ -1160,8 +1166,10 @@ const COMMAND_FLAGS: Record<string, RegExp | undefined> = lookupTable({
 
 /** The reason a command-running option is used, or null. `-o ProxyCommand=…` is looked for in the following word too. */
 function commandFlag(name: string, args: Arg[]): string | null {
-  const re = COMMAND_FLAGS[name];
-  if (!re) return null;
+  const entry = COMMAND_FLAGS[name];
+  if (!entry) return null;
+  const res: readonly RegExp[] = entry instanceof RegExp ? [entry] : entry;
+  const re = { test: (s: string) => res.some((r) => r.test(s)) };
   // Old-style tar options: `tar tIf prog a.tar` is `tar -t -I prog -f a.tar`.
   if ((name === 'tar' || name === 'bsdtar') && args[0] && !args[0].text.startsWith('-') && re.test(`-${args[0].text}`)) return `${name} ${clipText(args[0].text, 20)} runs a program of the caller's choosing (-I or -F)`;
   for (let i = 0; i < args.length; i++) {
@@ -1248,7 +1256,14 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
   if (name === 'ssh') {
     const { pos } = positionals(args, SSH_VALUE);
     const host = pos[0] ? pos[0].text.replace(/^[^@]*@/, '').replace(/^ssh:\/\//, '').toLowerCase() : '';
-    return result('transfer', host ? [host] : []);
+    // A command after the host, or a login shell reading the agent's input, runs there: that is
+    // execute on the host, not a transfer a host grant would cover (`ssh host rm -rf /`). Only
+    // -N (no command: forwarding) and the switches that never reach a shell (-G prints the
+    // config, -V the version, -O talks to a master) stay transfers.
+    const noShell = args.some((a) => /^-[46AaCfgKkMnqsTtVvXxYy]*[NGVO]/.test(a.text) && !a.text.startsWith('-o'));
+    if (!host || noShell) return result('transfer', host ? [host] : []);
+    const remote = args.slice(args.indexOf(pos[0]!) + 1).map((a) => a.text).join(' ');
+    return result('execute', [host], { reasons: [{ level: 'medium', reason: remote ? `runs ${clipText(remote, 60)} on ${clipText(host, 60)}` : `opens a shell on ${clipText(host, 60)} (what it is sent runs there)` }] });
   }
   if (NETCAT.has(name)) {
     const { pos } = positionals(args, new Set(['-p', '-s', '-w', '-e', '-c', '-i', '-q', '-x', '-X', '-t', '-W', '-c', '-b']));

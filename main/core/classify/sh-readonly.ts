@@ -243,7 +243,7 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   ag: {
     flags: {
       ...sw('-i -s -S -v -w -c -l -L -n -Q -u -U -a -f -z -H --hidden --nocolor --color --noheading --heading --nofilename --filename --column --literal --ignore-case --case-sensitive --smart-case --files-with-matches --files-without-matches --count --vimgrep --nobreak --break --stats --skip-vcs-ignores --unrestricted --all-types --all-text --search-zip --follow --numbers --nonumbers --only-matching --silent --word-regexp --invert-match --one-device --null --print0'),
-      ...val('-G -m -A -B -C -g -p --ignore --ignore-dir --depth --file-search-regex --max-count --context --after --before --path-to-ignore --width --workers'),
+      ...val('-G -m -A -B -C -g -p --ignore --ignore-dir --depth --file-search-regex --max-count --context --after --before --width --workers'), ...file('--path-to-ignore'),
     },
     danger: { '--pager': runs('runs a program as the pager') },
     args: 'pattern-paths',
@@ -253,7 +253,7 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
     flags: {
       ...sw('-H -I -u -s -i -g -F -a -l -L -p -0 -q -1 --hidden --no-hidden --no-ignore --no-ignore-vcs --no-ignore-parent --unrestricted --case-sensitive --ignore-case --glob --regex --fixed-strings --absolute-path --relative-path --list-details --follow --full-path --print0 --prune --show-errors --one-file-system --quiet --has-results --no-require-git --help --version'),
       ...opt('--strip-cwd-prefix --hyperlink'),
-      ...val('-d -t -e -E -c -j -S -o --max-depth --min-depth --exact-depth --type --extension --exclude --color --threads --size --changed-within --changed-before --change-newer-than --change-older-than --newer --older --owner --max-results --base-directory --path-separator --search-path --format --max-buffer-time --and --batch-size'),
+      ...val('-d -t -e -E -c -j -S -o --max-depth --min-depth --exact-depth --type --extension --exclude --color --threads --size --changed-within --changed-before --change-newer-than --change-older-than --newer --older --owner --max-results --path-separator --format --max-buffer-time --and --batch-size'), ...file('--base-directory --search-path'),
       ...file('--ignore-file'),
     },
     danger: { '-x': runs('runs a command for every file it finds'), '--exec': runs('runs a command for every file it finds'), '-X': runs('runs a command on the files it finds'), '--exec-batch': runs('runs a command on the files it finds') },

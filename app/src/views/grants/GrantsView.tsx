@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import type { Grant } from '../../../../preload/types';
 import { airlock } from '../../bridge';
 import { formatRelative } from '../../format';
+import { useNow } from '../../components/use-now';
 import { CANT_REACH, useConnection } from '../../state/connection-store';
 import { useLists } from '../../state/lists-store';
 import { attempt, useUi } from '../../state/ui-store';
@@ -27,7 +28,7 @@ export function GrantsView() {
   const [editing, setEditing] = useState<Grant | null>(null);
   /** The grant whose Revoke was pressed once: the second press (Confirm) revokes. */
   const [confirming, setConfirming] = useState<string | null>(null);
-  const now = Date.now();
+  const now = useNow();
   const conn = useConnection((s) => s.state);
 
   useEffect(() => {

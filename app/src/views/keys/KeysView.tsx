@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import type { Key } from '../../../../preload/types';
 import { airlock } from '../../bridge';
 import { formatRelative } from '../../format';
+import { useNow } from '../../components/use-now';
 import { useLists } from '../../state/lists-store';
 import { attempt, useUi } from '../../state/ui-store';
 import { V, vis } from '../../components/Visible';
@@ -125,6 +126,7 @@ function GenerateForm({ onDone }: { onDone(): void }) {
 }
 
 export function KeysView() {
+  const now = useNow();
   const keys = useLists((s) => s.keys);
   const keysError = useLists((s) => s.keysError);
   const loadKeys = useLists((s) => s.loadKeys);
@@ -187,7 +189,7 @@ export function KeysView() {
                 <td>{k.type}</td>
                 <td className="mono small break">{k.fingerprint}</td>
                 <td className="small">{k.origin}</td>
-                <td className="small">{formatRelative(k.lastUsedAt)}</td>
+                <td className="small">{formatRelative(k.lastUsedAt, now)}</td>
                 <td className="nowrap">
                   <button
                     className="btn small"
