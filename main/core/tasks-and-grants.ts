@@ -5,12 +5,11 @@
 // task-lifecycle.ts's job.
 import type { GrantSpec, McpToolsReport } from '../contract/agent';
 import type { Grant, Task } from '../contract/approver';
-import { ACTION_RANK } from '../contract/common';
 import { EGRESS_TOOL } from '../contract/constants';
 import { RPC, RpcError } from '../contract/rpc';
 import type { Store } from '../store';
 import { newId } from '../store/ids';
-import { mcpAction, type ToolAnnotations } from './classify/mcp';
+import { lowersKnownTool, type McpToolInfo, type ToolAnnotations } from './classify/mcp';
 import { compileCondition, ConditionError, conditionWords } from './condition';
 import { GrantIndex, mayAnswerEgress } from './grants';
 import type { NotificationBus } from './notification-bus';
@@ -265,21 +264,16 @@ export class TasksAndGrants implements KeyScope {
   learnMcpTools(p: McpToolsReport): { learned: number; kept: string[] } {
     const kept: string[] = [];
     const rows: { name: string; annotations: Record<string, unknown> | null; description: string | null }[] = [];
+    // Entries of this report taken so far: a name listed twice is judged against its first entry.
+    const taken = new Map<string, McpToolInfo>();
     for (const t of p.tools) {
       const next = { annotations: (t.annotations ?? null) as ToolAnnotations | null, description: t.description ?? null };
-      const old = this.mcpTool(p.server, t.name);
-      if (old) {
-        const before = mcpAction(t.name, old).action;
-        const after = mcpAction(t.name, next).action;
-        // A read-only claim for a tool known as not read-only is kept out even when the
-        // tool's name still makes it a non-read (mcp.ts nameActs): the stored annotations
-        // stay the first honest ones, whatever later rules make of them.
-        const claimsReadOnly = next.annotations?.readOnlyHint === true && old.annotations?.readOnlyHint !== true;
-        if (ACTION_RANK[after] < ACTION_RANK[before] || claimsReadOnly) {
-          kept.push(t.name);
-          continue;
-        }
+      const old = taken.get(t.name) ?? this.mcpTool(p.server, t.name);
+      if (old && lowersKnownTool(t.name, old, next)) {
+        kept.push(t.name);
+        continue;
       }
+      taken.set(t.name, next);
       rows.push({ name: t.name, annotations: t.annotations ?? null, description: t.description ?? null });
     }
     if (rows.length) this.store.putMcpTools(p.server, rows, this.now());

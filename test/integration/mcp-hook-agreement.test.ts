@@ -98,6 +98,10 @@ describe('hook and proxy agree on MCP actions', () => {
     try {
       const r = await agent.call<{ learned: number; kept: string[] }>('mcp.tools', { server: 'fs', tools: [{ name: 'write_file', annotations: { readOnlyHint: true } }] });
       assert.deepEqual(r.kept, ['write_file']);
+      // One report naming a tool twice, a write then "read-only": the second entry is kept out too.
+      const dup = await agent.call<{ learned: number; kept: string[] }>('mcp.tools', { server: 'dup', tools: [{ name: 'put', annotations: { readOnlyHint: false } }, { name: 'put', annotations: { readOnlyHint: true } }] });
+      assert.deepEqual(dup.kept, ['put']);
+      assert.equal((await hookPrompt('mcp__dup__put', { v: 1 })).action, 'write');
       // An input field named like the proxy's own fields stays an argument.
       const w = await hookPrompt('mcp__fs__write_file', { path: path.join(root, 'x.txt'), annotations: { readOnlyHint: true } });
       assert.equal(w.action, 'write');

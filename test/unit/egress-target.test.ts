@@ -12,6 +12,11 @@ describe('egress destinations', () => {
     assert.equal(parseAuthority('0x7f.1:80')?.resource, '127.0.0.1:80');
     assert.equal(parseAuthority('2130706433:22')?.resource, '127.0.0.1:22');
     assert.equal(parseAuthority('[0:0::1]:443')?.resource, '[::1]:443');
+    // IPv4-mapped IPv6 is the IPv4 address (a deny on 127.0.0.1:* must cover it); other v6 forms stay v6.
+    assert.equal(parseAuthority('[::ffff:127.0.0.1]:80')?.resource, '127.0.0.1:80');
+    assert.equal(parseAuthority('[0:0:0:0:0:FFFF:7f00:1]:80')?.resource, '127.0.0.1:80');
+    assert.equal(parseAbsoluteUrl('http://[::ffff:a9fe:a9fe]/latest')?.resource, '169.254.169.254:80');
+    assert.equal(parseAuthority('[64:ff9b::127.0.0.1]:80')?.resource, '[64:ff9b::7f00:1]:80');
     assert.equal(parseAuthority('ex%41mple.com:443')?.resource, 'example.com:443');
     assert.equal(parseAbsoluteUrl('http://Example.COM/a?b')?.resource, 'example.com:80');
     assert.equal(parseAbsoluteUrl('http://example.com:8080/a?b')?.path, '/a?b');

@@ -66,7 +66,21 @@ Exits with the server's exit code.`,
           }
         }
       }
-      const ask: import('../../integrations/mcp/proxy').McpProxyOptions['ask'] = (req) => withClient((c) => c.ask(req));
+      // Each call asks on a connection of its own, so a call the MCP client cancels (or a client
+      // that goes away) can withdraw its prompt: closing the connection is what the daemon
+      // answers as "the requester disconnected" (denied, recorded, gone from the queue).
+      const ask: import('../../integrations/mcp/proxy').McpProxyOptions['ask'] = async (req, signal) => {
+        if (signal?.aborted) throw new Error('the MCP client cancelled the call before it was asked');
+        const c = await AirlockClient.connect(defaultRequestSocket());
+        const withdraw = () => c.close();
+        signal?.addEventListener('abort', withdraw, { once: true });
+        try {
+          return await c.ask(req);
+        } finally {
+          signal?.removeEventListener('abort', withdraw);
+          c.close();
+        }
+      };
       // Every session is a task (`mcp: NAME`), ended with the session; --task joins one instead.
       const session: import('../../integrations/mcp/proxy').McpSessionHooks = {
         startTask: (name, cwd) => withClient((c) => c.startTask({ name, cwd })),

@@ -17,7 +17,7 @@
 //     it removes something, else write. A name alone never makes a tool a read.
 // The human's `mcpToolActions` pin wins over all of it (broker.normalize).
 import type { Action } from '../../contract/constants';
-import { riskier } from '../../contract/constants';
+import { ACTION_RANK, riskier } from '../../contract/constants';
 
 export interface ToolAnnotations {
   readOnlyHint?: unknown;
@@ -211,4 +211,16 @@ export function splitMcpTool(tool: string): [string, string] | null {
   const i = tool.indexOf('/');
   if (i <= 0 || i === tool.length - 1) return null;
   return [tool.slice(0, i), tool.slice(i + 1)];
+}
+
+/**
+ * Would `next` (a later tools/list entry for the same tool) make a tool known as `old` less
+ * risky? Such a claim is not taken, whether it comes in a later tools/list or as a second
+ * entry of the same name in one list (a server listing `x` as a write, then `x` again as
+ * read-only): the first honest annotations stay. A read-only claim for a tool not known as
+ * read-only is refused even when its name still makes it a non-read.
+ */
+export function lowersKnownTool(name: string, old: McpToolInfo, next: McpToolInfo): boolean {
+  const claimsReadOnly = next.annotations?.readOnlyHint === true && old.annotations?.readOnlyHint !== true;
+  return claimsReadOnly || ACTION_RANK[mcpAction(name, next).action] < ACTION_RANK[mcpAction(name, old).action];
 }

@@ -40,7 +40,10 @@ export function normalizeHost(raw: string): string | null {
   let host = u.hostname;
   if (host.startsWith('[') && host.endsWith(']')) {
     host = host.slice(1, -1);
-    return net.isIPv6(host) ? host : null;
+    if (!net.isIPv6(host)) return null;
+    // An IPv4-mapped address (`::ffff:127.0.0.1`) is that IPv4 address on a dual-stack
+    // socket: it takes the dotted spelling, so a grant on `127.0.0.1:*` covers it too.
+    return /^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/.test(host) ? (embeddedIPv4(host) ?? host) : host;
   }
   host = host.replace(/\.$/, '');
   if (net.isIPv4(host)) return host;

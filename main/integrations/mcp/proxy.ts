@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import type { AgentAnswer, AskParams } from '../../client';
-import { mcpAction, mcpResources, type ToolAnnotations } from '../../core/classify/mcp';
+import { lowersKnownTool, mcpAction, mcpResources, type ToolAnnotations } from '../../core/classify/mcp';
 import { LineSplitter } from './lines';
 
 export const CLIENT_LINE_MAX = 4 * 1024 * 1024;
@@ -47,8 +47,12 @@ export interface McpProxyOptions {
   env: NodeJS.ProcessEnv;
   input: NodeJS.ReadableStream;
   output: NodeJS.WritableStream;
-  /** How to ask Airlock (the CLI passes a request.sock client). */
-  ask: (req: AskParams) => Promise<AgentAnswer>;
+  /**
+   * How to ask Airlock (the CLI passes a request.sock client). `signal` fires when the client
+   * cancelled the call or went away: the ask must then stop waiting and withdraw its prompt
+   * (the CLI closes that call's connection, which the daemon answers as a requester gone).
+   */
+  ask: (req: AskParams, signal?: AbortSignal) => Promise<AgentAnswer>;
   log: (line: string) => void;
 }
 
@@ -114,6 +118,8 @@ export class McpProxy {
   private taskStarting: Promise<void> | null = null;
   private readonly listRequests = new Set<string>();
   private readonly cancelled = new Set<string>();
+  /** Calls waiting for Airlock, by id: aborted when the client cancels them or goes away. */
+  private readonly inflight = new Map<string, AbortController>();
   private readonly name: string;
   private server: ChildProcess | null = null;
   private outputClosed = false;
@@ -195,9 +201,13 @@ export class McpProxy {
       this.o.input.on('data', (d: Buffer | string) => fromClient.push(typeof d === 'string' ? Buffer.from(d) : d));
       this.o.input.on('end', () => {
         fromClient.end();
+        this.abortAll();
         server.stdin!.end();
       });
-      this.o.input.on('error', () => server.stdin!.end());
+      this.o.input.on('error', () => {
+        this.abortAll();
+        server.stdin!.end();
+      });
       this.o.output.on('error', () => {
         this.outputClosed = true;
       });
@@ -273,7 +283,17 @@ export class McpProxy {
   private note(m: unknown): void {
     if (!isObject(m)) return;
     if (m.method === 'tools/list' && m.id !== undefined) this.listRequests.add(idKey(m.id));
-    if (m.method === 'notifications/cancelled' && isObject(m.params)) this.cancelled.add(idKey(m.params.requestId));
+    if (m.method === 'notifications/cancelled' && isObject(m.params)) {
+      const key = idKey(m.params.requestId);
+      this.cancelled.add(key);
+      // A call still waiting for the human: its prompt is withdrawn (nobody waits for it now).
+      this.inflight.get(key)?.abort();
+    }
+  }
+
+  /** The client went away: no call of it is waiting any more, so no prompt of it stays. */
+  private abortAll(): void {
+    for (const c of this.inflight.values()) c.abort();
   }
 
   private async onToolsCall(m: JsonRpcMessage): Promise<void> {
@@ -315,12 +335,17 @@ export class McpProxy {
     };
     let answer: AgentAnswer | null = null;
     let failure = '';
+    const key = idKey(m.id);
+    const abort = new AbortController();
+    this.inflight.set(key, abort);
+    if (this.cancelled.has(key)) abort.abort();
     try {
-      answer = await this.o.ask(req);
+      answer = await this.o.ask(req, abort.signal);
     } catch (e) {
       failure = (e as Error).message;
+    } finally {
+      if (this.inflight.get(key) === abort) this.inflight.delete(key);
     }
-    const key = idKey(m.id);
     if (this.cancelled.has(key)) {
       this.cancelled.delete(key);
       return;
@@ -348,6 +373,9 @@ export class McpProxy {
             if (isObject(t) && typeof t.name === 'string' && t.name.length <= 256 && (this.tools.size < MAX_TOOLS || this.tools.has(t.name))) {
               const annotations = isObject(t.annotations) ? pickAnnotations(t.annotations) : null;
               const description = typeof t.description === 'string' ? clip(t.description, 1000) : null;
+              // A later entry (this list or a later one) cannot make a known tool less risky.
+              const old = this.tools.get(t.name);
+              if (old && lowersKnownTool(t.name, old, { annotations, description })) continue;
               this.tools.set(t.name, { annotations, description });
               seen.push({ name: t.name, annotations, description });
             }
