@@ -6,6 +6,7 @@
 // upstream agent set in Settings must be an absolute socket path.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -45,6 +46,22 @@ test('serve: --port out of range or not a number is a usage error (64); --port o
   assert.equal(n.code, 64, n.stdout + n.stderr);
   assert.match(oneLine(n.stderr), /--new-web-token.*--web/);
   assert.equal(fs.existsSync(path.join(home, 'request.sock')), false, 'nothing was started');
+});
+
+test('serve --web --port N with N taken by another program: one line naming the port and what to do, not a socket error code', async () => {
+  const busy = net.createServer();
+  await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+  const port = (busy.address() as net.AddressInfo).port;
+  try {
+    const r = await airlock(['serve', '--web', '--port', String(port)], { env: env(path.join(root, 'busy')), timeoutMs: 15_000 });
+    assert.notEqual(r.code, 0);
+    assert.notEqual(r.code, null);
+    const line = oneLine(r.stderr);
+    assert.ok(line.includes(String(port)), line);
+    assert.match(line, /in use.*--port/, `says what to do: ${line}`);
+  } finally {
+    busy.close();
+  }
 });
 
 test('AIRLOCK_HOME that is a file: serve refuses with one line naming it and what to do', async () => {

@@ -36,6 +36,9 @@ export function registerServe(program: Command): void {
       } catch (err) {
         // A lock or damage met by a start-up write or read after the file opened: the same fault.
         const e = faultOf(err, airlockPaths().db);
+        if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE' && opts.web) {
+          throw new CliError(`cannot start: port ${port} on 127.0.0.1 is in use by another program: choose another --port (0 picks a free one)`, EXIT.internal);
+        }
         // One clear line (a wrong key passphrase, a socket in use, a newer database), no stack;
         // a damaged, unopenable or locked database has its own exit code (65, 66, 75).
         throw new CliError(`cannot start: ${(e as Error).message}`, e instanceof StoreFault ? faultExit(e.kind) : EXIT.internal);
