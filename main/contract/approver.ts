@@ -360,7 +360,14 @@ const Nothing = z.object({});
 
 export const approverMethods = {
   'pending.list': { params: Empty, result: z.object({ prompts: z.array(Prompt) }) },
-  'pending.decide': { params: DecideParams, result: z.object({ grant: Grant.optional() }) },
+  'pending.decide': {
+    params: DecideParams,
+    result: z.object({
+      grant: Grant.optional(),
+      /** Set when the grant made does not cover this request (an edited pattern, a condition): why; the request was answered once. */
+      notCovered: z.string().optional(),
+    }),
+  },
   'grants.list': {
     params: z.strictObject({ task: Id.optional(), includeInactive: z.boolean().optional() }),
     result: z.object({ grants: z.array(Grant) }),

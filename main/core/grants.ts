@@ -2,12 +2,15 @@
 // Over 400 lines on purpose: the matcher and its index (GrantIndex) must agree exactly, and
 // the differential tests (test/unit/grant-index.test.ts, condition-index.test.ts) are easiest
 // to trust with both in one file.
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { GrantAction } from '../contract/agent';
 import type { Grant } from '../contract/approver';
 import { ACTION_RANK, type Action } from '../contract/common';
 import type { CelInput } from '@bufbuild/cel';
 import { celArgs, compileCondition, ConditionError, type CompiledCondition } from './condition';
 import { CONDITION_INDEX_MIN, ConditionIndex } from './condition-index';
+import { expandBraces } from './classify/sh-braces';
 import { escapeGlob, globMatches, isPathPattern } from './glob';
 import type { CoreRequest } from './request';
 import { sensitivePart } from './risk';
@@ -119,6 +122,9 @@ function missBeforeCondition(g: Grant, r: CoreRequest, now: number): Miss | null
   const scope = scopeMiss(g, r, now);
   if (scope) return scope;
   if (!resourcesCovered(g.resource, r.resources, g.effect, r.claudeDirs)) return 'resource';
+  // A part that writes files it does not list (tar -x, unzip, patch) is covered by no allow
+  // but one for anything (`*`, `**`): its real paths are not among the resources.
+  if (g.effect === 'allow' && g.resource !== '*' && g.resource !== '**' && r.parts?.some((p) => p.unlisted)) return 'resource';
   return null;
 }
 
@@ -167,8 +173,16 @@ export function coversLocalDestination(g: Grant, resource: string): boolean {
  * (`/repo/**` does not cover `/repo/.git/hooks/x`; `/repo/.git/hooks/*` does).
  */
 /** `claudeDirs`: Claude Code settings directories CLAUDE_CONFIG_DIR names (risk.ts sensitivePart). */
-export function resourcesCovered(glob: string, resources: string[], effect: 'allow' | 'deny' = 'allow', claudeDirs: readonly string[] = []): boolean {
+export function resourcesCovered(glob: string, given: string[], effect: 'allow' | 'deny' = 'allow', claudeDirs: readonly string[] = []): boolean {
   const any = glob === '*' || glob === '**';
+  // The words bash makes of a brace expansion (`src/{a,b}`, `.git/hoo{k,}s/x`): an allow must
+  // cover each; a deny reaches any (and the word as written). Too many words: an allow misses.
+  let resources = given;
+  if (given.some((x) => x.includes('{'))) {
+    const words = bashWords(given);
+    if (words === null) return effect === 'deny' || any;
+    resources = effect === 'deny' ? [...given, ...words] : words;
+  }
   if (!any && resources.length === 0) return false;
   // A deny reaches a request when it reaches any one of its resources: a write listed as
   // both `dir/h/x` and its real target `.git/hooks/x` is denied by a deny on either.
@@ -179,6 +193,28 @@ export function resourcesCovered(glob: string, resources: string[], effect: 'all
     const part = sensitiveParts(resources, claudeDirs)[i];
     return part === null || glob.includes(part!);
   });
+}
+
+/**
+ * The words bash makes of each resource's brace expansions, or null when too many. A word
+ * made absolute by an expansion after the cwd the classifier joined (`/repo/{,/etc/x}` →
+ * `/repo//etc/x`) is that absolute path (`/etc/x`), as bash sees it.
+ */
+function bashWords(resources: readonly string[]): string[] | null {
+  const out: string[] = [];
+  for (const res of resources) {
+    if (!res.includes('{')) {
+      out.push(res);
+      continue;
+    }
+    const words = expandBraces(res);
+    if (words === null) return null;
+    for (const w of words) {
+      const abs = /\/\/|\/~(\/|$)/.exec(w);
+      out.push(abs ? w.slice(abs.index + 1) : w);
+    }
+  }
+  return out;
 }
 
 /** sensitivePart of each resource, once per request's list (it runs ~20 regexes; a decision may check hundreds of allows). */
@@ -199,6 +235,7 @@ type Part = NonNullable<CoreRequest['parts']>[number];
 export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, taskCwd: string | null = null): boolean {
   if (scopeMiss(g, r, now)) return false;
   if (conditionMiss(g, r)) return false;
+  if (g.effect === 'allow' && part.unlisted && g.resource !== '*' && g.resource !== '**') return false;
   const commandPattern = !isPathPattern(g.resource) && g.resource !== '*' && g.resource !== '**';
   if (commandPattern && globMatches(g.resource, part.command)) {
     if (g.effect === 'deny') return true;
@@ -212,8 +249,16 @@ export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, t
     // A resource computed at run time (`$f`, `$(…)`, kept verbatim by the classifier) can be
     // any path: `f=.git/hooks/pre-commit; echo x > $f` was covered by a grant for `echo x > $f`
     // (the write fuzzer). Only a path known now can be confined; the rest asks.
+    // `~/n` is a path too (a host never starts with `~`): `echo x > ~/n` under `{echo,echo *}`
+    // wrote in the home directory, outside the task's (the write fuzzer).
+    // Each word a brace expansion becomes is checked (`{,/etc/x,}` is /etc/x).
     const workspace = workspaceOf(taskCwd);
-    return part.resources.every((res) => !/[$`]/.test(res) && sensitivePart(res, r.claudeDirs) === null && (!res.startsWith('/') || (workspace !== null && isWithin(res, workspace))));
+    const words = bashWords(part.resources);
+    return words !== null && words.every((res) => {
+      if (/[$`]/.test(res) || sensitivePart(res, r.claudeDirs) !== null) return false;
+      const abs = res === '~' || res.startsWith('~/') ? os.homedir() + res.slice(1) : res;
+      return !abs.startsWith('/') || (workspace !== null && isWithin(path.posix.normalize(abs), workspace));
+    });
   }
   if (!actionCovers(g.action, part.action)) return false;
   return resourcesCovered(g.resource, part.resources, g.effect, r.claudeDirs);

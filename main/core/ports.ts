@@ -151,7 +151,11 @@ export interface CommandClassification {
   /** Every resource of every part (paths absolute when cwd was given, hosts, URLs). */
   resources: string[];
   /** One line per part, e.g. "rm -rf build → delete build". */
-  parts: { command: string; action: import('../contract/common').Action; resources: string[] }[];
+  /**
+   * `unlisted`: the part also writes files its command line does not name (an archive's or a
+   * diff's contents name them: `tar -xf a.tar`, `patch < p.diff`), so no allow grant covers it.
+   */
+  parts: { command: string; action: import('../contract/common').Action; resources: string[]; unlisted?: string }[];
   /** Reasons that raise risk, e.g. "downloads and runs code (curl | sh)". */
   riskReasons: { level: import('../contract/common').RiskLevel; reason: string }[];
 }

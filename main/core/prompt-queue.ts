@@ -249,7 +249,7 @@ export class PromptQueue {
     for (const p of [...this.pending.values()]) this.finish(p, 'deny', 'system', null, null, reason);
   }
 
-  decide(d: DecideParams): { grant?: Grant } {
+  decide(d: DecideParams): { grant?: Grant; notCovered?: string } {
     const p = this.pending.get(d.id);
     if (!p) throw new RpcError(RPC.notFound, `no pending prompt ${d.id} (it was answered or timed out)`);
     if (p.taskGrants) return this.decideTaskGrants(p, d);
@@ -280,7 +280,7 @@ export class PromptQueue {
     if (short) {
       const made = `grant ${grant.id} (${grant.effect} ${scopeWords(d.scope)}: ${grant.tool} \`${grant.resource}\`${grant.when ? ` when ${grant.when}` : ''})`;
       this.finish(p, d.decision, 'human', grant, 'once', `${d.decision === 'allow' ? 'allowed' : 'denied'} once by the human; ${made} was created but does not cover this request: ${short}`.slice(0, LIMITS.text), false);
-      return { grant: withConditionWords(grant) };
+      return { grant: withConditionWords(grant), notCovered: short };
     }
     this.finish(p, d.decision, 'human', grant, d.scope, reason);
     return { grant: withConditionWords(grant) };

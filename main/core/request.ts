@@ -27,7 +27,7 @@ export interface CoreRequest {
   /** Arrived through a remote's socket (airlock remote): set by the daemon, never by the agent. */
   remote?: RemoteInfo;
   /** Shell commands only: each part of the command line as the daemon's classifier saw it. */
-  parts?: { command: string; action: Action; resources: string[] }[];
+  parts?: { command: string; action: Action; resources: string[]; unlisted?: string }[];
   /** Extra risk from classification (e.g. `curl | sh`). */
   classifierRisk: { level: import('../contract/common').RiskLevel; reason: string }[];
   /**

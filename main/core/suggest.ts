@@ -82,6 +82,8 @@ export function suggest(r: CoreRequest, risk: Risk, taskCwd: string | null): Sug
 
   if (r.parts?.length) {
     const open = r.parts.filter((p) => p.action !== 'read');
+    // Nothing but the request itself can be allowed for a part that writes files it does not list.
+    if (open.some((p) => p.unlisted)) return undefined;
     const pats: string[] = [];
     for (const p of open.length ? open : r.parts) {
       if (p.resources.some((x) => x.startsWith('/') && (!cwd || under(cwd, x) === null) && x !== cwd)) return undefined;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { waitFor } from '../helpers/daemon';
-import { browserMissing } from '../helpers/web-ui';
+import { browserMissing, waitArmed } from '../helpers/web-ui';
 import { openWebSession } from '../helpers/web-session';
 import type { HistoryEvent } from '../../main/contract/approver';
 
@@ -41,5 +41,26 @@ test('web: a task started by an agent and ended with "End task" shows as task.st
   const entries = await timeline.allTextContents();
   assert.match(entries[0]!, /task\.start/);
   assert.match(entries[1]!, /task\.end/);
+  assert.deepEqual(errors, []);
+});
+
+test('web: "Always" with a pattern edited so that it leaves the request out says so in the toast, and history says allowed once', { skip: browserMissing() ?? false, timeout: 120_000 }, async (t) => {
+  const { page, agent, ui, human, errors } = await openWebSession(t);
+  const answer = agent.call<{ decision: string; event: number; grant?: string }>('request', { source: 'api', action: 'write', tool: 'fs.write', resource: '/srv/nc/a.txt', summary: 'write /srv/nc/a.txt' });
+  const prompt = await human.next();
+  await page.fill(`[data-prompt-id="${prompt.id}"] [data-testid=pattern-resource]`, '/srv/nc/src/**');
+  for (const choice of ['always', 'always-confirm']) {
+    await waitArmed(page, prompt.id);
+    await page.click(`[data-prompt-id="${prompt.id}"] [data-testid=choice-${choice}]`);
+  }
+  const a = await answer;
+  assert.deepEqual([a.decision, a.grant], ['allow', undefined]);
+  const toast = page.getByTestId('toast').filter({ hasText: prompt.id });
+  await toast.first().waitFor();
+  assert.match((await toast.first().textContent()) ?? '', /once: the grant made does not cover it \(`\/srv\/nc\/a\.txt` is outside `\/srv\/nc\/src\/\*\*`\)/);
+  const { events } = await ui.call<{ events: HistoryEvent[] }>('history.query', { limit: 5 });
+  const ev = events.find((e) => e.id === a.event)!;
+  assert.deepEqual([ev.scope, ev.grant], ['once', null]);
+  assert.match(ev.reason, /^allowed once by the human; grant g_\S+ \(allow always: fs\.write `\/srv\/nc\/src\/\*\*`\) was created but does not cover this request/);
   assert.deepEqual(errors, []);
 });

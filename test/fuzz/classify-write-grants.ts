@@ -24,10 +24,9 @@ import { assessRisk } from '../../main/core/risk';
 import { DEFAULT_SETTINGS } from '../../main/core/settings';
 import { suggest } from '../../main/core/suggest';
 import { resolveRealPaths } from '../../main/os/real-path';
-import { SANDBOX_CWD, type Effect } from './classify-write-oracle';
+import { SANDBOX_CWD, within, type Effect } from './classify-write-oracle';
 
 const TASK = 'fuzzwrite';
-const GIT_NAMED = /\bgit\b/;
 const NOW = 1_800_000_000_000;
 /** Only grants decide: every action asks by default. */
 const ASK_ALL = { ...DEFAULT_SETTINGS, policy: { read: 'ask', write: 'ask', delete: 'ask', transfer: 'ask', execute: 'ask', sign: 'ask', other: 'ask' } as const };
@@ -105,12 +104,12 @@ export function probeGrants(line: string, hostTmp: string): GrantProbe {
  * request with that path. A removed path the line names is a move's source (`mv`, `gzip`),
  * judged as the part's own action; one it does not name is a delete.
  */
-export function effectCovered(g: Grant, req: CoreRequest, e: Effect): boolean {
+export function effectCovered(g: Grant, req: CoreRequest, e: Effect, gitNamed: boolean): boolean {
   // git's own bookkeeping under a .git directory (index, refs, HEAD, a new repository's
   // sample hooks): fixed by git, not chosen by the line. A live hook is not.
-  if ((req.parts ?? []).some((p) => GIT_NAMED.test(p.command)) && /\/\.git(\/|$)/.test(e.path) && !/\/\.git\/hooks\/(?![^/]*\.sample$)[^/]+$/.test(e.path)) return true;
+  if (gitNamed && /\/\.git(\/|$)/.test(e.path) && !/\/\.git\/hooks\/(?![^/]*\.sample$)[^/]+$/.test(e.path)) return true;
   const parts = (req.parts ?? []).filter((p) => p.action !== 'read');
-  const named = parts.some((p) => p.resources.some((r) => r.startsWith('/') && (e.path === r || e.path.startsWith(r.replace(/\/+$/, '') + '/'))));
+  const named = parts.some((p) => p.resources.some((r) => r.startsWith('/') && within(e.path, r)));
   const action: Action | null = e.kind === 'delete' && !named ? 'delete' : null;
   for (const p of parts) if (partCovered(g, req, { ...p, action: action ?? p.action, resources: [e.path] }, NOW, SANDBOX_CWD)) return true;
   return actionCovers(g.action, action ?? req.action) && resourcesCovered(g.resource, [e.path], 'allow', req.claudeDirs);

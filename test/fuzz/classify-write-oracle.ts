@@ -35,7 +35,8 @@ export const OUTSIDE = '/tmp/outside';
 /** Programs a named write program runs by design. */
 const WRITE_HELPERS: Record<string, readonly string[]> = {
   tar: ['gzip', 'bzip2', 'xz', 'zstd', 'lzip', 'lzma', 'lzop', 'compress'],
-  zip: ['unzip'],
+  // zip -T tests the archive with `unzip -tqq` through system().
+  zip: ['unzip', 'sh'],
   gunzip: ['gzip'],
   // git runs its own helpers, the session repository's hooks, and a pager/editor it was not told to skip.
   git: ['git', 'git-*', 'sh', 'basename', 'sed', 'gettext', 'uname', 'cat', 'tr', 'wc', 'dirname', 'pager', 'less', 'editor', 'vi', 'vim', 'nano'],
@@ -139,7 +140,13 @@ function namedPaths(c: Pick<CommandClassification, 'parts'>): string[] {
 const within = (p: string, n: string) => isWithin(p, n) || (/[*?[{]/.test(n) && (globMatches(n, p) || globMatches(`${n}/**`, p)));
 
 /** Whether a change is one the classification names (within a named path, or a directory on the way to one). */
+export { within };
+
 export function effectNamed(c: Pick<CommandClassification, 'parts'>, e: Effect, gitNamed: boolean): boolean {
+  // A part that says it writes files it does not list (tar -x, unzip, patch) announced them;
+  // one whose path is computed at run time (`> $f`) names any path. No grant covers either
+  // (the grant check, classify-write-grants.ts, holds them to that).
+  if (c.parts.some((p) => p.action !== 'read' && (p.unlisted || p.resources.some((r) => /[$`]/.test(r))))) return true;
   const named = namedPaths(c);
   if (named.some((n) => within(e.path, n))) return true;
   if (e.kind === 'write' && named.some((n) => isWithin(n, e.path))) return true;
@@ -171,17 +178,18 @@ function judgeTrace(line: string, c: Pick<CommandClassification, 'parts'>, trace
       if (named.has('git') && /^(\/tmp\/w\/)?\.git\/hooks\/[\w-]+( \(failed\))?$/.test(f.detail)) continue;
       out.push({ kind: 'exec-outside', detail: f.detail });
     } else if (f.kind === 'connect') {
-      const ip = /inet_(?:addr|pton)\((?:AF_INET6?, )?"([^"]+)"\)/.exec(f.detail)?.[1];
+      const ip = /inet_(?:addr|pton)\((?:AF_INET6?, )?"([^"]+)"/.exec(f.detail)?.[1];
       if (ip && hosts.has(ip)) continue;
-      // A host name looked up: fine when the line names a host to connect to.
-      if (/sin6?_port=htons\(53\)/.test(f.detail) && [...hosts].some((h) => /[a-z]/i.test(h))) continue;
+      // A host name looked up: fine when the line transfers to some host (a name it spells,
+      // or one bash makes of it: `{a,b}.test`).
+      if (/sin6?_port=htons\(53\)/.test(f.detail) && hosts.size > 0) continue;
       out.push({ kind: 'connect', detail: f.detail });
     } else if (f.kind === 'write' || f.kind === 'fs-change') {
       // Inside /tmp the snapshot says what changed; outside, the read-only root refused
       // the attempt, which on a real system would have succeeded.
       const file = f.kind === 'write' ? f.detail.replace(/ \(.*$/, '') : /^\w+\(([^,)]*)/.exec(f.detail)?.[1] ?? '';
       if (!file.startsWith('/') || file.startsWith('/tmp/') || file.startsWith('/dev/') || file.startsWith('/proc/')) continue;
-      if (paths.some((n) => within(file, n))) continue;
+      if (paths.some((n) => within(file, n) || isWithin(n, file))) continue; // named, or a directory on the way (mkdir -p)
       out.push({ kind: 'write-outside', detail: f.detail });
     }
   }

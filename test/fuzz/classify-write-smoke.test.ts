@@ -3,20 +3,26 @@
 // through the same oracle and grant check, so a blind oracle fails here rather than
 // passing every line. The long run is `npm run fuzz -- classify-write`.
 //
-// First runs (2026-11-24, seeds 1-3, 40-60 s each): ~1,900 lines generated, ~1,100
-// classified write/delete/transfer and run, ~60 flagged before the oracle learned git's
-// own bookkeeping and bash's globs. Real ways around a grant, fixed with rows in
-// test/unit/classify-fuzzwrite.test.ts and test/integration/redteam-fuzzwrite.test.ts:
-//   sed -i '1e CMD' f        sed -i ran its script unchecked: e and s///e run commands
-//   sed -i'h/*' f            the backup suffix puts a copy elsewhere (through a link to .git/hooks)
-//   install --strip-program  runs a program of the caller's choosing
-//   wget -e / --use-askpass  run a program; -P/-o/--save-cookies/… and the saved file were not resources
-//   curl -D/-c/--trace/-O …  wrote files that were not resources; -K reads options not shown
+// First runs (2026-11-24; seeds 1-4, 40-150 s each, before and between the fixes):
+// 3,879 lines generated, 2,990 classified write/delete/transfer, 2,786 run for real, 4,800
+// grant checks that covered a line; 124 flagged, most of them the oracle's to learn (git's
+// own .git bookkeeping, bash's globs and brace expansion in named paths, ~). Real ways
+// around a grant, each fixed with rows in test/unit/classify-fuzzwrite.test.ts (failing on
+// the old code) and run for real in test/integration/redteam-fuzzwrite.test.ts:
+//   sed -i '1e CMD' f          sed -i ran its script unchecked: e and s///e run commands
+//   {sed,sed *} covered that   a command grant covered its command whatever its action
+//   sed -i'h/*' f              the backup suffix puts a copy elsewhere (through h → .git/hooks)
+//   install --strip-program    runs a program of the caller's choosing
+//   wget -e / --use-askpass    run a program; -P/-o/--save-cookies/… and the saved file were not resources
+//   curl -D/-c/--trace/-O …    wrote files that were not resources; -K reads options not shown
 //   f=.git/hooks/x; echo > $f  a grant for `echo x > $f` covered a path computed at run time
-// Still open (the oracle flags them; not fixed here): tar -x, unzip and patch write the
-// paths their archive or diff names (a .git/hooks/pre-commit inside a.tar) under a grant
-// for the command; zip/gzip add suffixes (`zip x` writes x.zip); a dynamic target
-// (`> $((1+1))`) is named as written, which no grant covers now but the oracle cannot match.
+//   echo x &> ~/n              a command grant took `~/n` for a host: it wrote outside the task
+//   true 2> {,/tmp/x,}         bash's brace expansion made a path the grant never saw
+//   tar -xf a.tar, unzip, patch  write what the archive/diff holds (.git/hooks/pre-commit)
+//   tar cf ARCHIVE             old-style options: the archive written was no resource
+// and names made from arguments (gzip f → f.gz, zip x → x.zip, split → xaa, `ln F` → ./F,
+// cp/mv -b backups, chmod -w / --reference) that the classification did not list.
+// After the fixes, seeds 5-6 (120 s each) flag no new line (see the smoke run below).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -27,6 +33,7 @@ import { classifyShell } from '../../main/core/classify/shell';
 import { installed, sandboxAvailable } from './classify-read.fuzz';
 import { fuzz, judge } from './classify-write.fuzz';
 import { SANDBOX_CWD, buildWriteScene, makeWriteSandbox } from './classify-write-oracle';
+import { effectCovered, probeGrants } from './classify-write-grants';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const skip = sandboxAvailable() ?? false;
@@ -40,19 +47,30 @@ test('write fuzz oracle control: unnamed writes, deletes, runs, hooks and grants
     // Clean: it writes what it names, and the grants cover exactly that.
     assert.deepEqual(await kinds('echo x > out; cp a.txt dir/; rm b.json; mkdir -p newdir/x'), []);
     assert.deepEqual(await kinds('git add a.txt && git commit -qm x'), []);
-    // A write the classification does not name (the second word of $x is never seen).
-    const unnamed = await kinds('x="b.json new.txt"; touch $x');
-    assert.ok(unnamed.includes('unnamed-write'), unnamed.join());
-    assert.ok((await kinds('f=a.txt; cp notes.md x.y; rm $f')).includes('unnamed-delete'));
+    // Writes and deletes the classification does not name: here a deliberately wrong one
+    // (the classifier names what these lines touch), so the snapshot is what is tested.
+    box.prepare();
+    const wrong = await box.run('touch new.txt; rm b.json; echo x > ../outside/n', { parts: [{ command: 'touch out', action: 'write', resources: ['/tmp/w/out'] }] }, 8000);
+    assert.deepEqual(wrong.findings.map((f) => `${f.kind} ${f.detail}`).sort(), ['unnamed-delete /tmp/w/b.json', 'unnamed-write /tmp/outside/n', 'unnamed-write /tmp/w/new.txt']);
     // A program it does not name, and one planted in the scene.
     assert.ok((await kinds('touch out; x=l; ${x}s >/dev/null')).includes('exec-unnamed'));
     const planted = await kinds('touch out; PATH=.:$PATH cat a.txt');
     assert.ok(planted.includes('exec-outside') && planted.includes('tripwire'), planted.join());
     // A connection to a host it does not name.
     assert.ok((await kinds('touch out; h=127.0.0.2; exec 3<>/dev/tcp/$h/9')).includes('connect'));
-    // Covered by "allow for this task", but the archive writes a git hook.
-    const tar = await kinds('tar -xf a.tar');
-    assert.ok(tar.includes('grant:exact') && tar.includes('grant:workspace'), tar.join());
+    // The grant check: each of the three grants covers a plain write, and none of them would
+    // cover a change to a hook, outside the task or a delete by a write grant.
+    box.prepare();
+    const probe = probeGrants('echo x > out', box.hostTmp);
+    assert.deepEqual(probe.checks.map((x) => [x.name, x.covered]), [['exact', true], ['suggested', true], ['workspace', true]]);
+    for (const { grant } of probe.checks) {
+      assert.equal(effectCovered(grant, probe.req, { kind: 'write', path: '/tmp/w/out' }, false), true);
+      for (const e of [{ kind: 'write', path: '/tmp/w/.git/hooks/pre-commit' }, { kind: 'write', path: '/tmp/outside/n' }] as const) assert.equal(effectCovered(grant, probe.req, e, false), false, `${grant.resource}: ${e.path}`);
+    }
+    assert.equal(effectCovered(probe.checks[2]!.grant, probe.req, { kind: 'delete', path: '/tmp/w/a.txt' }, false), false, 'a write grant covered a delete');
+    // The archive still writes its hook under bash; the classification says so and no grant covers it.
+    const tar = await judge('tar -xf a.tar', classifyShell('tar -xf a.tar', SANDBOX_CWD), box, 8000);
+    assert.deepEqual(tar, []);
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -60,11 +78,7 @@ test('write fuzz oracle control: unnamed writes, deletes, runs, hooks and grants
 
 test(`write fuzz smoke: write/delete/transfer lines touch only what they name, within the grants that cover them (seed ${SEED})`, { skip }, async () => {
   const r = await fuzz({ seconds: 45, seed: SEED, maxLines: Number(process.env.FUZZ_WRITE_SMOKE_LINES ?? 80), maxFailures: 1000 });
-  // The open class (archives and patches write what they hold; zip/gzip suffixes) is listed
-  // in the header; anything else is new.
-  const known = /^(tar|unzip|gunzip|gzip|zip|patch|split|bsdtar)\b|\b(tar|unzip|gunzip|gzip|zip|patch|split) /;
-  const fresh = r.failures.filter((f) => !known.test(f.input) && !(/^unnamed-write: [^;]*$/.test(f.message) && /[$`]/.test(f.input)));
-  assert.deepEqual(fresh.map((f) => `${f.message}\n  line: ${f.input}`), [], `seed ${SEED}: ${JSON.stringify(r.stats)}`);
+  assert.deepEqual(r.failures.map((f) => `${f.message}\n  line: ${f.input}`), [], `seed ${SEED}: ${JSON.stringify(r.stats)}`);
   assert.ok((r.stats.ran ?? 0) >= 30, JSON.stringify(r.stats));
   assert.ok((r.stats.covered ?? 0) > 0, `no grant ever covered a line: ${JSON.stringify(r.stats)}`);
   assert.ok((r.stats.programs ?? 0) >= 25 && (r.stats.gitSubcommands ?? 0) >= 20, JSON.stringify(r.stats));

@@ -22,6 +22,7 @@ import { clipText, prng, type FuzzFailure, type FuzzOptions, type FuzzReport } f
 import { installed, sandboxAvailable } from './classify-read.fuzz';
 import { makeWriteGenerator } from './classify-write-gen';
 import { SANDBOX_CWD, buildWriteScene, makeWriteSandbox, type WriteFinding } from './classify-write-oracle';
+import { namedWords } from './classify-read-oracle';
 import { effectCovered, probeGrants } from './classify-write-grants';
 
 export interface WriteFuzzOptions extends FuzzOptions {
@@ -91,11 +92,12 @@ export async function judge(line: string, c: ReturnType<typeof classifyShell>, b
   stats.execs = (stats.execs ?? 0) + run.execs;
   if (run.timedOut) stats.timedOut = (stats.timedOut ?? 0) + 1;
   const found = [...run.findings];
+  const gitNamed = namedWords(line).has('git');
   for (const check of probe.checks) {
     if (!check.covered) continue;
     stats.covered = (stats.covered ?? 0) + 1;
     stats[`covered:${check.name}`] = (stats[`covered:${check.name}`] ?? 0) + 1;
-    const outside = run.effects.filter((e) => !effectCovered(check.grant, probe.req, e));
+    const outside = run.effects.filter((e) => !effectCovered(check.grant, probe.req, e, gitNamed));
     if (outside.length) {
       stats['grant-exceeded'] = (stats['grant-exceeded'] ?? 0) + 1;
       found.push({ kind: `grant:${check.name}`, detail: `\`${check.grant.resource}\` (${String(check.grant.action)}) covered it, but it also ${outside.slice(0, 3).map((e) => `${e.kind === 'write' ? 'wrote' : 'removed'} ${e.path}`).join(', ')}` });

@@ -37,7 +37,7 @@ before(async () => {
       // Known before the decision, as /etc/hosts would be.
       AIRLOCK_EGRESS_TEST_HOSTS: 'named.example.test=127.0.0.1',
       // Stand-ins for DNS: known only after the decision (the rebinding rule).
-      AIRLOCK_EGRESS_TEST_DNS: 'loop.example.test=127.0.0.1,meta.example.test=169.254.169.254,lan.example.test=10.20.30.40,six.example.test=::1',
+      AIRLOCK_EGRESS_TEST_DNS: 'loop.example.test=127.0.0.1,meta.example.test=169.254.169.254,lan.example.test=10.20.30.40,six.example.test=::1,mapped.example.test=::ffff:127.0.0.1',
     },
   });
   ui = await Wire.open(d.uiSock);
@@ -103,6 +103,14 @@ describe('egress: the destination asked about is the one connected to, however i
       assert.equal(hits, before, `${host} reached the server through a deny grant`);
       assert.equal((await pendingList(ui)).filter((p) => p.task === denied.task).length, 0, `${host} was asked: the deny grant should answer`);
     }
+    // A name whose DNS answer is 127.0.0.1 in IPv4-mapped form: the deny grant on the address covers it too.
+    {
+      const before = hits;
+      const answer = await rawExchange(denied.egress, connectLine('mapped.example.test:80'));
+      assert.match(answer, /^HTTP\/1\.1 403/, `mapped DNS answer: ${answer}`);
+      assert.equal(hits, before);
+      assert.equal((await pendingList(ui)).filter((p) => p.task === denied.task).length, 0, 'the mapped DNS answer was asked: the deny grant should answer');
+    }
     for (const host of ['127.1', '2130706433', '127.000.000.001']) {
       const before = hits;
       const answer = await rawExchange(allowed.egress, `GET http://${host}:${port}/a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
@@ -138,6 +146,7 @@ describe('egress: the destination asked about is the one connected to, however i
       ['meta.example.test', '169.254.169.254:80'],
       ['lan.example.test', '10.20.30.40:80'],
       ['six.example.test', '[::1]:80'],
+      ['mapped.example.test', '127.0.0.1:80'],
     ] as const) {
       const authority = name === 'loop.example.test' ? `${name}:${port}` : `${name}:80`;
       const { p, answer } = await askedThenDenied(t, connectLine(authority), name);

@@ -31,7 +31,8 @@ const grantsNow = async () => (await ui.call<{ grants: Grant[] }>('grants.list',
 describe('a grant made from a prompt that does not cover the request', () => {
   test('"always" edited to /edit/src/** on a write to /edit/a.txt: allowed once by the human, the grant named as created and not covering; it answers /edit/src/ later, the same write asks again', async () => {
     const first = await ask(agent, human, { resource: '/edit/a.txt', summary: 'write a.txt' });
-    const { grant } = await human.decide(first.prompt.id, 'allow', 'always', { pattern: { resource: '/edit/src/**' } });
+    const { grant, notCovered } = await ui.call<{ grant?: Grant; notCovered?: string }>('pending.decide', { id: first.prompt.id, decision: 'allow', scope: 'always', pattern: { resource: '/edit/src/**' } });
+    assert.equal(notCovered, '`/edit/a.txt` is outside `/edit/src/**`', 'the human is told at once');
     const a = await first.answer;
     assert.equal(a.decision, 'allow');
     assert.equal(a.grant, undefined, 'the agent is not told a grant answered');
@@ -72,7 +73,8 @@ describe('a grant made from a prompt that does not cover the request', () => {
 
   test('an edited pattern that covers the request is recorded as before: the grant decided it, scope always', async () => {
     const x = await ask(agent, human, { resource: '/edit/ok/x.txt', summary: 'write x.txt' });
-    const { grant } = await human.decide(x.prompt.id, 'allow', 'always', { pattern: { resource: '/edit/ok/**' } });
+    const { grant, notCovered } = await ui.call<{ grant?: Grant; notCovered?: string }>('pending.decide', { id: x.prompt.id, decision: 'allow', scope: 'always', pattern: { resource: '/edit/ok/**' } });
+    assert.equal(notCovered, undefined);
     const a = await x.answer;
     assert.equal(a.grant, grant!.id);
     const ev = await eventOf(a);

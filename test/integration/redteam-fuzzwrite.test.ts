@@ -125,6 +125,23 @@ describe('differential write fuzzer: what it found, run for real under a grant',
     await agent.call('task.end', { task: t.token });
   });
 
+  test('tar -xf a.tar under a typed grant for writes in the project: the archive holds .git/hooks/pre-commit, so it asks every time', async () => {
+    const cwd = project();
+    const stage = fs.mkdtempSync(path.join(tempHome('al-fw-'), 's-'));
+    fs.mkdirSync(path.join(stage, '.git', 'hooks'), { recursive: true });
+    fs.writeFileSync(path.join(stage, '.git', 'hooks', 'pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
+    assert.equal((await run('tar', ['-cf', path.join(cwd, 'a.tar'), '-C', stage, '.git/hooks/pre-commit'], { timeoutMs: 10_000 })).code, 0);
+    fs.copyFileSync(path.join(cwd, 'a.tar'), path.join(stage, 'a.tar'));
+    const t = await startTask('fw tar', cwd);
+    await ui.call('grants.create', { task: t.task, source: 'exec', tool: 'exec', action: 'write', resource: `${cwd}/**`, effect: 'allow' });
+    // Covered: an ordinary write in the project runs silently.
+    assert.equal((await exec(t.token, cwd, 'cp a.txt b.txt')).code, 0);
+    assert.ok(fs.existsSync(path.join(cwd, 'b.txt')));
+    await bashHarms(`tar -xf ${path.join(stage, 'a.tar')}`, '.git/hooks/pre-commit');
+    await asksAndIsDenied(t.token, cwd, 'tar -xf a.tar', '.git/hooks/pre-commit', /tar extracts the files a\.tar holds/);
+    await agent.call('task.end', { task: t.token });
+  });
+
   test('curl -D .git/hooks/pre-commit under a typed grant for 127.0.0.1 and the project: the header file is a resource, a hook, so it asks', async () => {
     const cwd = project();
     const t = await startTask('fw curl', cwd);

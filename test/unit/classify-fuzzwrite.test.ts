@@ -8,11 +8,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { classifyShell } from '../../main/core/classify/shell';
 import type { Grant } from '../../main/contract/approver';
-import { partCovered } from '../../main/core/grants';
+import { grantMiss, partCovered } from '../../main/core/grants';
+import { expandBraces } from '../../main/core/classify/sh-braces';
 import type { CoreRequest } from '../../main/core/request';
 
 const c = (cmd: string) => classifyShell(cmd, '/repo');
@@ -134,4 +135,118 @@ test('a command grant covers its command for the action it was granted for or a 
   assert.equal(covers("sed -i '1e touch M' a.txt", { ...grant, action: '*' }), true);
   assert.equal(covers("sed -i '1e touch M' a.txt", { ...grant, action: ['write', 'execute'] }), true);
   assert.equal(covers("sed -i '1e touch M' a.txt", { ...grant, effect: 'deny', action: 'read' }), true);
+});
+
+test('a command grant covers ~/… paths only inside the task directory: echo x &> ~/n under {echo,echo *} wrote in the home directory', () => {
+  const grant: Grant = { id: 'g', task: 't', source: '*', tool: '*', action: 'write', resource: '{echo,echo *}', key: null, effect: 'allow', expiresAt: null, usesLeft: null, forwarded: false, remote: null, note: null, createdAt: 0, createdBy: 'human', revokedAt: null, lastUsedAt: null, when: null };
+  const covers = (line: string, cwd: string) => {
+    const cl = classifyShell(line, cwd);
+    const req = { source: 'exec', tool: 'exec', action: cl.action, resource: null, resources: cl.resources, summary: line, argsText: null, args: { command: line }, task: 't', cwd, parts: cl.parts, classifierRisk: [] } as unknown as CoreRequest;
+    return cl.parts.every((p) => partCovered(grant, req, p, 1, cwd));
+  };
+  assert.equal(covers('echo x > out', '/repo'), true);
+  for (const line of ['echo x &> ~/n', 'echo x >> ~/notes.txt', 'echo x > ~', 'echo x > $HOME/n']) assert.equal(covers(line, '/repo'), false, line);
+  // A task directory inside the home directory: `~/proj/out` is inside it.
+  const proj = path.join(homedir(), 'proj-fw');
+  assert.equal(covers('echo x > ~/proj-fw/out', proj), true);
+  assert.equal(covers('echo x > ~/proj-fw/../elsewhere', proj), false);
+});
+
+test('tar -x, unzip and patch write the paths their archive or diff holds (.git/hooks/pre-commit in a.tar): the part says so, and no allow grant but one for anything covers it', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-fw-tar-'));
+  try {
+    // Control: an archive holding a hook puts it in place.
+    mkdirSync(path.join(dir, 'src/.git/hooks'), { recursive: true });
+    writeFileSync(path.join(dir, 'src/.git/hooks/pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
+    execFileSync('tar', ['-cf', path.join(dir, 'a.tar'), '-C', path.join(dir, 'src'), '.git/hooks/pre-commit']);
+    assert.ok(bashCreates(`tar -xf ${path.join(dir, 'a.tar')}`, '.git/hooks/pre-commit'), 'control: tar -x did not write the hook');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const grant = (resource: string, action: Grant['action'] = 'write'): Grant => ({ id: 'g', task: 't', source: '*', tool: '*', action, resource, key: null, effect: 'allow', expiresAt: null, usesLeft: null, forwarded: false, remote: null, note: null, createdAt: 0, createdBy: 'human', revokedAt: null, lastUsedAt: null, when: null });
+  const req = (line: string) => {
+    const cl = classifyShell(line, '/repo');
+    return { cl, req: { source: 'exec', tool: 'exec', action: cl.action, resource: null, resources: cl.resources, summary: line, argsText: null, args: { command: line }, task: 't', cwd: '/repo', parts: cl.parts, classifierRisk: [] } as unknown as CoreRequest };
+  };
+  for (const [line, pattern] of [['tar -xf a.tar', '{tar,tar *}'], ['tar xzf a.tgz -C dir', 'tar *'], ['unzip -o a.zip', '{unzip,unzip *}'], ['patch -p1 < p.diff', '{patch,patch *}']] as const) {
+    const { cl, req: r } = req(line);
+    const part = cl.parts.find((p) => p.action === 'write')!;
+    assert.ok(part.unlisted, `${line}: ${JSON.stringify(cl.parts)}`);
+    assert.match(why(line), /no grant covers that/, line);
+    assert.equal(partCovered(grant(pattern), r, part, 1, '/repo'), false, `${line} under ${pattern}`);
+    assert.equal(partCovered(grant('/repo/**'), r, part, 1, '/repo'), false, `${line} under /repo/**`);
+    assert.equal(grantMiss(grant('/repo/**'), r, 1), 'resource', `${line}: the whole request under /repo/**`);
+    assert.equal(partCovered(grant('**', '*'), r, part, 1, '/repo'), true, `${line}: an allow for anything still covers it`);
+  }
+  // Creating or listing an archive names everything it writes.
+  for (const line of ['tar -cf out.tar a.txt', 'tar -tf a.tar', 'unzip -l a.zip', 'zip out a.txt']) assert.ok(c(line).parts.every((p) => !p.unlisted), line);
+});
+
+test('gzip, gunzip and zip write names made from their arguments: f.gz, f, x.zip are resources', () => {
+  assert.ok(bashCreates('gzip a.txt', 'a.txt.gz'));
+  assert.deepEqual(c('gzip a.txt').resources.sort(), ['/repo/a.txt', '/repo/a.txt.gz']);
+  assert.deepEqual(c('gzip -S .x a.txt').resources.sort(), ['/repo/a.txt', '/repo/a.txt.x']);
+  assert.deepEqual(c('gunzip d/a.gz').resources.sort(), ['/repo/d/a', '/repo/d/a.gz']);
+  assert.deepEqual(c('gzip -d a.tgz').resources.sort(), ['/repo/a.tar', '/repo/a.tgz']);
+  assert.deepEqual(c('zip out a.txt').resources.sort(), ['/repo/a.txt', '/repo/out', '/repo/out.zip']);
+  assert.deepEqual(c('zip out.zip a.txt').resources.sort(), ['/repo/a.txt', '/repo/out.zip']);
+});
+
+test('grants hold for every word a brace expansion becomes: `true 2> {,/tmp/x,}` writes /tmp/x, `.git/hoo{k,}s/x` is a hook', () => {
+  assert.ok(bashCreates('echo x > {,bk/n,}', 'bk/n'), 'control: bash expanded the brace in a redirection');
+  const grant = (resource: string): Grant => ({ id: 'g', task: 't', source: '*', tool: '*', action: 'write', resource, key: null, effect: 'allow', expiresAt: null, usesLeft: null, forwarded: false, remote: null, note: null, createdAt: 0, createdBy: 'human', revokedAt: null, lastUsedAt: null, when: null });
+  const part = (line: string, g: Grant) => {
+    const cl = classifyShell(line, '/repo');
+    const req = { source: 'exec', tool: 'exec', action: cl.action, resource: null, resources: cl.resources, summary: line, argsText: null, args: { command: line }, task: 't', cwd: '/repo', parts: cl.parts, classifierRisk: [] } as unknown as CoreRequest;
+    return cl.parts.filter((p) => p.action !== 'read').every((p) => partCovered(g, req, p, 1, '/repo'));
+  };
+  for (const [line, pattern] of [['true 2> {,/tmp/outside/n,}', '{true,true *}'], ['echo x > .git/hoo{k,}s/pre-commit', '{echo,echo *}'], ['touch {,~/n}', '{touch,touch *}'], ['cp a.txt {,../x}', '{cp,cp *}']] as const) {
+    assert.equal(part(line, grant(pattern)), false, `${line} under ${pattern}`);
+    assert.equal(part(line, grant('/repo/**')), false, `${line} under /repo/**`);
+  }
+  // Ordinary brace use inside the project stays covered.
+  assert.equal(part('mkdir -p src/{a,b}/{c,d}', grant('{mkdir,mkdir *}')), true);
+  assert.equal(part('mkdir -p src/{a,b}', grant('/repo/**')), true);
+  assert.equal(part('touch x{1..3}', grant('/repo/**')), true);
+  // Too many words to check: asks.
+  assert.equal(part('touch x{1..5000}', grant('/repo/**')), false);
+  // A deny reaches any of the words.
+  const deny = { ...grant('/repo/.git/hooks/**'), effect: 'deny' as const };
+  assert.equal(grantMiss(deny, { ...({} as CoreRequest), source: 'exec', tool: 'exec', action: 'write', resources: ['/repo/.git/hoo{k,}s/x'], task: 't', remote: null, ssh: null } as unknown as CoreRequest, 1), null);
+});
+
+test('expandBraces: bash words, literal groups kept, bounded', () => {
+  assert.deepEqual(expandBraces('/r/{a,b}/{c,d}'), ['/r/a/c', '/r/a/d', '/r/b/c', '/r/b/d']);
+  assert.deepEqual(expandBraces('a{,b}'), ['a', 'ab']);
+  assert.deepEqual(expandBraces('{a,{b,c}}x'), ['ax', 'bx', 'cx']);
+  assert.deepEqual(expandBraces('x{3..1}'), ['x3', 'x2', 'x1']);
+  assert.deepEqual(expandBraces('{a..c}'), ['a', 'b', 'c']);
+  assert.deepEqual(expandBraces('{x}'), ['{x}']);
+  assert.deepEqual(expandBraces('a{'), ['a{']);
+  assert.equal(expandBraces('{1..100000}'), null);
+  assert.equal(expandBraces('{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}'), null);
+});
+
+test('tar cf ARCHIVE (old-style options) names the archive it writes; split, a one-word ln and backups name theirs; chmod -w and --reference name the right files', () => {
+  assert.deepEqual(c('tar cf .git/hooks/pre-commit x').resources, ['/repo/.git/hooks/pre-commit']);
+  assert.ok(bashCreates('split a.txt', 'xaa'));
+  assert.deepEqual(c('split a.txt').resources.sort(), ['/repo/a.txt', '/repo/x*']);
+  assert.ok(c('split a.txt .git/hooks/p').resources.includes('/repo/.git/hooks/p*'));
+  assert.ok(bashCreates('cd bk && ln ../a.txt', 'bk/a.txt'), 'control: a one-word ln links in the working directory');
+  assert.deepEqual(c('ln /etc/hostname').resources.sort(), ['/etc/hostname', '/repo/hostname']);
+  assert.ok(bashCreates('cp -b a.txt bk/x; cp -b a.txt bk/x', 'bk/x~'));
+  assert.ok(c('cp -b a.txt b').resources.includes('/repo/b~'));
+  assert.ok(c('mv -S .orig a.txt b').resources.includes('/repo/b.orig'));
+  assert.ok(c('cp --backup=numbered a.txt b').resources.includes('/repo/b.~*~'));
+  assert.ok(c('install -b -t bin a.txt').resources.includes('/repo/bin/*~'));
+  assert.deepEqual(c('chmod -w a.txt').resources, ['/repo/a.txt']);
+  assert.deepEqual(c('chmod --reference a.txt b c').resources, ['/repo/b', '/repo/c']);
+});
+
+test('an option that runs a program is seen through a brace expansion: wget -{e,} x=y is wget -e x=y', () => {
+  for (const cmd of ['wget -{e,} use_askpass=./x http://h.test/', 'install -{-strip-program=./x,} -s a.txt bk/', 'curl -{K,} cfg http://h.test/', 'tar -c{I,} ./x -f out.tar a.txt']) {
+    assert.equal(c(cmd).action, 'execute', cmd);
+    assert.match(why(cmd), /brace expansion/, cmd);
+  }
+  assert.equal(c('wget -{q,} http://h.test/x').action, 'transfer');
 });

@@ -1,7 +1,7 @@
 // Destination spelling and placeholder handling of the egress proxy, without a network.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { localAddressKind, parseAbsoluteUrl, parseAuthority } from '../../main/integrations/egress/target';
+import { canonicalAddress, localAddressKind, parseAbsoluteUrl, parseAuthority } from '../../main/integrations/egress/target';
 import { injectHeader, placeholdersIn, ReplaceStream, StreamScanner, type TaskSecret } from '../../main/integrations/egress/placeholders';
 import { secretHostMatches } from '../../main/integrations/egress/secret-store';
 import { bwrapArgs, type PathKind } from '../../main/integrations/exec/sandbox';
@@ -17,6 +17,12 @@ describe('egress destinations', () => {
     assert.equal(parseAuthority('[0:0:0:0:0:FFFF:7f00:1]:80')?.resource, '127.0.0.1:80');
     assert.equal(parseAbsoluteUrl('http://[::ffff:a9fe:a9fe]/latest')?.resource, '169.254.169.254:80');
     assert.equal(parseAuthority('[64:ff9b::127.0.0.1]:80')?.resource, '[64:ff9b::7f00:1]:80');
+    // What DNS answers is spelled the same way (the rebinding prompt's resource).
+    assert.equal(canonicalAddress('::ffff:127.0.0.1'), '127.0.0.1');
+    assert.equal(canonicalAddress('::FFFF:7f00:1'), '127.0.0.1');
+    assert.equal(canonicalAddress('0:0:0:0:0:0:0:1'), '::1');
+    assert.equal(canonicalAddress('10.1.2.3'), '10.1.2.3');
+    assert.equal(canonicalAddress('fe80::1%eth0'), 'fe80::1%eth0');
     assert.equal(parseAuthority('ex%41mple.com:443')?.resource, 'example.com:443');
     assert.equal(parseAbsoluteUrl('http://Example.COM/a?b')?.resource, 'example.com:80');
     assert.equal(parseAbsoluteUrl('http://example.com:8080/a?b')?.path, '/a?b');

@@ -27,7 +27,8 @@ type PendingState = {
   /** Moves the selection by `step` in the queue (bounded, no wrap). */
   move(step: number): void;
   lost(): void;
-  decide(p: DecideParams): Promise<Grant | undefined>;
+  /** The grant made (if any) and, when it does not cover this request, why (the request was answered once). */
+  decide(p: DecideParams): Promise<{ grant?: Grant; notCovered?: string }>;
 };
 
 export const usePending = create<PendingState>((set, get) => ({
@@ -76,10 +77,10 @@ export const usePending = create<PendingState>((set, get) => ({
     if (get().loaded) set({ offline: true });
   },
   async decide(params) {
-    const { grant } = await airlock()['pending.decide'](params);
+    const r = await airlock()['pending.decide'](params);
     // The notification removes it too; doing it now keeps the UI from showing a stale card.
     get().resolved(params.id);
-    return grant;
+    return r;
   },
 }));
 

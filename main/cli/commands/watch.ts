@@ -393,8 +393,9 @@ export function registerWatch(program: Command): void {
         status = `sending the answer to ${p.id}…`;
         render();
         try {
-          await c.call('pending.decide', { id: p.id, ...d });
-          status = `${label} ${p.id}: ${p.summary}`;
+          const r = await c.call<{ notCovered?: string }>('pending.decide', { id: p.id, ...d });
+          // An edited pattern that leaves this request out: said, since the answer then held only once.
+          status = `${label} ${p.id}: ${p.summary}${r?.notCovered ? ` (once: the grant made does not cover it: ${r.notCovered})` : ''}`;
           onGone(p.id);
         } catch (e) {
           status = `error: ${(e as Error).message}`;

@@ -15,6 +15,7 @@ import { GIT_GLOBAL, GIT_MIXED, GIT_READ } from './sh-git';
 import { checkRead, DOCKER_READ, KUBECTL_READ } from './sh-readonly';
 import { resolvePath, type WordValue } from './sh-words';
 import { isWithin } from './path-within';
+import { expandBraces } from './sh-braces';
 
 export type Arg = WordValue;
 export interface RiskReason {
@@ -53,6 +54,8 @@ export interface CmdResult {
   argvMode?: 'inner' | 'wrapper';
   /** A git command that runs the repository's hooks (commit, merge, push, checkout …). */
   runsGitHooks?: boolean;
+  /** It writes files its arguments do not name (an archive's or a diff's contents do): why. */
+  unlisted?: string;
 }
 
 export interface CmdContext {
@@ -1039,9 +1042,14 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     return r;
   }
   if (MODE_FIRST[name]) {
-    const { pos } = positionals(args, MODE_FIRST[name]);
-    const mode = pos[0]?.text ?? '';
-    const files = paths(pos.slice(1), ctx);
+    // chmod's mode may start with a dash (`chmod -w f`): it is the mode, not an option.
+    const modeArg = name === 'chmod' ? args.findIndex((a) => /^-[rwxXst]+$/.test(a.text)) : -1;
+    const parsed = positionals(modeArg >= 0 ? args.filter((_, i) => i !== modeArg) : args, MODE_FIRST[name]);
+    const pos = modeArg >= 0 ? [args[modeArg]!, ...parsed.pos] : parsed.pos;
+    // With --reference the mode (owner) comes from that file: every word is a file.
+    const fromFile = [...parsed.opts.keys()].some((k) => k === '--reference');
+    const mode = fromFile ? '' : (pos[0]?.text ?? '');
+    const files = paths(fromFile ? pos : pos.slice(1), ctx);
     const r = result('write', files);
     if (name === 'chmod' && /(^|[,ugoa])[ugoa]*\+[rwX]*x|^[0-7]*[1357][0-7]{0,2}$/.test(mode) && /x|[1357]/.test(mode)) r.makesExecutable = files;
     return r;
@@ -1053,11 +1061,59 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     const all = paths(pos, ctx);
     if (targetDir && targetDir !== true) all.push(resolvePath(targetDir.text, ctx.cwd, targetDir.dynamic));
     const r = result('write', all);
+    // unzip and patch write the paths the archive or the diff holds (`patch -p1 < p.diff`
+    // created .git/hooks/post-checkout; the write fuzzer): not on the command line.
+    if (name === 'unzip') r.unlisted = 'unzip extracts the files the archive holds, wherever they say (.git/hooks too)';
+    if (name === 'patch') r.unlisted = 'patch writes the files the diff names, wherever they say (.git/hooks too)';
+    // gzip, gunzip and zip write names derived from the ones given (`gzip f` writes f.gz,
+    // `gunzip f.gz` writes f, `zip x f` writes x.zip): those are resources too.
+    r.resources.push(...derivedOutputs(name, pos, opts, ctx));
     if (name === 'tee' || name === 'touch') r.writes = all;
     else if ((name === 'cp' || name === 'mv' || name === 'install' || name === 'ln') && all.length) r.writes = [all[all.length - 1]];
     return r;
   }
   return classifyNamedPlain(name, args, ctx);
+}
+
+/** The files gzip/gunzip/zip write under names derived from their arguments (see classifyWriters). */
+function derivedOutputs(name: string, pos: Arg[], opts: Map<string, Arg | true>, ctx: CmdContext): string[] {
+  const files = pos.filter((a) => a.text !== '-' && a.text !== '');
+  if (name === 'split') {
+    // split IN PREFIX writes PREFIXaa, PREFIXab … (x by default).
+    const prefix = files[1];
+    return [prefix ? resolvePath(`${prefix.text}*`, ctx.cwd, prefix.dynamic) : resolvePath('x*', ctx.cwd)];
+  }
+  if (name === 'ln' && files.length === 1 && !opts.has('-t') && !opts.has('--target-directory')) {
+    // `ln TARGET` makes the link in the working directory, under TARGET's name.
+    return [resolvePath(path.posix.basename(files[0]!.text), ctx.cwd, files[0]!.dynamic)];
+  }
+  if ((name === 'cp' || name === 'mv' || name === 'ln' || name === 'install') && (opts.has('-b') || [...opts.keys()].some((k) => /^--(backup|suffix)$/.test(k)) || opts.has('-S'))) {
+    // A backup of what is replaced: DEST~ (or DEST + --suffix), or DIR/NAME~ for a directory.
+    const s = opts.get('-S') ?? opts.get('--suffix');
+    const suffix = s && s !== true ? s.text : '~';
+    const t = opts.get('-t') ?? opts.get('--target-directory');
+    const dest = t && t !== true ? t : files[files.length - 1];
+    if (!dest) return [];
+    const dyn = dest.dynamic || (s !== undefined && s !== true && s.dynamic);
+    const inDir = resolvePath(`${dest.text.replace(/\/+$/, '')}/*${suffix}`, ctx.cwd, dyn);
+    if (dest.text.endsWith('/')) return [inDir];
+    return [resolvePath(`${dest.text}${suffix}`, ctx.cwd, dyn), inDir, resolvePath(`${dest.text}.~*~`, ctx.cwd, dyn)];
+  }
+  if (name === 'zip') {
+    const archive = files[0];
+    return archive && !path.posix.basename(archive.text).includes('.') ? [resolvePath(`${archive.text}.zip`, ctx.cwd, archive.dynamic)] : [];
+  }
+  if (name !== 'gzip' && name !== 'gunzip') return [];
+  const s = opts.get('-S') ?? opts.get('--suffix');
+  const suffix = s && s !== true ? s.text : '.gz';
+  const decompress = name === 'gunzip' || [...opts.keys()].some((k) => /^-[a-zA-Z0-9]*d|^--(decompress|uncompress)$/.test(k));
+  return files.flatMap((f) => {
+    if (!decompress) return [resolvePath(f.text + suffix, ctx.cwd, f.dynamic || (s !== undefined && s !== true && s.dynamic))];
+    const m = /^(.*?)(\.tgz|\.taz)$/.exec(f.text);
+    if (m) return [resolvePath(`${m[1]}.tar`, ctx.cwd, f.dynamic)];
+    for (const x of [suffix, '.gz', '-gz', '.z', '-z', '_z']) if (x && f.text.endsWith(x) && f.text.length > x.length) return [resolvePath(f.text.slice(0, -x.length), ctx.cwd, f.dynamic)];
+    return [];
+  });
 }
 
 /**
@@ -1129,6 +1185,12 @@ function commandFlag(name: string, args: Arg[]): string | null {
     if (t === '--') break;
     const joined = t === '-o' && args[i + 1] ? `-o${args[i + 1].text}` : t;
     if (re.test(joined)) return `${name} ${clipText(joined.split('=')[0], 40)} runs a program of the caller's choosing`;
+    // bash expands braces before the program sees them: `wget -{e,} x=y` is `wget -e x=y`.
+    if (t.includes('{')) {
+      const words = expandBraces(t);
+      const hit = words === null ? t : words.find((w) => re.test(w));
+      if (hit !== undefined) return `${name} ${clipText(hit.split('=')[0], 40)} (from the brace expansion ${clipText(t, 40)}) runs a program of the caller's choosing`;
+    }
   }
   return null;
 }
@@ -1139,7 +1201,10 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
     const create = /^-?[a-zA-Z]*[crua]/.test(first) || args.some((a) => a.text === '--create' || a.text === '--append');
     const { opts } = positionals(args.slice(/^-/.test(first) ? 0 : 1), new Set(['-f', '-C', '--file', '--directory', '-T', '-X']));
     const f = opts.get('-f') ?? opts.get('--file');
-    const archive = f && f !== true ? resolvePath(f.text, ctx.cwd, f.dynamic) : null;
+    // Old-style options (`tar cf a.tar x`, `tar xzf a.tgz`): the word after them is the archive.
+    const oldStyleFile = !/^-/.test(first) && first.includes('f') ? args[1] : undefined;
+    const archiveArg = f && f !== true ? f : oldStyleFile;
+    const archive = archiveArg ? resolvePath(archiveArg.text, ctx.cwd, archiveArg.dynamic) : null;
     const list = /^-?[a-zA-Z]*t/.test(first) || args.some((a) => a.text === '--list');
     if (list) {
       // Listing reads, with these options only. An archive named host:path is opened
@@ -1159,7 +1224,10 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
     }
     const dir = opts.get('-C') ?? opts.get('--directory');
     const dest = dir && dir !== true ? resolvePath(dir.text, ctx.cwd, dir.dynamic) : resolvePath('.', ctx.cwd);
-    return result('write', create ? (archive ? [archive] : []) : [dest, ...(archive ? [archive] : [])]);
+    if (create) return result('write', archive ? [archive] : []);
+    // Extracting writes the paths the archive holds (a .git/hooks/pre-commit among them,
+    // the write fuzzer saw it), which the command line does not show.
+    return result('write', [dest, ...(archive ? [archive] : [])], { unlisted: `${name} extracts the files ${archive ? clipText(f !== true && f ? f.text : '', 60) : 'the archive'} holds into ${clipText(dest, 80)}, wherever they say (.git/hooks too)` });
   }
   if (name === 'dd') {
     const of = args.find((a) => a.text.startsWith('of='));

@@ -75,11 +75,11 @@ const raise = (st: State, a: Action) => {
   st.action = st.action === null ? a : riskier(st.action, a);
 };
 
-function addPart(st: State, command: string, action: Action, resources: string[]): void {
+function addPart(st: State, command: string, action: Action, resources: string[], unlisted?: string): void {
   raise(st, action);
   const res = [...new Set(resources.map((r) => clip(r, LIMITS.text)))];
   for (const r of res) if (st.resources.length < LIMITS.resources && !st.resources.includes(r)) st.resources.push(r);
-  if (st.parts.length < MAX_PARTS) st.parts.push({ command: oneLine(command), action, resources: res });
+  if (st.parts.length < MAX_PARTS) st.parts.push({ command: oneLine(command), action, resources: res, ...(unlisted ? { unlisted } : {}) });
 }
 
 /**
@@ -402,7 +402,8 @@ function applyResult(
   for (const p of r.makesExecutable ?? []) st.madeExecutable.add(p);
   for (const p of r.writes ?? []) st.written.add(p);
 
-  addPart(st, text, action, resources);
+  if (r.unlisted) addReason(st, { level: 'medium', reason: `${r.unlisted}: no grant covers that, so it asks each time` });
+  addPart(st, text, action, resources, r.unlisted);
   return { action, download: !!r.download, runsStdin: !!r.runsStdin && !script };
 }
 

@@ -27,7 +27,7 @@ import { requestHopHeaders, responseHopHeaders } from './hop-headers';
 import { injectHeader, placeholdersIn, ReplaceStream, secretsForHost, StreamScanner, type TaskSecret } from './placeholders';
 import type { Resolver } from './resolve';
 import type { TaskCa } from './task-ca';
-import { hostHeaderOf, localAddressKind, parseAbsoluteUrl, parseAuthority, resourceOf, type Target } from './target';
+import { canonicalAddress, hostHeaderOf, localAddressKind, parseAbsoluteUrl, parseAuthority, resourceOf, type Target } from './target';
 
 export interface ProxyPeer {
   connection: string;
@@ -190,7 +190,7 @@ export class EgressProxy {
     const f = this.facts(t, method, address);
     // A name that DNS answered with a local address is asked as that address: a grant for
     // the name (made when no address was known) does not cover it, one for the address does.
-    const resource = resolvedFromDns && address ? resourceOf(address, t.port) : t.resource;
+    const resource = resolvedFromDns && address ? resourceOf(canonicalAddress(address), t.port) : t.resource;
     const where = `${t.resource}${path && path !== '/' ? path.slice(0, 200) : ''}`;
     const sent = this.sent < 1024 ? `${this.sent} B` : `${(this.sent / 1024).toFixed(1)} KiB`;
     const summary =

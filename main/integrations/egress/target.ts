@@ -40,16 +40,29 @@ export function normalizeHost(raw: string): string | null {
   let host = u.hostname;
   if (host.startsWith('[') && host.endsWith(']')) {
     host = host.slice(1, -1);
-    if (!net.isIPv6(host)) return null;
-    // An IPv4-mapped address (`::ffff:127.0.0.1`) is that IPv4 address on a dual-stack
-    // socket: it takes the dotted spelling, so a grant on `127.0.0.1:*` covers it too.
-    return /^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/.test(host) ? (embeddedIPv4(host) ?? host) : host;
+    return net.isIPv6(host) ? canonicalAddress(host) : null;
   }
   host = host.replace(/\.$/, '');
   if (net.isIPv4(host)) return host;
   const labels = host.split('.');
   if (labels.length === 0 || labels.some((l) => !HOST_LABEL.test(l))) return null;
   return host;
+}
+
+/**
+ * One spelling per address: an IPv4-mapped IPv6 address (`::ffff:127.0.0.1`, `::ffff:7f00:1`)
+ * is that IPv4 address on a dual-stack socket, so it takes the dotted form and a grant on
+ * `127.0.0.1:*` covers it too; other IPv6 is lower case as the URL parser writes it.
+ */
+export function canonicalAddress(address: string): string {
+  if (!net.isIPv6(address)) return address;
+  let v6: string;
+  try {
+    v6 = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return address.toLowerCase(); // a zone id (`fe80::1%eth0`): the URL parser has no spelling for it
+  }
+  return /^::ffff:[0-9a-f]{1,4}:[0-9a-f]{1,4}$/.test(v6) ? (embeddedIPv4(v6) ?? v6) : v6;
 }
 
 function port(raw: string): number | null {

@@ -107,7 +107,7 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
   async function send(choice: Choice, params: DecideParams): Promise<void> {
     setBusy(true);
     const done = await attempt('Could not decide', async () => {
-      const grant = await decide(params);
+      const { grant, notCovered } = await decide(params);
       const accepted = specs ? specs.filter((g) => !g.needsConfirmation || confirmed.includes(g.index)).length : 0;
       const what = `${prompt.id} (${vis(summary).slice(0, 80)})`;
       if (params.serverReadOnly) {
@@ -115,7 +115,11 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
       } else if (grant && !specs) {
         // Undo takes the grant back (the request itself was already allowed, once).
         const id = grant.id;
-        toast(`Allowed ${what}; ${grantInWords(grant, prompt.taskName)}`, 'info', {
+        // An edited pattern that leaves this request out: it was answered once, and the grant is only for what it covers.
+        const head = notCovered
+          ? `${params.decision === 'deny' ? 'Denied' : 'Allowed'} ${what} once: the grant made does not cover it (${vis(notCovered)}); ${grantInWords(grant, prompt.taskName)}`
+          : `${params.decision === 'deny' ? 'Denied' : 'Allowed'} ${what}; ${grantInWords(grant, prompt.taskName)}`;
+        toast(head, 'info', {
           label: 'Undo grant',
           run: () => void attempt('Could not undo', async () => {
             await airlock()['grants.revoke']({ id });
