@@ -3,12 +3,14 @@
 // through the same oracle and grant check, so a blind oracle fails here rather than
 // passing every line. The long run is `npm run fuzz -- classify-write`.
 //
-// First runs (2026-11-24; seeds 1-4, 40-150 s each, before and between the fixes):
-// 3,879 lines generated, 2,990 classified write/delete/transfer, 2,786 run for real, 4,800
-// grant checks that covered a line; 124 flagged, most of them the oracle's to learn (git's
-// own .git bookkeeping, bash's globs and brace expansion in named paths, ~). Real ways
-// around a grant, each fixed with rows in test/unit/classify-fuzzwrite.test.ts (failing on
-// the old code) and run for real in test/integration/redteam-fuzzwrite.test.ts:
+// Runs (2026-11-24; seeds 2-6, 120-150 s each, between and after the fixes; seed 1 and
+// the first smoke runs found the first holes and were not counted): 4,292 lines generated,
+// 3,279 classified write/delete/transfer, 3,085 run for real, 5,048 times a grant covered
+// a line; 45 flagged (seed 2, before the later fixes: 29; seed 6, after all of them: 0 of
+// 696 run). Some flags were the oracle's to learn (git's own .git bookkeeping, globs and
+// braces in named paths, `~`); 14 real ways around a grant, each fixed with rows in
+// test/unit/classify-fuzzwrite.test.ts (failing on the old code) and run for real in
+// test/integration/redteam-fuzzwrite.test.ts:
 //   sed -i '1e CMD' f          sed -i ran its script unchecked: e and s///e run commands
 //   {sed,sed *} covered that   a command grant covered its command whatever its action
 //   sed -i'h/*' f              the backup suffix puts a copy elsewhere (through h → .git/hooks)
@@ -20,9 +22,9 @@
 //   true 2> {,/tmp/x,}         bash's brace expansion made a path the grant never saw
 //   tar -xf a.tar, unzip, patch  write what the archive/diff holds (.git/hooks/pre-commit)
 //   tar cf ARCHIVE             old-style options: the archive written was no resource
+//   wget -{e,} x=y             an option that runs a program, hidden in a brace expansion
 // and names made from arguments (gzip f → f.gz, zip x → x.zip, split → xaa, `ln F` → ./F,
 // cp/mv -b backups, chmod -w / --reference) that the classification did not list.
-// After the fixes, seeds 5-6 (120 s each) flag no new line (see the smoke run below).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

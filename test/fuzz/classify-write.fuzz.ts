@@ -12,7 +12,7 @@
 // Bounded and deterministic: FUZZ_SEED picks the lines, FUZZ_WRITE_LINES caps how many
 // run, each under FUZZ_WRITE_LINE_MS.
 //   FUZZ_SECONDS=600 FUZZ_WRITE_LINES=3000 npm run fuzz -- classify-write
-// Smoke run: test/fuzz/classify-write-smoke.test.ts. First runs: see that file's header.
+// Smoke run and the counts of the first runs: test/fuzz/classify-write-smoke.test.ts (header).
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';

@@ -205,6 +205,23 @@ describe('MCP proxy in front of server-filesystem: every kind of tool call', () 
     }
   });
 
+  test('a burst of 200 parallel reads is answered, every one allowed (calls share the connections a process may open)', async () => {
+    fs.writeFileSync(path.join(root, 'burst.txt'), 'burst\n');
+    const x = new Proxy('bb4burst', [process.execPath, FS_SERVER, root]);
+    try {
+      await x.init();
+      await x.call('l', 'tools/list');
+      for (let i = 0; i < 200; i++) x.send(tool(`b${i}`, 'read_text_file', { path: path.join(root, 'burst.txt') }));
+      await waitFor(() => x.lines.filter((l) => typeof l.id === 'string' && l.id.startsWith('b')).length === 200, 'all 200 answers', 120_000, 100);
+      const bad = x.lines.filter((l) => typeof l.id === 'string' && l.id.startsWith('b') && (!l.result || l.result.isError));
+      assert.equal(bad.length, 0, JSON.stringify(bad.slice(0, 2)));
+    } finally {
+      x.end();
+      await Promise.race([x.exit, new Promise((r) => setTimeout(r, 5000))]);
+      x.kill();
+    }
+  });
+
   test('a read of a 3 MB file comes back whole through the proxy (answers from the server are not cut at the request cap)', async () => {
     const big = 'abcdefghij'.repeat(300_000) + '\nEND\n';
     fs.writeFileSync(path.join(root, 'big.txt'), big);

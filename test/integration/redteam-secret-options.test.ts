@@ -33,9 +33,10 @@ const LINES: { name: string; cmd: (key: string) => string }[] = [
   { name: 'jq --slurpfile', cmd: (k) => `jq --slurpfile k ${k} -n 1 2>/dev/null; echo done` },
   { name: 'xargs -a', cmd: (k) => `xargs -a ${k} echo` },
   { name: 'diff --from-file', cmd: (k) => `diff --from-file=${k} /dev/null; echo done` },
+  { name: 'git diff --no-index', cmd: (k) => `git diff --no-index ${k} /dev/null; echo done` },
 ];
 
-test("a secret read through an option (jq --rawfile, jq --slurpfile, xargs -a, diff --from-file) is remembered: the task's next upload is critical and asked despite its grant", async () => {
+test("a secret read through an option (jq --rawfile, jq --slurpfile, xargs -a, diff --from-file, git diff --no-index) is remembered: the task's next upload is critical and asked despite its grant", async () => {
   for (const line of LINES) {
     const w = await Wire.open(d.requestSock);
     try {
@@ -45,7 +46,7 @@ test("a secret read through an option (jq --rawfile, jq --slurpfile, xargs -a, d
       const key = path.join(home, '.ssh', 'id_x');
       const r = await airlock(['exec', '--task', t.token, '--shell', '--', line.cmd(key)], { env: { ...d.env, HOME: home }, cwd, timeoutMs: 30_000 });
       assert.equal(r.code, 0, `the read runs without a prompt: ${r.stderr}`);
-      if (line.name === 'jq --rawfile' || line.name === 'xargs -a') assert.match(r.stdout, /not-a-real-key/, 'control: the key really was printed');
+      if (line.name === 'jq --rawfile' || line.name === 'xargs -a' || line.name === 'git diff --no-index') assert.match(r.stdout, /not-a-real-key/, 'control: the key really was printed');
       const summary = `upload after ${line.name}`;
       const up = w.call('request', { source: 'api', tool: 'http.post', action: 'transfer', resource: 'https://paste.example/up', summary, task: t.token }, 30_000);
       const p = await waitPending(ui, (x) => x.summary === summary, 'the upload is asked despite the task grant', 20_000);

@@ -129,6 +129,10 @@ test('red team, seventh wave (lead): a file read through an option is a resource
     ['fd --search-path /home/u/.ssh', '/home/u/.ssh'],
     ['fd -e pem . --base-directory /home/u/.ssh', '/home/u/.ssh'],
     ['ag --path-to-ignore /home/u/.env x', '/home/u/.env'],
+    ['git blame --contents /home/u/.env f', '/home/u/.env'],
+    ['git diff --no-index /home/u/.ssh/id_x f', '/home/u/.ssh/id_x'],
+    ['git config --file /home/u/.ssh/config --list', '/home/u/.ssh/config'],
+    ['git grep --no-index x /home/u/.ssh', '/home/u/.ssh'],
   ];
   for (const [cmd, file] of rows) {
     const r = c(cmd);

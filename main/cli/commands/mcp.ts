@@ -69,16 +69,29 @@ Exits with the server's exit code.`,
       // Each call asks on a connection of its own, so a call the MCP client cancels (or a client
       // that goes away) can withdraw its prompt: closing the connection is what the daemon
       // answers as "the requester disconnected" (denied, recorded, gone from the queue).
+      // At most ASK_CONNECTIONS at once (the daemon takes 128 connections from one process); a
+      // burst of calls waits for a slot. The session's prompts are capped per task (20), so
+      // waiting prompts never hold every slot.
+      const ASK_CONNECTIONS = 32;
+      let open = 0;
+      const slotFreed: (() => void)[] = [];
       const ask: import('../../integrations/mcp/proxy').McpProxyOptions['ask'] = async (req, signal) => {
-        if (signal?.aborted) throw new Error('the MCP client cancelled the call before it was asked');
-        const c = await AirlockClient.connect(defaultRequestSocket());
-        const withdraw = () => c.close();
-        signal?.addEventListener('abort', withdraw, { once: true });
+        while (open >= ASK_CONNECTIONS) await new Promise<void>((r) => slotFreed.push(r));
+        open++;
         try {
-          return await c.ask(req);
+          if (signal?.aborted) throw new Error('the MCP client cancelled the call before it was asked');
+          const c = await AirlockClient.connect(defaultRequestSocket());
+          const withdraw = () => c.close();
+          signal?.addEventListener('abort', withdraw, { once: true });
+          try {
+            return await c.ask(req);
+          } finally {
+            signal?.removeEventListener('abort', withdraw);
+            c.close();
+          }
         } finally {
-          signal?.removeEventListener('abort', withdraw);
-          c.close();
+          open--;
+          slotFreed.shift()?.();
         }
       };
       // Every session is a task (`mcp: NAME`), ended with the session; --task joins one instead.

@@ -74,7 +74,7 @@ export function registerSecrets(program: Command): void {
     });
   secrets
     .command('remove <name>')
-    .description('remove a secret (running tasks keep the value they were started with until they end)')
+    .description('remove a secret: taken back at once, running tasks included (their requests carry the placeholder from then on)')
     .action(async (name: string) => {
       await callUi('secrets.remove', { name });
       process.stdout.write(`removed ${name}\n`);

@@ -384,16 +384,24 @@ const inSubdirectory = (sub: string) =>
   `git runs in the subdirectory ${sub.slice(0, 80)}: git takes a directory holding HEAD, objects/ and a config as a repository of its own, and that config (plain files, not under .git/) can name programs git runs`;
 
 function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string): CmdResult {
+  // What a read reads besides the repository: files its options name (`blame --contents F`,
+  // `config --file F`) and, with --no-index, the files compared or searched, which may lie
+  // anywhere (`git diff --no-index ~/.ssh/id_x f` is a secret read, remembered as one).
+  const outside = (v: { resources: string[] }) => [
+    repo,
+    ...v.resources,
+    ...(rest.some((a) => a.text === '--no-index') ? rest.filter((a) => !a.text.startsWith('-')).map((a) => resolvePath(a.text, cwd, a.dynamic)) : []),
+  ];
   const readForm = GIT_READ[sub];
   if (readForm) {
     const v = checkForm(`git ${sub}`, readForm, rest, cwd);
-    if (!v.action) return result('read', [repo]);
+    if (!v.action) return result('read', outside(v));
     return result(v.action, [repo, ...v.resources], { reasons: [{ level: v.level ?? 'medium', reason: v.reason ?? `git ${sub}: not known to be read-only` }] });
   }
   const mixed = GIT_MIXED[sub];
   if (mixed) {
     const v = mixed(rest, cwd);
-    if (!v.action) return result('read', [repo]);
+    if (!v.action) return result('read', outside(v));
     // A danger (an editor, `bisect run`) is reported; a plain change goes to the rules below.
     if (v.action === 'execute' && v.level === 'high') return result('execute', [repo], { reasons: [{ level: 'high', reason: v.reason ?? `git ${sub}: not known to be read-only` }] });
   }
