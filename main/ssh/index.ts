@@ -97,6 +97,13 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
   });
   const main = new AgentListener(core, opts.paths.agentSock);
   await main.listen();
+  // A symbolic link to agent.sock (an SSH_AUTH_SOCK such as ~/.ssh/agent.sock pointing here)
+  // resolves only once the socket exists: look again now that it does.
+  if (upstreamPath !== null && ownSockets(upstreamPath)) {
+    log(`ignoring upstream agent ${upstreamPath}: it is Airlock's own socket`);
+    upstreamPath = null;
+    upstream.set(null);
+  }
   const tasks = new TaskSockets(core, opts.paths.tasksDir);
   for (const w of store.loadWarnings) log(w);
   return {

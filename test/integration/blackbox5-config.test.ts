@@ -64,6 +64,23 @@ test('serve --web --port N with N taken by another program: one line naming the 
   }
 });
 
+test('serve --upstream given a symbolic link to Airlock\'s own agent.sock (an SSH_AUTH_SOCK pointing here): ignored and said so, ssh-add -l answers at once', async () => {
+  const home = path.join(root, 'self-upstream');
+  const link = path.join(root, 'my-agent.sock');
+  fs.symlinkSync(path.join(home, 'agent.sock'), link);
+  const d = await startDaemon({ home, args: ['--upstream', link] });
+  try {
+    assert.match(d.output(), /ignoring upstream agent .*own socket/, d.output());
+    const started = Date.now();
+    const l = await run('ssh-add', ['-l'], { env: { ...process.env, SSH_AUTH_SOCK: d.agentSock }, timeoutMs: 20_000 });
+    assert.match(l.stdout + l.stderr, /no identities/);
+    assert.ok(Date.now() - started < 2000, `listing did not wait on itself: ${Date.now() - started} ms`);
+    assert.doesNotMatch(d.output(), /did not answer in time/);
+  } finally {
+    await d.stop();
+  }
+});
+
 test('AIRLOCK_HOME that is a file: serve refuses with one line naming it and what to do', async () => {
   const f = path.join(root, 'home-is-a-file');
   fs.writeFileSync(f, 'not a directory\n');
