@@ -44,6 +44,8 @@ test('web UI keystrokes: T, M, Shift+D, and a prompt that leaves under the human
   await t.test('T: allow for this task — a grant bound to the task; the same request then needs no prompt', async () => {
     const tk = await startTask('bb5 T');
     const a = await askAs(agent, { task: tk.token, resource: '/srv/bb5/src/a.ts', summary: 'write src/a.ts' });
+    // The previous card leaves when its answer arrives: wait for this one in front.
+    await page.locator(`[data-testid=prompt][data-prompt-id="${a.prompt.id}"]`).waitFor({ timeout: 20_000 });
     assert.equal(await onScreen(page), a.prompt.id);
     await waitArmed(page, a.prompt.id);
     await page.keyboard.press('t');
@@ -92,6 +94,8 @@ test('web UI keystrokes: T, M, Shift+D, and a prompt that leaves under the human
     for (let i = 0; i < 3; i++) mine.push(await askAs(agent, { task: a.token, resource: `/srv/bb5/x${i}.txt`, summary: `write x${i}` }));
     const theirs = await askAs(agent, { task: b.token, resource: '/srv/bb5/y.txt', summary: 'write y' });
     const loose = await askAs(agent, { resource: '/srv/bb5/z.txt', summary: 'write z' });
+    // The previous card leaves when its answer arrives: wait for this one in front.
+    await page.locator(`[data-testid=prompt][data-prompt-id="${mine[0]!.prompt.id}"]`).waitFor({ timeout: 20_000 });
     assert.equal(await onScreen(page), mine[0]!.prompt.id);
     await waitArmed(page, mine[0]!.prompt.id);
     await page.keyboard.press('Shift+D');
@@ -114,6 +118,8 @@ test('web UI keystrokes: T, M, Shift+D, and a prompt that leaves under the human
     const leaving = await d.agent();
     const gone = await askAs(leaving, { resource: '/srv/bb5/gone.txt', summary: 'write gone.txt (will disconnect)' });
     const next = await askAs(agent, { resource: '/srv/bb5/next.txt', summary: 'write next.txt' });
+    // The previous card leaves when its answer arrives: wait for this one in front.
+    await page.locator(`[data-testid=prompt][data-prompt-id="${gone.prompt.id}"]`).waitFor({ timeout: 20_000 });
     assert.equal(await onScreen(page), gone.prompt.id);
     await waitArmed(page, gone.prompt.id);
     leaving.close();
