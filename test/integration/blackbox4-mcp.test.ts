@@ -152,7 +152,7 @@ describe('MCP proxy in front of server-filesystem: every kind of tool call', () 
     }
   });
 
-  test('a path grant for sub/** lets writes there through; a write elsewhere, and a move with either end outside, asks', async () => {
+  test('a path grant for sub/** lets writes there through; a write elsewhere, a move with either end outside, or a path leaving sub/ by .. or a link, asks', async () => {
     const sub = path.join(root, 'sub');
     fs.mkdirSync(sub, { recursive: true });
     fs.writeFileSync(path.join(root, 'keep.txt'), 'outside\n');
@@ -181,7 +181,11 @@ describe('MCP proxy in front of server-filesystem: every kind of tool call', () 
         ['x1', 'write_file', { path: path.join(root, 'out.txt'), content: 'x' }, [path.join(root, 'out.txt')]],
         ['x2', 'move_file', { source: path.join(root, 'keep.txt'), destination: path.join(sub, 'stolen.txt') }, [path.join(root, 'keep.txt')]],
         ['x3', 'move_file', { source: path.join(sub, 'new.txt'), destination: path.join(root, 'escaped.txt') }, [path.join(root, 'escaped.txt')]],
+        // Walking out of sub/ by spelling: `..`, and a link inside sub/ that leads to its parent.
+        ['x4', 'write_file', { path: `${sub}/../keep.txt`, content: 'dotdot' }, [path.join(root, 'keep.txt')]],
+        ['x5', 'write_file', { path: path.join(sub, 'up', 'keep.txt'), content: 'link' }, [path.join(root, 'keep.txt')]],
       ];
+      fs.symlinkSync(root, path.join(sub, 'up'));
       for (const [id, name, args, mustShow] of cases) {
         x.send(tool(id, name, args));
         const p = await waitPending(ui, (q) => q.task === task && q.tool === `bb4w/${name}`, `${id}: ${name} to ask`, 20_000);
@@ -194,10 +198,11 @@ describe('MCP proxy in front of server-filesystem: every kind of tool call', () 
         assert.match(text(r), /Airlock/);
       }
       assert.ok(!fs.existsSync(path.join(root, 'out.txt')));
-      assert.ok(fs.existsSync(path.join(root, 'keep.txt')) && !fs.existsSync(path.join(sub, 'stolen.txt')));
+      assert.equal(fs.readFileSync(path.join(root, 'keep.txt'), 'utf8'), 'outside\n', 'neither .. nor a link wrote outside sub/');
+      assert.ok(!fs.existsSync(path.join(sub, 'stolen.txt')));
       assert.ok(fs.existsSync(path.join(sub, 'new.txt')) && !fs.existsSync(path.join(root, 'escaped.txt')));
       const rows = await events({ task, source: 'mcp', decision: 'deny' });
-      assert.equal(rows.filter((e) => e.decidedBy === 'human').length, 3, JSON.stringify(rows));
+      assert.equal(rows.filter((e) => e.decidedBy === 'human').length, 5, JSON.stringify(rows));
     } finally {
       x.end();
       await Promise.race([x.exit, new Promise((r) => setTimeout(r, 5000))]);

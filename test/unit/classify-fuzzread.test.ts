@@ -137,3 +137,8 @@ test('an option word after a value-taking option is never swallowed as its value
   }
   for (const cmd of ['git log --format=%H', "git log --format '%h %s'", 'git log -n -1', 'head -n -5 a.txt', 'grep -e -foo a.txt', 'xxd -s -16 a.txt', 'grep --regexp=-x a.txt', 'sort -k -1 a.txt']) assert.equal(c(cmd).action, 'read', cmd);
 });
+
+test('man -u (--update) rebuilds the index cache under /var/cache/man: a write, not a read (read fuzzer, seed 101: man -u -K … chowned /var/cache/man/CACHEDIR.TAG)', () => {
+  for (const cmd of ['man -u ls', 'man --update ls', 'man -u -K x', 'man -uK x']) assert.notEqual(c(cmd).action, 'read', cmd);
+  for (const cmd of ['man ls', 'man -k printf', 'man -K x']) assert.equal(c(cmd).action, 'read', cmd);
+});

@@ -362,10 +362,13 @@ export const READ_FORMS: Record<string, Form | undefined> = lookup<Form>({
   clear: anyFlags({ args: 'none', closed: true }),
   top: { flags: { ...sw('-b -c -H -i -S -1'), ...val('-n -d -p -u -U -o -w -O') }, args: 'none' },
   man: {
-    flags: { ...sw('-a -f -k -w -W -K -l -t -Z -7 -u -i -I --where --where-cat --all --whatis --apropos --local-file --regex --wildcard --names-only --no-subpages --update --ignore-case --match-case --ascii --help --version'), ...val('-S -s -M -L -m -E -e -p --sections --manpath --locale --systems --encoding --extension --preprocessor') },
+    flags: { ...sw('-a -f -k -w -W -K -l -t -Z -7 -i -I --where --where-cat --all --whatis --apropos --local-file --regex --wildcard --names-only --no-subpages --ignore-case --match-case --ascii --help --version'), ...val('-S -s -M -L -m -E -e -p --sections --manpath --locale --systems --encoding --extension --preprocessor') },
     danger: {
       '-P': runs('runs a program as the pager'),
       '--pager': runs('runs a program as the pager'),
+      // man-db's -u rebuilds its index cache (/var/cache/man): a write, found by the read fuzzer (seed 101).
+      '-u': { action: 'write', reason: "updates man's index cache (writes under /var/cache/man)" },
+      '--update': { action: 'write', reason: "updates man's index cache (writes under /var/cache/man)" },
       '-H': runs('opens a web browser'),
       '--html': runs('opens a web browser'),
       '-C': runs('reads a configuration that can name programs to run'),
