@@ -101,7 +101,6 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
   // resolves only once the socket exists: look again now that it does.
   if (upstreamPath !== null && ownSockets(upstreamPath)) {
     log(`ignoring upstream agent ${upstreamPath}: it is Airlock's own socket`);
-    upstreamPath = null;
     upstream.set(null);
   }
   const tasks = new TaskSockets(core, opts.paths.tasksDir);
