@@ -142,6 +142,26 @@ describe('differential write fuzzer: what it found, run for real under a grant',
     await agent.call('task.end', { task: t.token });
   });
 
+  test("cp -r t/. . under a typed grant for writes in the project: t holds .git/hooks/pre-commit, which lands in the project's hooks, so it asks every time (lead's red team)", async () => {
+    const withTree = () => {
+      const dir = project();
+      fs.mkdirSync(path.join(dir, 't', '.git', 'hooks'), { recursive: true });
+      fs.writeFileSync(path.join(dir, 't', '.git', 'hooks', 'pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
+      return dir;
+    };
+    const control = withTree();
+    await run('bash', ['-c', 'cp -r t/. .'], { cwd: control, timeoutMs: 20_000 });
+    assert.ok(fs.existsSync(path.join(control, '.git', 'hooks', 'pre-commit')), 'control: cp -r t/. . did not copy the hook');
+    const cwd = withTree();
+    const t = await startTask('fw cp contents', cwd);
+    await ui.call('grants.create', { task: t.task, source: 'exec', tool: 'exec', action: 'write', resource: `${cwd}/**`, effect: 'allow' });
+    // Covered: copying a directory by its name runs silently.
+    assert.equal((await exec(t.token, cwd, 'cp -r bk bk2')).code, 0);
+    assert.ok(fs.existsSync(path.join(cwd, 'bk2')));
+    await asksAndIsDenied(t.token, cwd, 'cp -r t/. .', '.git/hooks/pre-commit', /cp copies everything t\/\. holds/);
+    await agent.call('task.end', { task: t.token });
+  });
+
   test('curl -D .git/hooks/pre-commit under a typed grant for 127.0.0.1 and the project: the header file is a resource, a hook, so it asks', async () => {
     const cwd = project();
     const t = await startTask('fw curl', cwd);

@@ -1065,6 +1065,8 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     // created .git/hooks/post-checkout; the write fuzzer): not on the command line.
     if (name === 'unzip') r.unlisted = 'unzip extracts the files the archive holds, wherever they say (.git/hooks too)';
     if (name === 'patch') r.unlisted = 'patch writes the files the diff names, wherever they say (.git/hooks too)';
+    const spill = name === 'cp' ? contentsCopy(args, pos, true) : null;
+    if (spill) r.unlisted = `cp copies everything ${clipText(spill, 60)} holds into the destination, wherever its tree says (.git/hooks too)`;
     // gzip, gunzip and zip write names derived from the ones given (`gzip f` writes f.gz,
     // `gunzip f.gz` writes f, `zip x f` writes x.zip): those are resources too.
     r.resources.push(...derivedOutputs(name, pos, opts, ctx));
@@ -1073,6 +1075,23 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     return r;
   }
   return classifyNamedPlain(name, args, ctx);
+}
+
+/**
+ * A recursive copy of a directory's contents (`cp -r t/. .`, `cp -rT t .`, `rsync -a t/ .`)
+ * writes whatever that tree holds under the destination: a `t/.git/hooks/pre-commit` the agent
+ * made lands in `./.git/hooks` though no word names it (lead's red team, after the write
+ * fuzzer's tar -x). Returns the source so spilled, or null. A copy of the directory itself
+ * (`cp -r t dst`) writes under `dst/t` or a new `dst`: its paths follow the names given.
+ */
+function contentsCopy(args: Arg[], pos: Arg[], cp: boolean): string | null {
+  const recursive = args.some((a) => /^-[a-zA-Z]*[rRa]/.test(a.text) && !a.text.startsWith('--') || /^--(recursive|archive)$/.test(a.text));
+  if (!recursive) return null;
+  const targetDir = args.some((a) => a.text === '-t' || a.text.startsWith('--target-directory') || (/^-[a-zA-Z]*t/.test(a.text) && !a.text.startsWith('--')));
+  const sources = cp && targetDir ? pos : pos.slice(0, -1);
+  const noTarget = cp && args.some((a) => /^-[a-zA-Z]*T/.test(a.text) && !a.text.startsWith('--') || a.text === '--no-target-directory');
+  const spill = sources.find((a) => a.dynamic || /(^|\/)\.\/?$/.test(a.text) || (!cp && a.text.endsWith('/')) || (noTarget && sources.length === 1));
+  return spill ? spill.text : null;
 }
 
 /** The files gzip/gunzip/zip write under names derived from their arguments (see classifyWriters). */
@@ -1259,6 +1278,8 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
   if (name === 'rsync') {
     const r = scpLike(args, ctx, new Set(['-e', '--rsh', '--exclude', '--include', '--filter', '-f', '--exclude-from', '--include-from', '--files-from', '--chmod', '--rsync-path', '--port', '--password-file', '--log-file', '-T', '--temp-dir', '--partial-dir', '--backup-dir', '--suffix', '--bwlimit', '--max-size', '--min-size', '--timeout']));
     if (args.some((a) => a.text.startsWith('--delete') || a.text === '--remove-source-files')) r.reasons.push({ level: 'medium', reason: 'deletes files at the destination (rsync --delete)' });
+    const spill = r.action === 'write' ? contentsCopy(args, args.filter((a) => !a.text.startsWith('-')), false) : null;
+    if (spill) r.unlisted = `rsync copies everything ${clipText(spill, 60)} holds into the destination, wherever its tree says (.git/hooks too)`;
     return r;
   }
   if (name === 'ssh') {
