@@ -251,14 +251,14 @@ test('an option that runs a program is seen through a brace expansion: wget -{e,
   assert.equal(c('wget -{q,} http://h.test/x').action, 'transfer');
 });
 
-test("a recursive copy of a directory's contents (cp -r t/. ., cp -rT t ., rsync -a t/ .) writes whatever that tree holds, .git/hooks too: no allow grant but one for anything covers it (lead's red team)", () => {
+test("a recursive copy of a directory's contents (cp -r t/. ., cp -rT t ., rsync -a t/ .) writes whatever that tree holds, .git/hooks too, and chmod/chown -R change everything under it: no allow grant but one for anything covers them (lead's red team)", () => {
   const plant = 'mkdir -p t/.git/hooks && printf "#!/bin/sh\\n" > t/.git/hooks/pre-commit';
   for (const copy of ['cp -r t/. .', 'cp -rT t .', 'rsync -a t/ .']) {
     if (copy.startsWith('rsync') && !existsSync('/usr/bin/rsync')) continue;
     assert.ok(bashCreates(`${plant} && ${copy}`, '.git/hooks/pre-commit'), `control: ${copy} did not write the hook`);
   }
   const grant = (resource: string, action: Grant['action'] = 'write'): Grant => ({ id: 'g', task: 't', source: '*', tool: '*', action, resource, key: null, effect: 'allow', expiresAt: null, usesLeft: null, forwarded: false, remote: null, note: null, createdAt: 0, createdBy: 'human', revokedAt: null, lastUsedAt: null, when: null });
-  for (const line of ['cp -r t/. .', 'cp -a t/. ./', 'cp -rT t .', 'cp --recursive t/./ dst', 'cp -t dst -r t/.', 'rsync -a t/ .', 'rsync -r t/ dst/']) {
+  for (const line of ['cp -r t/. .', 'cp -a t/. ./', 'cp -rT t .', 'cp --recursive t/./ dst', 'cp -t dst -r t/.', 'rsync -a t/ .', 'rsync -r t/ dst/', 'chmod -R a+x .', 'chmod --recursive 777 .', 'chown -R u .', 'chgrp -vR g src', 'setfacl -R -m u:x:rwx .']) {
     const cl = classifyShell(line, '/repo');
     const r = { source: 'exec', tool: 'exec', action: cl.action, resource: null, resources: cl.resources, summary: line, argsText: null, args: { command: line }, task: 't', cwd: '/repo', parts: cl.parts, classifierRisk: [] } as unknown as CoreRequest;
     const part = cl.parts.find((p) => p.action === 'write')!;
@@ -267,5 +267,5 @@ test("a recursive copy of a directory's contents (cp -r t/. ., cp -rT t ., rsync
     assert.equal(partCovered(grant('**', '*'), r, part, 1, '/repo'), true, `${line}: an allow for anything still covers it`);
   }
   // Copies whose written paths follow the names given stay ordinary writes.
-  for (const line of ['cp -r t dst', 'cp t/a .', 'cp -r src/a.txt .', 'rsync -a t dst', 'cp a b']) assert.ok(c(line).parts.every((p) => !p.unlisted), line);
+  for (const line of ['cp -r t dst', 'cp t/a .', 'cp -r src/a.txt .', 'rsync -a t dst', 'cp a b', 'chmod +x run.sh', 'chmod 644 a.txt', 'chown u a.txt']) assert.ok(c(line).parts.every((p) => !p.unlisted), line);
 });

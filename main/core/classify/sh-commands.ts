@@ -1051,6 +1051,9 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     const mode = fromFile ? '' : (pos[0]?.text ?? '');
     const files = paths(fromFile ? pos : pos.slice(1), ctx);
     const r = result('write', files);
+    // -R changes everything under each file named, .git/ and its hooks included (the write
+    // fuzzer, seed 77: `chmod -R a-w .` under a project grant changed .git/HEAD's mode).
+    if (args.some((a) => /^-[a-zA-Z]*R/.test(a.text) && !a.text.startsWith('--') || a.text === '--recursive')) r.unlisted = `${name} -R changes everything under ${clipText(files.join(' '), 60)}, .git and its hooks included`;
     if (name === 'chmod' && /(^|[,ugoa])[ugoa]*\+[rwX]*x|^[0-7]*[1357][0-7]{0,2}$/.test(mode) && /x|[1357]/.test(mode)) r.makesExecutable = files;
     return r;
   }
