@@ -7,6 +7,8 @@
 // answered with a JSON-RPC parse error (never forwarded: the server must not interpret
 // something we could not check), and client messages are forwarded as we parsed them
 // (re-serialized), so the server cannot read a different call than the one approved.
+// Over 400 lines on purpose: one session's two message streams, with the state they share
+// (calls in flight, cancellations, listed tools), read best in one place.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import type { AgentAnswer, AskParams } from '../../client';
