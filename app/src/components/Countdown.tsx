@@ -1,20 +1,17 @@
 // The visible countdown to the default-deny timeout of a prompt. For the prompt on
 // screen it is also spoken, at 30 s and 10 s left (a per-second live region would talk
 // over everything else).
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { useAnnounce } from './Announcer';
+import { useNow } from './use-now';
 
 const SPOKEN_AT = [30, 10];
 
 export function Countdown({ createdAt, expiresAt, announce = false }: { createdAt: number; expiresAt: number; announce?: boolean }) {
-  const [now, setNow] = useState(() => Date.now());
+  const now = useNow(250);
   const spoken = useRef(new Set<number>());
   /** The count at the previous render: a busy page can skip a second, and the mark with it. */
   const before = useRef<number | null>(null);
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 250);
-    return () => clearInterval(t);
-  }, []);
   const total = Math.max(1, expiresAt - createdAt);
   const left = Math.max(0, expiresAt - now);
   const secs = Math.ceil(left / 1000);

@@ -13,6 +13,7 @@ import { airlock } from '../../bridge';
 import { Countdown } from '../../components/Countdown';
 import { ProcessChain } from '../../components/ProcessChain';
 import { RiskBadge } from '../../components/RiskBadge';
+import { useNow } from '../../components/use-now';
 import { V, vis } from '../../components/Visible';
 import { prettyJson } from '../../format';
 import { usePending } from '../../state/pending-store';
@@ -37,15 +38,6 @@ function initialPattern(p: Prompt): { tool: string; resource: string } {
   // command its exact parts. Prefilling the first resource instead would grant a raw
   // string read as a glob (and, for a command, everything run in that directory).
   return { tool: p.tool, resource: '' };
-}
-
-function useNow(ms: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), ms);
-    return () => clearInterval(t);
-  }, [ms]);
-  return now;
 }
 
 export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boolean }) {
