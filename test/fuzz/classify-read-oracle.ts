@@ -265,7 +265,8 @@ export function makeSandbox(workRoot: string, template: string): Sandbox {
   };
 }
 
-function dedupe(fs_: Finding[]): Finding[] {
+/** Each finding once (a kind and its detail); the write oracle's findings too. */
+export function dedupe<F extends { kind: string; detail: string }>(fs_: F[]): F[] {
   const seen = new Set<string>();
   return fs_.filter((f) => {
     const k = `${f.kind}:${f.detail}`;

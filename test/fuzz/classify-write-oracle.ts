@@ -23,7 +23,7 @@ import * as path from 'node:path';
 import type { CommandClassification } from '../../main/core/ports';
 import { isWithin } from '../../main/core/classify/path-within';
 import { globMatches } from '../../main/core/glob';
-import { SANDBOX_CWD, SANDBOX_HOME, TRACE_DIR, analyse, buildScene, namedWords, traceInSandbox, type Finding } from './classify-read-oracle';
+import { SANDBOX_CWD, SANDBOX_HOME, TRACE_DIR, analyse, buildScene, dedupe, namedWords, traceInSandbox, type Finding } from './classify-read-oracle';
 
 export { SANDBOX_CWD };
 
@@ -246,16 +246,6 @@ export function makeWriteSandbox(workRoot: string, template: string): WriteSandb
       }
     },
   };
-}
-
-function dedupe(fs_: WriteFinding[]): WriteFinding[] {
-  const seen = new Set<string>();
-  return fs_.filter((f) => {
-    const k = `${f.kind}:${f.detail}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }
 
 export type { Finding };

@@ -56,15 +56,21 @@ test('ss FILTER resolves a host name in its filter through DNS (ss x.example sen
   for (const cmd of ['ss', 'ss -tlnp', 'ss state established', 'ss dst 10.0.0.1:22', 'ss dport = :ssh', 'ss -t src 127.0.0.1 and dport gt :1024', 'ss dev eth0', 'ss -s']) assert.equal(c(cmd).action, 'read', cmd);
 });
 
-test('git runs post-index-change whenever it refreshes the index, so git status after writing a hook in the same line runs that hook (critical)', () => {
+/** A throwaway repository with a.txt committed, and the environment git ran in (no user or system config). */
+function committedRepo(): { dir: string; env: NodeJS.ProcessEnv } {
   const dir = mkdtempSync(path.join(tmpdir(), 'airlock-fz-git-'));
+  const env = { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
+  const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: 'ignore' });
+  git('init', '-q');
+  writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+  git('add', 'a.txt');
+  git('commit', '-qm', 'x');
+  return { dir, env };
+}
+
+test('git runs post-index-change whenever it refreshes the index, so git status after writing a hook in the same line runs that hook (critical)', () => {
+  const { dir, env } = committedRepo();
   try {
-    const env = { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: 'ignore' });
-    git('init', '-q');
-    writeFileSync(path.join(dir, 'a.txt'), 'a\n');
-    git('add', 'a.txt');
-    git('commit', '-qm', 'x');
     writeFileSync(path.join(dir, '.git/hooks/post-index-change'), '#!/bin/sh\n: > ran\n');
     chmodSync(path.join(dir, '.git/hooks/post-index-change'), 0o755);
     execFileSync('bash', ['-c', 'touch a.txt; git status'], { cwd: dir, env, stdio: 'ignore' });
@@ -89,14 +95,8 @@ test('prompt economy: git branch/tag filters that come last default to HEAD (git
 });
 
 test('an option whose value is optional takes only an attached value: git diff --unified --output=out writes out (it hid --output), as journalctl -n --cursor-file=F would', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-fz-git-'));
+  const { dir, env } = committedRepo();
   try {
-    const env = { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: 'ignore' });
-    git('init', '-q');
-    writeFileSync(path.join(dir, 'a.txt'), 'a\n');
-    git('add', 'a.txt');
-    git('commit', '-qm', 'x');
     writeFileSync(path.join(dir, 'a.txt'), 'b\n');
     execFileSync('bash', ['-c', 'git diff --unified --output=out'], { cwd: dir, env, stdio: 'ignore' });
     assert.ok(existsSync(path.join(dir, 'out')), 'control: git diff --unified --output=out did not write out');
@@ -113,14 +113,8 @@ test('an option whose value is optional takes only an attached value: git diff -
 });
 
 test('an option word after a value-taking option is never swallowed as its value: git log --format --output=out wrote out (git takes --format only as --format=…)', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-fz-git-'));
+  const { dir, env } = committedRepo();
   try {
-    const env = { PATH: process.env.PATH, HOME: dir, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' };
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env, stdio: 'ignore' });
-    git('init', '-q');
-    writeFileSync(path.join(dir, 'a.txt'), 'a\n');
-    git('add', 'a.txt');
-    git('commit', '-qm', 'x');
     for (const [i, line] of ['git log HEAD --format --output=out0', 'git show HEAD --min-parents --output=out1', 'git rev-list HEAD -L --output=out2', 'git diff HEAD --orderfile --output=out3'].entries()) {
       // git then fails on the option it does not know, but it has already created (or
       // truncated: --output=important.txt empties it) the output file.
