@@ -957,6 +957,11 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
   }
   if (name === 'xargs') {
     let i = 0;
+    // -a/--arg-file FILE: xargs reads its words from FILE (a secret read is remembered).
+    const argFiles: string[] = [];
+    const argFile = (w: Arg | undefined, text = w?.text) => {
+      if (w && text !== undefined) argFiles.push(resolvePath(text, ctx.cwd, w.dynamic));
+    };
     while (i < args.length && args[i].text.startsWith('-')) {
       const t = args[i].text;
       if (t === '--') {
@@ -973,16 +978,11 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
         i += slot[1] === undefined ? 2 : 1;
         continue;
       }
+      if (t === '-a' || t === '--arg-file') argFile(args[i + 1]);
+      else if (t.startsWith('--arg-file=')) argFile(args[i], t.slice('--arg-file='.length));
       if (XARGS_VALUE.has(t)) i += 2;
       else if (XARGS_SWITCH.has(t) || /^-[0rtxpo]+$/.test(t) || /^-[nPLsIdEeil]./.test(t) || /^--(max-args|max-procs|delimiter|arg-file|replace|max-lines|eof)=/.test(t)) i++;
       else return result('execute', [], { reasons: [{ level: 'medium', reason: `unknown flag ${t} for xargs: not known to be read-only` }] });
-    }
-    // -a/--arg-file FILE: xargs reads its words from FILE (a secret read is remembered).
-    const argFiles: string[] = [];
-    for (let j = 0; j < i; j++) {
-      const t = args[j].text;
-      const f = t === '-a' || t === '--arg-file' ? args[j + 1] : /^-a./s.test(t) ? { ...args[j], text: t.slice(2) } : /^--arg-file=/.test(t) ? { ...args[j], text: t.slice('--arg-file='.length) } : undefined;
-      if (f) argFiles.push(resolvePath(f.text, ctx.cwd, f.dynamic));
     }
     const pos = args.slice(i);
     if (pos.length === 0) return result('read', argFiles); // runs echo
