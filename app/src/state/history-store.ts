@@ -6,6 +6,8 @@ import { airlock } from '../bridge';
 export type HistoryFilter = {
   task?: string;
   source?: string;
+  /** The exact tool (`task.start`, `Bash`, `ssh-sign`, …), as `airlock history --tool`. */
+  tool?: string;
   action?: HistoryQuery['action'];
   decision?: 'allow' | 'deny' | 'reject';
   text?: string;
@@ -36,6 +38,7 @@ export function toQuery(f: HistoryFilter): HistoryQuery {
   const q: HistoryQuery = {};
   if (f.task) q.task = f.task;
   if (f.source) q.source = f.source;
+  if (f.tool) q.tool = f.tool;
   if (f.action) q.action = f.action;
   if (f.decision) q.decision = f.decision;
   if (f.text && f.text.trim()) q.text = f.text.trim();
@@ -49,6 +52,7 @@ function matches(f: HistoryFilter, e: HistoryEvent): boolean {
   if (f.text && f.text.trim()) return false;
   if (f.task && e.task !== f.task) return false;
   if (f.source && e.source !== f.source) return false;
+  if (f.tool && e.tool !== f.tool) return false;
   if (f.action && e.action !== f.action) return false;
   if (f.decision && e.decision !== f.decision) return false;
   if (f.since !== undefined && e.ts < f.since) return false;

@@ -4,7 +4,10 @@ import { useHistory } from '../../state/history-store';
 import { useLists } from '../../state/lists-store';
 import { vis } from '../../components/Visible';
 
-const SOURCES = ['api', 'exec', 'claude-code', 'mcp', 'ssh'];
+// The agent-side sources, then where refused connections are recorded from.
+const SOURCES = ['api', 'exec', 'claude-code', 'mcp', 'ssh', 'egress', 'request.sock', 'agent.sock', 'ui.sock', 'web'];
+// Suggestions only: the tool filter takes any exact tool name, as `airlock history --tool` does.
+const TOOLS = ['task.start', 'task.end', 'Bash', 'Write', 'Edit', 'Read', 'WebFetch', 'exec', 'ssh-sign', 'ssh-agent', '(connect)'];
 const ACTIONS = ['read', 'write', 'delete', 'transfer', 'execute', 'sign', 'other'] as const;
 const DECISIONS = ['allow', 'deny', 'reject'] as const;
 
@@ -13,6 +16,7 @@ export function HistoryFilters() {
   const setFilter = useHistory((s) => s.setFilter);
   const tasks = useLists((s) => s.tasks);
   const [text, setText] = useState(filter.text ?? '');
+  const [tool, setTool] = useState(filter.tool ?? '');
 
   // Search as you type, but one query per pause, not per key.
   useEffect(() => {
@@ -20,18 +24,26 @@ export function HistoryFilters() {
     const t = setTimeout(() => setFilter({ text }), 200);
     return () => clearTimeout(t);
   }, [text, filter.text, setFilter]);
+  useEffect(() => {
+    const want = tool.trim() || undefined;
+    if (filter.tool === want) return;
+    const t = setTimeout(() => setFilter({ tool: want }), 200);
+    return () => clearTimeout(t);
+  }, [tool, filter.tool, setFilter]);
 
   const chips: { key: keyof typeof filter; label: string }[] = [];
   if (filter.text) chips.push({ key: 'text', label: `text “${filter.text}”` });
   if (filter.task) chips.push({ key: 'task', label: `task ${tasks.find((t) => t.id === filter.task)?.name ?? filter.task}` });
   if (filter.source) chips.push({ key: 'source', label: `source ${filter.source}` });
+  if (filter.tool) chips.push({ key: 'tool', label: `tool ${filter.tool}` });
   if (filter.action) chips.push({ key: 'action', label: `action ${filter.action}` });
   if (filter.decision) chips.push({ key: 'decision', label: `decision ${filter.decision}` });
   if (filter.since !== undefined) chips.push({ key: 'since', label: `from ${new Date(filter.since).toLocaleString()}` });
   if (filter.until !== undefined) chips.push({ key: 'until', label: `to ${new Date(filter.until).toLocaleString()}` });
   const clear = (key?: keyof typeof filter) => {
     if (!key || key === 'text') setText('');
-    setFilter(key ? { [key]: undefined } : { text: '', task: undefined, source: undefined, action: undefined, decision: undefined, since: undefined, until: undefined });
+    if (!key || key === 'tool') setTool('');
+    setFilter(key ? { [key]: undefined } : { text: '', task: undefined, source: undefined, tool: undefined, action: undefined, decision: undefined, since: undefined, until: undefined });
   };
 
   return (
@@ -71,6 +83,22 @@ export function HistoryFilters() {
           <option key={s}>{s}</option>
         ))}
       </select>
+      <input
+        type="text"
+        list="history-tools"
+        placeholder="tool"
+        value={tool}
+        onChange={(e) => setTool(e.target.value)}
+        data-testid="filter-tool"
+        aria-label="Tool (exact name)"
+        maxLength={256}
+        size={12}
+      />
+      <datalist id="history-tools">
+        {TOOLS.map((s) => (
+          <option key={s} value={s} />
+        ))}
+      </datalist>
       <select aria-label="Action" value={filter.action ?? ''} onChange={(e) => setFilter({ action: ACTIONS.find((a) => a === e.target.value) })} data-testid="filter-action">
         <option value="">all actions</option>
         {ACTIONS.map((s) => (
