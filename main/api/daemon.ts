@@ -153,6 +153,8 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     }
     const service = createApproverHandlers({ queue, tasks, lifecycle, settings, bus, history: store }, keyService, {
       secrets,
+      settingsProblem: (next, before) =>
+        !opts.upstream && next.upstreamAgent !== before.upstreamAgent ? ssh.upstreamProblem(next.upstreamAgent) : null,
       onSettingsChanged: (next, before) => {
         if (!opts.upstream && next.upstreamAgent !== before.upstreamAgent) ssh.setUpstream(next.upstreamAgent);
       },

@@ -31,6 +31,12 @@ function noKeys(): never {
 }
 
 export interface ApproverHooks {
+  /**
+   * Why settings the schema accepts still cannot be applied here (the upstream agent is
+   * Airlock's own socket), or null. Asked before anything is kept: a refused patch changes
+   * nothing, in memory or on disk.
+   */
+  settingsProblem?(next: Settings, before: Settings): string | null;
   /** Lets the daemon apply settings that live outside the broker (the upstream agent). */
   onSettingsChanged?(next: Settings, before: Settings): void;
   /** Secrets for the egress proxy (absent: this process runs no egress proxy). */
@@ -145,6 +151,8 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
     'settings.get': async () => ({ settings: settings.settings }),
     'settings.set': async (p) => {
       const before = settings.settings;
+      const problem = hooks.settingsProblem?.(settings.preview(p), before);
+      if (problem) throw new RpcError(RPC.invalidParams, `invalid params: ${problem}`);
       const next = settings.update(p);
       hooks.onSettingsChanged?.(next, before);
       return { settings: next };

@@ -17,6 +17,11 @@ export class SettingsService {
     return this.current;
   }
 
+  /** What `update` would make of the patch, without keeping it (for checks made before). */
+  preview(patch: SettingsPatch): Settings {
+    return applyPatch(this.current, patch);
+  }
+
   update(patch: SettingsPatch): Settings {
     const next = applyPatch(this.current, patch);
     this.store.writeSettings(next as unknown as Record<string, unknown>);

@@ -57,6 +57,8 @@ export interface SshAgent {
   warnings: string[];
   /** Front another agent from now on (null: none), e.g. when the upstreamAgent setting changes. */
   setUpstream(path: string | null): void;
+  /** Why `setUpstream(path)` would be refused (Airlock's own agent.sock or a task's), or null. */
+  upstreamProblem(path: string | null): string | null;
   close(): Promise<void>;
 }
 
@@ -115,6 +117,8 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
       if (ownSockets(p)) throw new Error(`the upstream agent ${p} is Airlock's own socket`);
       upstream.set(p);
     },
+    upstreamProblem: (p) =>
+      ownSockets(p) ? `upstreamAgent: ${p} is Airlock's own agent socket (agent.sock or a task's); fronting it would ask Airlock about itself forever` : null,
     async close() {
       await tasks.closeAll();
       await main.close();
