@@ -203,6 +203,10 @@ export const HistoryQuery = z.strictObject({
   limit: z.number().int().min(1).max(1000).optional(),
   /** Opaque: the `cursor` of the previous page (digits; anything else is refused as invalid params, not an internal error). */
   cursor: z.string().max(64).regex(/^\d*$/, 'not a cursor returned by history.query').nullable().optional(),
+}).refine((q) => q.since === undefined || q.until === undefined || q.since <= q.until, {
+  // Swapped bounds select nothing: a mistake to name, not an empty page.
+  message: 'since is after until (since is the older bound)',
+  path: ['since'],
 });
 export type HistoryQuery = z.infer<typeof HistoryQuery>;
 

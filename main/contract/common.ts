@@ -37,14 +37,30 @@ export type Risk = z.infer<typeof Risk>;
 export const PolicyChoice = z.enum(['allow', 'ask', 'deny']);
 export type PolicyChoice = z.infer<typeof PolicyChoice>;
 
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * An ISO-8601 date or date and time (`2026-11-24`, `2026-11-24T09:30`, `…:00Z`, `…+01:00`)
+ * as milliseconds since the epoch, or null. Only ISO: Date.parse also takes "0" (the year
+ * 2000), "11/24/2026" and "2026-02-30" (2 March), so a typo became some other time.
+ */
+export function parseIsoTime(s: string): number | null {
+  const m = ISO_TIME.exec(s.trim());
+  if (!m) return null;
+  const [y, mo, d, h, mi, sec] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
+  if (mo < 1 || mo > 12 || d < 1 || d > new Date(Date.UTC(y, mo, 0)).getUTCDate() || h > 23 || mi > 59 || sec > 59) return null;
+  const t = Date.parse(s.trim().replace(' ', 'T'));
+  return Number.isNaN(t) ? null : t;
+}
+
 /** Milliseconds since the Unix epoch; ISO-8601 strings are accepted on input. */
 export const Timestamp = z.union([
   z.number().int().nonnegative(),
   z
     .string()
     .max(64)
-    .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO-8601 date or milliseconds since epoch')
-    .transform((s) => Date.parse(s)),
+    .refine((s) => parseIsoTime(s) !== null, 'must be an ISO-8601 date (2026-11-24, 2026-11-24T09:30:00Z) or milliseconds since epoch')
+    .transform((s) => parseIsoTime(s)!),
 ]);
 
 /** A secret's name is also the environment variable its placeholder is set in. */

@@ -12,7 +12,7 @@ import type { SettingsService } from './settings-service';
 import { withConditionWords, type TasksAndGrants } from './tasks-and-grants';
 
 /** What the human side reads from history and the remotes list (writes to history go through the HistoryRecorder). */
-export type HistoryReader = Pick<Store, 'queryHistory' | 'verifyChain' | 'egressDestinations' | 'listRemotes' | 'addRemote' | 'removeRemote' | 'flush'>;
+export type HistoryReader = Pick<Store, 'queryHistory' | 'historyFilterProblem' | 'verifyChain' | 'egressDestinations' | 'listRemotes' | 'addRemote' | 'removeRemote' | 'flush'>;
 
 /** The core parts the ApproverService is made of. */
 export interface ApproverParts {
@@ -102,7 +102,11 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
       }
       return {};
     },
-    'history.query': async (p) => store.queryHistory(p),
+    'history.query': async (p) => {
+      const problem = store.historyFilterProblem(p);
+      if (problem) throw new RpcError(RPC.invalidParams, `invalid params: ${problem}`);
+      return store.queryHistory(p);
+    },
     'keys.list': async () => ({ keys: keys ? await keys.list() : [] }),
     'keys.import': async (p) => ({ key: await (keys ?? noKeys()).import(p) }),
     'keys.generate': async (p) => ({ key: await (keys ?? noKeys()).generate(p) }),

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { AuditResult, Destination, Grant, HistoryEvent, HistoryQuery, Remote, Task } from '../contract/approver';
 import type { Action, DecidedBy, Outcome, ProcessInfo, RemoteInfo, Risk, Scope, SshInfo } from '../contract/common';
+import { SOURCES } from '../contract/constants';
 import { GENESIS, rowHash, type ChainedColumns } from './chain';
 import { damaged, faultOf, isLockError, LOCK_BUDGET_MS, LOCK_TRY_MS, StoreFault } from './faults';
 import { GroupCommit } from './group-commit';
@@ -480,6 +481,25 @@ export class Store {
 
   eventCount(): number {
     return this.head.id;
+  }
+
+  /**
+   * Why a filter can only be a typo, or null. Sources are an open set (a socket's name is the
+   * source of the lines it rejected, `egress`, a remote's socket …), so a source is refused only
+   * when it is none of the agent-side sources and no event in this history has it; a task only
+   * when no task and no event has that id. `--source ecex` used to be "no events", exit 0.
+   */
+  historyFilterProblem(q: Pick<HistoryQuery, 'source' | 'task'>): string | null {
+    this.flush();
+    if (q.source !== undefined && !(SOURCES as readonly string[]).includes(q.source) && !this.prepared('SELECT 1 FROM events WHERE source = ? LIMIT 1').get(q.source)) {
+      const known = (this.prepared('SELECT DISTINCT source FROM events ORDER BY source LIMIT 50').all() as { source: string }[]).map((r) => r.source);
+      const all = [...new Set([...SOURCES, ...known])];
+      return `source: no event has source "${q.source}" (sources: ${all.join(', ')})`;
+    }
+    if (q.task !== undefined && !this.prepared('SELECT 1 FROM tasks WHERE id = ?').get(q.task) && !this.prepared('SELECT 1 FROM events WHERE task = ? LIMIT 1').get(q.task)) {
+      return `task: no task "${q.task}" in this history (airlock task list --all)`;
+    }
+    return null;
   }
 
   queryHistory(q: HistoryQuery): { events: HistoryEvent[]; cursor: string | null } {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import type { Command } from 'commander';
 import { HistoryQuery, type AuditResult, type HistoryEvent } from '../../contract/approver';
+import { parseIsoTime } from '../../contract/common';
 import { describeIssues } from '../../contract/rpc';
 import { airlockPaths } from '../../os/paths';
 import { Store, StoreFault } from '../../store';
@@ -37,8 +38,8 @@ async function viaDaemonOrDb<T>(method: string, params: object, direct: (s: Stor
 
 function since(v: string): number {
   if (/^\d+\s*[smhd]$/.test(v)) return Date.now() - parseDuration(v) * 1000;
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) throw new CliError(`bad time "${v}": use an ISO date or a duration like 2h`);
+  const t = parseIsoTime(v);
+  if (t === null) throw new CliError(`bad time "${v}": use an ISO date or time (2026-11-24, 2026-11-24T09:30:00Z) or a duration like 2h (ago)`);
   return t;
 }
 
@@ -52,8 +53,8 @@ export function registerHistory(program: Command): void {
     .option('--tool <tool>', 'exactly this tool: task.start and task.end (tasks begun and ended), Bash, ssh-sign …')
     .option('--decision <d>', 'allow, deny or reject')
     .option('--text <words>', 'full-text search in summary, resource, tool and reason')
-    .option('--since <when>', 'ISO time or a duration ago (2h, 1d)')
-    .option('--until <when>', 'ISO time or a duration ago')
+    .option('--since <when>', 'ISO date or time (2026-11-24, 2026-11-24T09:30:00Z) or a duration ago (30m, 2h, 1d)')
+    .option('--until <when>', 'ISO date or time, or a duration ago')
     .option('-n, --limit <n>', 'how many', (v) => Number(v), 50)
     .option('--cursor <c>', 'continue after a previous page')
     .option('--db <path>', 'read this database file (e.g. a copy) instead of asking the daemon; nothing is written')
@@ -76,7 +77,12 @@ export function registerHistory(program: Command): void {
       // refuse `--action writes` or `--decision maybe`, and a typo would read as "no events".
       const checked = HistoryQuery.safeParse(q);
       if (!checked.success) throw new CliError(`invalid ${describeIssues(checked.error)}`);
-      const direct = (s: Store) => s.queryHistory(checked.data);
+      const direct = (s: Store) => {
+        // A typo in --source or --task is named here too (the daemon does the same on ui.sock).
+        const problem = s.historyFilterProblem(checked.data);
+        if (problem) throw new CliError(`invalid ${problem}`);
+        return s.queryHistory(checked.data);
+      };
       const r = o.db ? fromDb(o.db, direct) : await viaDaemonOrDb<{ events: HistoryEvent[]; cursor: string | null }>('history.query', q, direct);
       if (o.json) {
         for (const e of r.events) process.stdout.write(JSON.stringify(e) + '\n');
