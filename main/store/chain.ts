@@ -48,3 +48,78 @@ const sha256Hex: (text: string) => string =
   typeof (crypto as { hash?: unknown }).hash === 'function'
     ? (text) => crypto.hash('sha256', text, 'hex')
     : (text) => crypto.createHash('sha256').update(text).digest('hex');
+
+export interface ChainVerdict {
+  ok: boolean;
+  count: number;
+  firstBad?: { id: number; reason: string };
+}
+
+/**
+ * The walk `audit verify` makes, fed rows in id order (all at once, or page by page so the
+ * daemon can answer other work between pages), then the chain head. It names the row where
+ * history stops being what Airlock wrote: an altered or missing row, a row inserted before the
+ * first or after the head, a head that was removed, cut back or pushed forward.
+ */
+export class ChainWalk {
+  private prev = GENESIS;
+  private expected = 1;
+  private count = 0;
+  private bad: ChainVerdict | null = null;
+  /** The first row past the end of an unbroken chain (inserted after it, or a head cut back). */
+  private beyond: number | null = null;
+
+  /** Feeds the next rows (ascending ids); false once a bad row is found (feeding more is pointless). */
+  feed(rows: Iterable<ChainedColumns & { prev_hash: string; hash: string }>): boolean {
+    for (const r of rows) {
+      if (this.bad) return false;
+      if (r.id < this.expected) {
+        // Ids are unique and ascending, so only a row numbered below 1 gets here.
+        return this.fail(r.id, `event ${r.id} is not part of the chain (it starts at event 1): a row was inserted`);
+      }
+      if (r.id !== this.expected) {
+        if (this.beyond === null) this.beyond = r.id;
+        return this.fail(this.expected, `event ${this.expected} is missing`);
+      }
+      if (r.prev_hash !== this.prev) return this.fail(r.id, `event ${r.id} does not follow event ${r.id - 1} (previous hash differs)`);
+      if (rowHash(this.prev, r) !== r.hash) return this.fail(r.id, `event ${r.id} was altered (its content no longer matches its hash)`);
+      this.prev = r.hash;
+      this.expected++;
+      this.count++;
+    }
+    return true;
+  }
+
+  /**
+   * The verdict, given the chain head (null: there is no head row) and a way to read the hash
+   * of an event already walked (the one the head names, when history goes on past it).
+   */
+  finish(head: { id: number; hash: string } | null, hashAt: (id: number) => string | undefined): ChainVerdict {
+    const gap = this.bad;
+    const headId = head?.id ?? 0;
+    // A gap right after the head's own event is not a removal: the rows past it were added.
+    if (gap && this.beyond !== null && gap.firstBad!.id === headId + 1 && this.count === headId && (head?.hash ?? GENESIS) === this.prev) {
+      return { ok: false, count: this.count, firstBad: { id: this.beyond, reason: `event ${this.beyond} comes after the chain head (event ${headId}): it was added outside Airlock` } };
+    }
+    if (gap) return gap;
+    if (head === null) {
+      if (this.count === 0) return { ok: true, count: 0 };
+      return { ok: false, count: this.count, firstBad: { id: this.count, reason: `the chain head is missing while ${this.count} events exist: it was removed, so where history ends cannot be checked` } };
+    }
+    if (this.count < head.id) {
+      return { ok: false, count: this.count, firstBad: { id: this.count + 1, reason: `history ends at event ${this.count} but the chain head says ${head.id}: events were removed` } };
+    }
+    if ((head.id === 0 ? GENESIS : hashAt(head.id)) !== head.hash) {
+      return { ok: false, count: this.count, firstBad: { id: head.id, reason: `the chain head does not match event ${head.id}: the head or the event was edited` } };
+    }
+    if (this.count > head.id) {
+      return { ok: false, count: this.count, firstBad: { id: head.id + 1, reason: `event ${head.id + 1} comes after the chain head (event ${head.id}): it was added outside Airlock, or the head was cut back` } };
+    }
+    return { ok: true, count: this.count };
+  }
+
+  private fail(id: number, reason: string): false {
+    this.bad = { ok: false, count: this.count, firstBad: { id, reason } };
+    return false;
+  }
+}
