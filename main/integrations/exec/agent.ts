@@ -8,7 +8,7 @@
 // transfer grant for the task, which then covers those requests; --secret NAME gives the
 // sandbox a placeholder the proxy swaps for the secret on the secret's hosts).
 import { AirlockClient, AirlockRpcError, defaultRequestSocket, type TaskStarted } from '../../client';
-import { ExecStop, prepare, refuseUnsafeCwd } from './exec';
+import { ExecStop, prepare, refuseUnsafeSandbox } from './exec';
 import { findBwrap, NO_BWRAP, type SandboxEgress } from './sandbox';
 import { runCommand, type RunOutcome } from './run';
 
@@ -30,7 +30,7 @@ export async function runTaskAgent(o: TaskAgentOptions): Promise<{ task: string;
   if (o.argv.length === 0) throw new ExecStop('usage', 'no agent command after --');
   if (o.sandbox) {
     if (!findBwrap(o.env)) throw new ExecStop('sandbox', NO_BWRAP);
-    refuseUnsafeCwd(o.cwd, o.env);
+    refuseUnsafeSandbox(o.cwd, o.readOnly, o.env);
   }
   let client: AirlockClient;
   try {

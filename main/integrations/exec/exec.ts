@@ -5,9 +5,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isTaskToken, taskIdOf, type AgentAnswer, type AskParams } from '../../client';
+import { airlockPaths } from '../../os/paths';
 import { classifyShell, MAX_COMMAND_CHARS, summarizeClassification } from '../../core/classify/shell';
 import { relayArgv } from '../egress/relay';
-import { bwrapArgs, findBwrap, NO_BWRAP, unsafeSandboxCwd, type SandboxEgress } from './sandbox';
+import { bwrapArgs, findBwrap, NO_BWRAP, unsafeSandboxCwd, unsafeSandboxReadOnly, type SandboxEgress } from './sandbox';
 import { runCommand, type RunOutcome } from './run';
 
 export interface ExecOptions {
@@ -150,16 +151,17 @@ export function prepare(o: ExecOptions, egress: SandboxEgress | null, task: stri
   const bwrap = findBwrap(o.env);
   if (!bwrap) throw new ExecStop('sandbox', NO_BWRAP);
   const home = sandboxHome(o.env);
-  refuseUnsafeCwd(o.cwd, o.env);
+  refuseUnsafeSandbox(o.cwd, o.readOnly ?? [], o.env);
   // `task`: the task whose sockets the sandbox gets — the one the daemon counted the approval against.
   const dir = task ? taskSocketDir(o.env, task) : null;
   const args = bwrapArgs({
-    cwd: o.cwd,
+    // Real paths: bwrap binds what a link leads to, so the hiding below must compare those.
+    cwd: realPath(o.cwd),
     home,
     egress: o.sandbox ? egress : null,
     task: task && dir ? { id: task, dir } : null,
-    hide: [airlockRuntimeDir(o.env), ...(o.env.AIRLOCK_HOME ? [path.resolve(o.env.AIRLOCK_HOME)] : [])],
-    readOnly: [...(o.readOnly ?? []), ...(egress && !/^\/(usr|bin|sbin|lib|lib64|opt|nix)\//.test(node) ? [node] : [])],
+    hide: airlockDirs(o.env),
+    readOnly: [...(o.readOnly ?? []).map(realPath), ...(egress && !/^\/(usr|bin|sbin|lib|lib64|opt|nix)\//.test(node) ? [node] : [])],
   });
   return { file: bwrap, args: [...args, '--', ...inner] };
 }
@@ -168,13 +170,36 @@ function sandboxHome(env: NodeJS.ProcessEnv): string {
   return env.HOME ? path.resolve(env.HOME) : os.homedir();
 }
 
+/** The path with every symbolic link resolved (as bwrap will bind it); a missing path as given, made absolute. */
+export function realPath(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
 /**
- * A working directory holding the home directory (or `/`) cannot be sandboxed. That is the
- * user's choice of where to run, so a usage error (64) that says where to run instead; 69 is
- * kept for "the daemon is not running" (and a missing bwrap).
+ * Airlock's own directories, as real paths: the socket directory (ui.sock, request.sock,
+ * every task's sockets), AIRLOCK_HOME, and the data directory (database, keys, secrets),
+ * which without AIRLOCK_HOME is apart from the sockets (~/.local/share/airlock).
  */
-export function refuseUnsafeCwd(cwd: string, env: NodeJS.ProcessEnv): void {
-  const unsafe = unsafeSandboxCwd(cwd, sandboxHome(env));
+export function airlockDirs(env: NodeJS.ProcessEnv): string[] {
+  const p = airlockPaths(env);
+  const dirs = [airlockRuntimeDir(env), p.home, ...(env.AIRLOCK_HOME ? [env.AIRLOCK_HOME] : [])].map(realPath);
+  return [...new Set(dirs)];
+}
+
+/**
+ * A working directory holding the home directory (or `/`), or one inside Airlock's own
+ * directories, cannot be sandboxed, nor can a `--ro` path inside them be shared. That is the
+ * user's choice of where to run, so a usage error (64) that says where to run instead; 69 is
+ * kept for "the daemon is not running" (and a missing bwrap). Links are resolved first: a
+ * `--cwd` naming a link to the home is the home.
+ */
+export function refuseUnsafeSandbox(cwd: string, readOnly: readonly string[], env: NodeJS.ProcessEnv): void {
+  const own = airlockDirs(env);
+  const unsafe = unsafeSandboxCwd(realPath(cwd), realPath(sandboxHome(env)), own) ?? readOnly.map((r) => unsafeSandboxReadOnly(realPath(r), own)).find((x) => x !== null) ?? null;
   if (unsafe) throw new ExecStop('usage', `--sandbox: ${unsafe}; nothing was run`);
 }
 
@@ -191,7 +216,7 @@ export async function execWithApproval(o: ExecOptions): Promise<RunOutcome> {
   // Fail on a missing bwrap or a working directory that cannot be sandboxed before bothering
   // the human: asking about a command that will not run anyway wastes an answer (and an allow).
   if (o.sandbox && !findBwrap(o.env)) throw new ExecStop('sandbox', NO_BWRAP);
-  if (o.sandbox) refuseUnsafeCwd(o.cwd, o.env);
+  if (o.sandbox) refuseUnsafeSandbox(o.cwd, o.readOnly ?? [], o.env);
   const answer = await ask(req, o.env);
   if (answer.decision !== 'allow') {
     // The broker's reasons say who decided ("denied once by the human", "denied by grant g_…").

@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 export interface SandboxSpec {
+  /** Bound read-write at its own path; a real path (the caller resolves links). */
   cwd: string;
   /** The user's home: replaced by an empty tmpfs. */
   home: string | null;
@@ -26,7 +27,7 @@ export interface SandboxSpec {
    * Null: no Airlock socket at all.
    */
   task: { id: string; dir: string } | null;
-  /** Paths hidden even when they lie inside cwd (Airlock's own home: ui.sock, db, keys). */
+  /** Paths hidden even when they lie inside cwd or a --ro path (Airlock's own directories: ui.sock, db, keys). Real paths. */
   hide: string[];
   /** Extra read-only paths the user asked for (`--ro PATH`). */
   readOnly: string[];
@@ -60,10 +61,24 @@ const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', 
 
 const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith('/') ? parent : parent + '/');
 
-/** Why this cwd cannot be sandboxed (it would expose the home directory), or null. */
-export function unsafeSandboxCwd(cwd: string, home: string | null): string | null {
+/**
+ * Why this cwd cannot be sandboxed (it would expose the home directory, or it lies inside
+ * one of Airlock's own directories, `airlock`: its sockets, database, keys and other tasks'
+ * sockets), or null. Every path is a real path (symbolic links resolved): bwrap binds what a
+ * link leads to, so a check on the link's own name would let `--cwd LINK-TO-HOME` through.
+ */
+export function unsafeSandboxCwd(cwd: string, home: string | null, airlock: readonly string[] = []): string | null {
   if (cwd === '/') return 'the working directory is / (everything would be writable)';
   if (home && inside(home, cwd)) return `the working directory ${cwd} holds your home directory (~/.ssh would be visible); run from a project directory`;
+  const own = airlock.find((a) => inside(cwd, a));
+  if (own) return `the working directory ${cwd} is inside Airlock's own directory ${own} (its sockets, database and keys would be visible); run from a project directory`;
+  return null;
+}
+
+/** Why `--ro PATH` cannot be shared (it lies inside one of Airlock's own directories), or null. Real paths. */
+export function unsafeSandboxReadOnly(p: string, airlock: readonly string[]): string | null {
+  const own = airlock.find((a) => inside(p, a));
+  if (own) return `--ro ${p} is inside Airlock's own directory ${own} (its sockets, database and keys never go into a sandbox); share a project directory`;
   return null;
 }
 
@@ -81,9 +96,10 @@ export function bwrapArgs(spec: SandboxSpec, probe: (p: string) => PathKind = pr
   if (spec.home) a.push('--tmpfs', spec.home);
   for (const p of spec.readOnly) if (probe(p).kind !== 'missing') a.push('--ro-bind', p, p);
   a.push('--bind', spec.cwd, spec.cwd);
-  // Airlock's own files must stay out of reach even when they live under the workspace.
+  // Airlock's own files must stay out of reach even when they live under the workspace or
+  // under a path shared with --ro (`--ro /tmp` holds <tmp>/airlock-<uid>/ui.sock).
   for (const h of spec.hide) {
-    if (!inside(h, spec.cwd)) continue;
+    if (!inside(h, spec.cwd) && !spec.readOnly.some((r) => inside(h, r))) continue;
     const k = probe(h);
     if (k.kind === 'dir') a.push('--tmpfs', h);
     else if (k.kind !== 'missing') a.push('--ro-bind', '/dev/null', h);
