@@ -3,6 +3,10 @@
 // `import x = require()`: no esbuild namespace copy in the hook bundle (see integrations/claude-code/hook.ts).
 import net = require('node:net');
 import { socketDistrust, UntrustedSocketError } from '../os/socket-trust';
+import { LIMITS } from '../contract/constants';
+
+/** JSON-RPC "invalid request": what the daemon answers a line over its cap with. */
+const INVALID_REQUEST = -32600;
 
 export class AirlockRpcError extends Error {
   constructor(
@@ -73,7 +77,17 @@ export class RpcClient {
   call<T = unknown>(method: string, params?: unknown): Promise<T> {
     if (this.closedError) return Promise.reject(this.closedError);
     const id = this.nextId++;
-    const line = JSON.stringify({ jsonrpc: '2.0', id, method, params: params ?? {} }) + '\n';
+    const text = JSON.stringify({ jsonrpc: '2.0', id, method, params: params ?? {} });
+    // The daemon refuses a line over the cap without reading its id, so its answer (id null)
+    // could never be matched to this call: it would wait forever (`airlock check` with huge
+    // resources, an MCP tools/call writing a large file). Refuse it here, before sending.
+    const bytes = Buffer.byteLength(text);
+    if (bytes > LIMITS.lineBytes) {
+      return Promise.reject(
+        new AirlockRpcError(INVALID_REQUEST, `invalid request: this ${method} call is ${bytes} bytes as one line, over the ${LIMITS.lineBytes}-byte limit of Airlock's sockets; nothing was sent`),
+      );
+    }
+    const line = text + '\n';
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
       this.socket.write(line);
@@ -107,6 +121,15 @@ export class RpcClient {
       }
       if (typeof msg.method === 'string' && msg.id === undefined) {
         this.onNotification?.(msg.method, msg.params);
+        continue;
+      }
+      if (msg.id === null && msg.error) {
+        // The daemon could not read one of our lines (so not its id either): which call it
+        // was is unknown, and a call left waiting would wait forever. Every call in flight
+        // fails with the daemon's reason; none of them is answered "allow".
+        const err = new AirlockRpcError(msg.error.code, msg.error.message, msg.error.data);
+        for (const w of this.waiting.values()) w.reject(err);
+        this.waiting.clear();
         continue;
       }
       const w = typeof msg.id === 'number' ? this.waiting.get(msg.id) : undefined;

@@ -109,7 +109,8 @@ async function ask(req: AskParams, env: NodeJS.ProcessEnv): Promise<AgentAnswer>
   try {
     return await client.ask(req);
   } catch (e) {
-    if (e instanceof AirlockRpcError) throw new ExecStop(e.code === -32602 ? 'usage' : 'denied', `${e.message}; nothing was run`);
+    // -32602: a bad --task or option; -32600: a command too large to ask about as one line.
+    if (e instanceof AirlockRpcError) throw new ExecStop(e.code === -32602 || e.code === -32600 ? 'usage' : 'denied', `${e.message}; nothing was run`);
     throw new ExecStop('unavailable', `lost the Airlock daemon (${(e as Error).message}); nothing was run`);
   } finally {
     client.close();
