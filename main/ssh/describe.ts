@@ -32,6 +32,8 @@ export const SSH_TOOL = 'ssh-sign';
 // C0/C1 controls, zero-width and bidi formatting characters.
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 export const printable = (s: string): string => s.replace(UNPRINTABLE, '\ufffd');
+/** True when `s` holds a character `printable` would replace. */
+export const hasUnprintable = (s: string): boolean => new RegExp(UNPRINTABLE.source).test(s);
 
 /** Names come from clients (ssh-add comments, user names): cap them so a summary stays readable. */
 const clip = (s: string, max = 200): string => (s.length > max ? s.slice(0, max) + '…' : s);

@@ -40,7 +40,7 @@ export function readKeyFile(p: string): string {
 
 /** Parses a private key (text); the passphrase is needed only for an encrypted one. */
 export function parsePrivateKey(text: string, passphrase?: string): { key: AgentKey; comment: string } {
-  if (!/PRIVATE KEY|PuTTY-User-Key-File/.test(text)) throw new KeyImportError('this is not a private key (a .pub file?)');
+  if (!/PRIVATE KEY|PuTTY-User-Key-File/.test(text)) throw new KeyImportError(notAPrivateKey(text));
   // ssh2 reads OpenSSH, PKCS#1 and SEC1 but not PKCS#8 ("BEGIN PRIVATE KEY", "BEGIN ENCRYPTED
   // PRIVATE KEY"), which is what `openssl genpkey`, `ssh-keygen -m PKCS8` and Node write.
   if (/-----BEGIN (ENCRYPTED )?PRIVATE KEY-----/.test(text)) return parsePkcs8(text, passphrase);
@@ -65,6 +65,19 @@ export function parsePrivateKey(text: string, passphrase?: string): { key: Agent
   } catch (e) {
     throw new KeyImportError(`unsupported key: ${(e as Error).message.slice(0, 200)}`);
   }
+}
+
+/** What a file that is not a private key is, in the words its owner would use. */
+function notAPrivateKey(text: string): string {
+  const t = text.trim();
+  if (t === '') return 'the file is empty: not a private key';
+  if (/^\S*-cert-v01@openssh\.com\s/.test(t)) {
+    return 'this is an OpenSSH certificate (a -cert.pub file), not a private key: import the private key beside it (certificates are not supported)';
+  }
+  if (/^(ssh-(ed25519|rsa|dss)|ecdsa-sha2-nistp\d+|sk-\S+)\s+[A-Za-z0-9+/=]+/.test(t) || /BEGIN (SSH2 |RSA )?PUBLIC KEY/.test(t)) {
+    return 'this is not a private key (a .pub file?): it is a public key; import the private key file (the one without .pub)';
+  }
+  return 'this is not a private key (OpenSSH, PEM or PKCS#8 text)';
 }
 
 function parsePkcs8(text: string, passphrase?: string): { key: AgentKey; comment: string } {
