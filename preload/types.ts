@@ -6,6 +6,7 @@ export type {
   ApproverMethod,
   ApproverNotification,
   ApproverService,
+  AuditHead,
   AuditResult,
   DecideParams,
   Destination,

@@ -21,6 +21,7 @@ export const APPROVER_METHOD_NAMES = [
   'remotes.add',
   'remotes.remove',
   'audit.verify',
+  'audit.head',
   'secrets.list',
   'secrets.add',
   'secrets.remove',

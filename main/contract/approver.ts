@@ -295,9 +295,42 @@ export const Remote = z.object({
 });
 export type Remote = z.infer<typeof Remote>;
 
+/**
+ * An anchor: an event's id and hash as `audit.head` gave them, kept off this machine. A history
+ * rewritten since (every hash recomputed, the head too) still verifies on its own; it no longer
+ * holds the anchored event.
+ */
+export const AuditAnchor = z.strictObject({
+  id: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  hash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a chain hash: 64 lowercase hex digits, as audit.head gives it'),
+});
+export type AuditAnchor = z.infer<typeof AuditAnchor>;
+
+export const AuditVerifyParams = z.strictObject({
+  /** Anchors taken earlier (`audit.head`): each must still be in the chain, unchanged. */
+  anchors: z.array(AuditAnchor).max(100).optional(),
+});
+export type AuditVerifyParams = z.infer<typeof AuditVerifyParams>;
+
+export const AuditAnchorCheck = z.object({ id: z.number().int(), hash: z.string(), ok: z.boolean(), reason: z.string().optional() });
+export type AuditAnchorCheck = z.infer<typeof AuditAnchorCheck>;
+
+/** The chain head now: the last event's id and hash (0 and the genesis hash for an empty history). */
+export const AuditHead = z.object({
+  id: z.number().int(),
+  hash: z.string(),
+  /** When the last event was recorded; null for an empty history. */
+  ts: z.number().nullable(),
+  /** `ID:HASH`, what `airlock audit verify --anchor` takes. */
+  anchor: z.string(),
+});
+export type AuditHead = z.infer<typeof AuditHead>;
+
 export const AuditResult = z.object({
   ok: z.boolean(),
   count: z.number().int(),
+  /** Only when anchors were given: each one's verdict, in the order given. */
+  anchors: z.array(AuditAnchorCheck).optional(),
   firstBad: z.object({ id: z.number().int(), reason: z.string() }).optional(),
   /** The file itself is damaged (SQLite's quick_check failed): corruption, not tampering. */
   damaged: z.string().optional(),
@@ -412,7 +445,8 @@ export const approverMethods = {
   /** Opens (or returns) the remote's own request socket; requests there are marked remote. */
   'remotes.add': { params: z.strictObject({ name: RemoteName }), result: z.object({ remote: Remote }) },
   'remotes.remove': { params: z.strictObject({ name: RemoteName }), result: Nothing },
-  'audit.verify': { params: Empty, result: AuditResult },
+  'audit.verify': { params: AuditVerifyParams, result: AuditResult },
+  'audit.head': { params: Empty, result: AuditHead },
   'secrets.list': { params: Empty, result: z.object({ secrets: z.array(Secret) }) },
   'secrets.add': { params: SecretAdd, result: z.object({ secret: Secret }) },
   'secrets.remove': { params: z.strictObject({ name: z.string().regex(SECRET_NAME) }), result: Nothing },

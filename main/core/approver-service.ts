@@ -12,7 +12,7 @@ import type { SettingsService } from './settings-service';
 import { withConditionWords, type TasksAndGrants } from './tasks-and-grants';
 
 /** What the human side reads from history and the remotes list (writes to history go through the HistoryRecorder). */
-export type HistoryReader = Pick<Store, 'queryHistory' | 'historyFilterProblem' | 'verifyChain' | 'verifyChainAsync' | 'egressDestinations' | 'listRemotes' | 'addRemote' | 'removeRemote' | 'flush'>;
+export type HistoryReader = Pick<Store, 'queryHistory' | 'historyFilterProblem' | 'verifyChain' | 'verifyChainAsync' | 'chainHead' | 'egressDestinations' | 'listRemotes' | 'addRemote' | 'removeRemote' | 'flush'>;
 
 /** The core parts the ApproverService is made of. */
 export interface ApproverParts {
@@ -139,7 +139,8 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
       for (const t of tasks.listTasks(false)) if (t.remote === p.name) await lifecycle.endTask(t.id, { why: 'remote-removed', by: human, remote: p.name });
       return {};
     },
-    'audit.verify': async () => store.verifyChainAsync(),
+    'audit.verify': async (p) => store.verifyChainAsync(undefined, p.anchors),
+    'audit.head': async () => store.chainHead(),
     'secrets.list': async () => ({ secrets: hooks.secrets ? hooks.secrets.list() : [] }),
     'secrets.add': async (p) => {
       const secret = (hooks.secrets ?? noSecrets()).add(p);

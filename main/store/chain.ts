@@ -123,3 +123,30 @@ export class ChainWalk {
     return false;
   }
 }
+
+/**
+ * Anchors (issue: the chain is not anchored outside the database). The chain alone cannot
+ * tell a history that was rewritten with every hash recomputed, head included, from the one
+ * Airlock wrote; an anchor taken earlier (`audit.head`, kept off this machine) can: its event
+ * must still be there with the same hash, which covers every event up to it. Applied after
+ * the walk; a chain that already failed keeps its own first bad row.
+ */
+export function checkAnchors(
+  verdict: ChainVerdict,
+  anchors: readonly { id: number; hash: string }[],
+  hashAt: (id: number) => string | undefined,
+): ChainVerdict & { anchors: { id: number; hash: string; ok: boolean; reason?: string }[] } {
+  const checks = anchors.map(({ id, hash }) => {
+    const now = hashAt(id);
+    if (now === undefined) {
+      return { id, hash, ok: false, reason: `event ${id} of the anchor is not in history any more (history holds ${verdict.count} events): events up to it were removed and the chain was rebuilt` };
+    }
+    if (now !== hash) {
+      return { id, hash, ok: false, reason: `event ${id} is not the event the anchor names (hash ${now.slice(0, 12)}… where the anchor says ${hash.slice(0, 12)}…): history up to event ${id} was rewritten since the anchor was taken` };
+    }
+    return { id, hash, ok: true };
+  });
+  const failed = checks.find((c) => !c.ok);
+  if (!failed || !verdict.ok) return { ...verdict, ok: verdict.ok && !failed, anchors: checks };
+  return { ok: false, count: verdict.count, firstBad: { id: failed.id, reason: failed.reason! }, anchors: checks };
+}

@@ -5,10 +5,10 @@
 import type Database from 'better-sqlite3';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { AuditResult, Destination, Grant, HistoryEvent, HistoryQuery, Remote, Task } from '../contract/approver';
+import type { AuditAnchor, AuditHead, AuditResult, Destination, Grant, HistoryEvent, HistoryQuery, Remote, Task } from '../contract/approver';
 import type { Action, DecidedBy, Outcome, ProcessInfo, RemoteInfo, Risk, Scope, SshInfo } from '../contract/common';
 import { SOURCES } from '../contract/constants';
-import { ChainWalk, GENESIS, rowHash, type ChainedColumns } from './chain';
+import { ChainWalk, GENESIS, checkAnchors, rowHash, type ChainedColumns } from './chain';
 import { damaged, faultOf, isLockError, LOCK_BUDGET_MS, LOCK_TRY_MS, StoreFault } from './faults';
 import { GroupCommit } from './group-commit';
 import { GrantStamps, type StampOutcome } from './grant-stamps';
@@ -553,12 +553,12 @@ export class Store {
    * SQLite's quick_check runs first: a damaged file is reported as damage (`damaged`), never
    * as tampering, and tampering is only claimed of a file SQLite finds sound.
    */
-  verifyChain(): AuditResult {
+  verifyChain(anchors?: readonly AuditAnchor[]): AuditResult {
     try {
       // A reader's connection was checked when it opened (open.ts).
       const bad = this.sql.readonly ? null : quickCheck(this.sql);
       if (bad) return { ok: false, count: 0, damaged: damaged(this.file, bad).message };
-      return this.walkChain();
+      return this.withAnchors(this.walkChain(), anchors);
     } catch (e) {
       const f = faultOf(e, this.file);
       if (f instanceof StoreFault && f.kind === 'damaged') return { ok: false, count: 0, damaged: f.message };
@@ -601,7 +601,7 @@ export class Store {
    * history is checked (the whole walk in one go stalled the daemon ~1 s per 100,000 events).
    * The last page and the head are read in one turn: events committed meanwhile are walked too.
    */
-  async verifyChainAsync(pageSize = 2000): Promise<AuditResult> {
+  async verifyChainAsync(pageSize = 2000, anchors?: readonly AuditAnchor[]): Promise<AuditResult> {
     try {
       const bad = this.sql.readonly ? null : quickCheck(this.sql);
       if (bad) return { ok: false, count: 0, damaged: damaged(this.file, bad).message };
@@ -612,7 +612,7 @@ export class Store {
         if (turn > 0) await new Promise((r) => setImmediate(r));
         this.flush();
         const rows = page.all(after, pageSize) as EventRow[];
-        if (!walk.feed(rows) || rows.length < pageSize) return walk.finish(this.readHeadRow(), (id) => this.eventHash(id));
+        if (!walk.feed(rows) || rows.length < pageSize) return this.withAnchors(walk.finish(this.readHeadRow(), (id) => this.eventHash(id)), anchors);
         after = rows[rows.length - 1]!.id;
       }
     } catch (e) {
@@ -620,6 +620,19 @@ export class Store {
       if (f instanceof StoreFault && f.kind === 'damaged') return { ok: false, count: 0, damaged: f.message };
       throw f;
     }
+  }
+
+  /** Anchors given: each one checked against the events as they are (the walk's verdict kept when it failed first). */
+  private withAnchors(verdict: AuditResult, anchors: readonly AuditAnchor[] | undefined): AuditResult {
+    return anchors?.length ? checkAnchors(verdict, anchors, (id) => (id === 0 ? GENESIS : this.eventHash(id))) : verdict;
+  }
+
+  /** The chain head as an anchor to keep off this machine (`airlock audit head`). Committed events only. */
+  chainHead(): AuditHead {
+    this.flush();
+    const head = this.readHeadRow() ?? { id: 0, hash: GENESIS };
+    const ts = head.id > 0 ? ((this.prepared('SELECT ts FROM events WHERE id = ?').get(head.id) as { ts: number } | undefined)?.ts ?? null) : null;
+    return { id: head.id, hash: head.hash, ts, anchor: `${head.id}:${head.hash}` };
   }
 
   private readHeadRow(): { id: number; hash: string } | null {

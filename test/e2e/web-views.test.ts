@@ -107,6 +107,10 @@ test('web UI: every view in light and dark; verify chain; export', { skip: brows
     await audit.waitFor();
     const { count } = await ui.call<{ ok: boolean; count: number }>('audit.verify', {});
     assert.equal(await audit.textContent(), `Chain intact: ${count} events verified.`);
+    // The anchor shown is the chain head audit.head gives (nothing was recorded meanwhile).
+    const shown = page.getByTestId('audit-anchor-value');
+    await shown.waitFor();
+    assert.equal(await shown.textContent(), (await ui.call<{ anchor: string }>('audit.head', {})).anchor);
 
     await page.getByTestId('filter-decision').selectOption('deny');
     await page.waitForTimeout(300);

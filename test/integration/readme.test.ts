@@ -49,6 +49,8 @@ const ELSEWHERE: [RegExp, string][] = [
   [/^npm install && npm start$/, 'test/integration/fresh-clone.test.ts'],
   [/^sudo scripts\/install-system-deps\.sh( && npm install && npm test)?$/, 'test/integration/fresh-clone.test.ts'],
   [/^npm start$/, 'test/integration/fresh-clone.test.ts'],
+  // Needs a host to keep anchors on; audit-anchor checks stdout is the anchor alone.
+  [/^airlock audit head \| ssh backup /, 'test/integration/audit-anchor.test.ts'],
   [/^npm run build$/, 'test/integration/fresh-clone.test.ts'],
   [/^npm test$/, 'test/integration/fresh-clone.test.ts'],
   [/^npm run (lint|bench|fuzz|soak|dist)$/, 'test/unit/electron-builder-config.test.ts'],
@@ -76,6 +78,8 @@ const HERE: RegExp[] = [
   /^airlock task (list --all|end "\$AIRLOCK_TASK")$/,
   /^airlock history\b/,
   /^airlock audit verify$/,
+  /^anchor=\$\(airlock audit head\)$/,
+  /^airlock audit verify --anchor "\$anchor"$/,
   /^airlock remote add build me@build\.example\.com$/,
   /^export SSH_AUTH_SOCK=\$AIRLOCK_HOME\/agent\.sock$/,
   /^airlock keys generate work --type ed25519$/,
@@ -200,6 +204,7 @@ test('README "History and audit": the block runs as written', async () => {
   assert.match(r.stdout, /deploy dist\/ to staging/);
   assert.match(r.stdout, /task "fix CI on repo X" started through request\.sock by /, 'history --tool task.start lists the task the Tasks block started');
   assert.match(r.stdout, /^ok: \d+ events, chain intact$/m);
+  assert.match(r.stdout, /^ok: \d+ events, chain intact; the anchor matches$/m, 'audit verify --anchor "$(airlock audit head)"');
 });
 
 test('README "The SSH agent that asks": generate a key, ssh-add -L shows it', async () => {

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import type { Command } from 'commander';
-import { HistoryQuery, type AuditResult, type HistoryEvent } from '../../contract/approver';
+import { AuditAnchor, HistoryQuery, type AuditHead, type AuditResult, type HistoryEvent } from '../../contract/approver';
 import { parseIsoTime } from '../../contract/common';
 import { describeIssues } from '../../contract/rpc';
 import { airlockPaths } from '../../os/paths';
@@ -34,6 +34,14 @@ async function viaDaemonOrDb<T>(method: string, params: object, direct: (s: Stor
     if (!fs.existsSync(db)) throw new CliError(`cannot open ${db}: it does not exist; no history yet (start the daemon once with \`airlock serve\`, or name a copy with --db)`, EXIT.cannotOpen);
     return fromDb(db, direct);
   }
+}
+
+/** `--anchor ID:HASH` (repeatable), checked here so a typo is a usage error, not a failed verification. */
+function collectAnchor(v: string, prev: AuditAnchor[]): AuditAnchor[] {
+  const m = /^\s*(\d{1,16}):([0-9a-fA-F]{64})\s*$/.exec(v);
+  const parsed = m ? AuditAnchor.safeParse({ id: Number(m[1]), hash: m[2]!.toLowerCase() }) : null;
+  if (!parsed?.success) throw new CliError(`--anchor ${JSON.stringify(v.slice(0, 100))}: not an anchor; give ID:HASH exactly as \`airlock audit head\` printed it (an event id, a colon, 64 hex digits)`, EXIT.usage);
+  return [...prev, parsed.data];
 }
 
 function since(v: string): number {
@@ -98,20 +106,44 @@ export function registerHistory(program: Command): void {
       if (r.cursor) process.stdout.write(`more: airlock history --cursor ${r.cursor}\n`);
     });
 
-  program
-    .command('audit')
-    .description('check history for tampering')
+  const audit = program.command('audit').description('check history for tampering; anchor it off this machine');
+  audit
     .command('verify', { isDefault: true })
     .description('walk the hash chain; exit 1 and name the first altered or missing event (65: the file itself is damaged)')
     .option('--db <path>', 'verify this database file (e.g. a read-only copy) instead of asking the daemon; nothing is written')
+    .option('--anchor <ID:HASH>', 'an anchor from `airlock audit head` kept elsewhere: that event must still be in history, unchanged (repeatable)', collectAnchor, [])
     .option('--json', 'print JSON')
-    .action(async (o: { json?: boolean; db?: string }) => {
-      const r = o.db ? fromDb(o.db, (s) => s.verifyChain()) : await viaDaemonOrDb<AuditResult>('audit.verify', {}, (s) => s.verifyChain());
+    .action(async (o: { json?: boolean; db?: string; anchor: AuditAnchor[] }) => {
+      const anchors = o.anchor.length ? o.anchor : undefined;
+      const direct = (s: Store) => s.verifyChain(anchors);
+      const r = o.db ? fromDb(o.db, direct) : await viaDaemonOrDb<AuditResult>('audit.verify', anchors ? { anchors } : {}, direct);
       if (o.json) printJson(r);
-      else if (r.ok) process.stdout.write(`ok: ${r.count} events, chain intact\n`);
+      else if (r.ok) process.stdout.write(`ok: ${r.count} events, chain intact${r.anchors ? `; ${r.anchors.length === 1 ? 'the anchor matches' : `all ${r.anchors.length} anchors match`}` : ''}\n`);
       else if (r.damaged) process.stderr.write(`DAMAGED: ${r.damaged}\n`);
-      else process.stderr.write(`TAMPERED: ${r.firstBad!.reason} (first bad event: ${r.firstBad!.id}; ${r.count} events verified before it; the file itself is sound: SQLite's quick_check passed)\n`);
+      else if (r.anchors?.some((a) => !a.ok && a.reason === r.firstBad?.reason)) {
+        // The chain links up; an anchor does not: it was rebuilt after an edit.
+        process.stderr.write(`TAMPERED: ${r.firstBad!.reason} (the chain itself links up over ${r.count} events: it was recomputed after the edit)\n`);
+      } else process.stderr.write(`TAMPERED: ${r.firstBad!.reason} (first bad event: ${r.firstBad!.id}; ${r.count} events verified before it; the file itself is sound: SQLite's quick_check passed)\n`);
       // Damage is not tampering: its own code (65), so scripts can tell the two apart.
       if (!r.ok) process.exitCode = r.damaged ? EXIT.damaged : EXIT.failed;
+    });
+  audit
+    .command('head')
+    .description('print the chain head as ID:HASH: keep it off this machine, and `audit verify --anchor ID:HASH` later proves history up to it was not rewritten')
+    .option('--db <path>', 'read this database file instead of asking the daemon; nothing is written')
+    .option('--json', 'print JSON ({id, hash, ts, anchor})')
+    .action(async (o: { json?: boolean; db?: string }) => {
+      const direct = (s: Store) => s.chainHead();
+      const h = o.db ? fromDb(o.db, direct) : await viaDaemonOrDb<AuditHead>('audit.head', {}, direct);
+      if (o.json) return printJson(h);
+      // stdout is the anchor alone (for scripts: `airlock audit head | ssh backup 'cat >> anchors'`).
+      process.stdout.write(`${h.anchor}\n`);
+      if (process.stderr.isTTY) {
+        process.stderr.write(
+          h.id === 0
+            ? 'history is empty: nothing to anchor yet\n'
+            : `event ${h.id}, ${fmtTime(h.ts)}. Keep it where an agent on this machine cannot rewrite it; later: airlock audit verify --anchor ${h.anchor}\n`,
+        );
+      }
     });
 }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { AuditResult } from '../../../../preload/types';
+import type { AuditHead, AuditResult } from '../../../../preload/types';
 import { airlock } from '../../bridge';
 import { useHistory } from '../../state/history-store';
 import { attempt, useUi } from '../../state/ui-store';
@@ -18,6 +18,7 @@ export function HistoryView() {
   const lastQueryMs = useHistory((s) => s.lastQueryMs);
   const focusEvent = useUi((s) => s.focusEvent);
   const [audit, setAudit] = useState<AuditResult | 'running' | null>(null);
+  const [head, setHead] = useState<AuditHead | null>(null);
   const [exporting, setExporting] = useState<string | null>(null);
 
   useEffect(() => {
@@ -43,8 +44,11 @@ export function HistoryView() {
 
   async function verify() {
     setAudit('running');
+    setHead(null);
     const r = await attempt('Chain verification failed', () => airlock()['audit.verify']({}));
     setAudit(r ?? null);
+    // An intact chain is worth anchoring: the head, to keep where no agent here can rewrite it.
+    if (r?.ok) setHead((await attempt('Reading the chain head failed', () => airlock()['audit.head']({}))) ?? null);
   }
 
   return (
@@ -75,6 +79,12 @@ export function HistoryView() {
             : audit.damaged
               ? `Database damaged (not tampering): ${audit.damaged}`
               : `Chain broken at event ${audit.firstBad?.id}: ${audit.firstBad?.reason} (${audit.count} verified before it).`}
+        </p>
+      )}
+      {head && head.id > 0 && audit && audit !== 'running' && audit.ok && (
+        <p className="small muted" data-testid="audit-anchor">
+          Anchor (keep it off this machine; <code>airlock audit verify --anchor …</code> proves history up to it was not rewritten):{' '}
+          <code className="mono" data-testid="audit-anchor-value">{head.anchor}</code>
         </p>
       )}
       <div className={`history-body${selected ? ' with-detail' : ''}`}>
