@@ -34,7 +34,8 @@ export const OUTSIDE = '/tmp/outside';
 
 /** Programs a named write program runs by design. */
 const WRITE_HELPERS: Record<string, readonly string[]> = {
-  tar: ['gzip', 'bzip2', 'xz', 'zstd', 'lzip', 'lzma', 'lzop', 'compress'],
+  // GNU tar starts its compressor through `/bin/sh -c` (xexec).
+  tar: ['gzip', 'bzip2', 'xz', 'zstd', 'lzip', 'lzma', 'lzop', 'compress', 'sh'],
   // zip -T tests the archive with `unzip -tqq` through system().
   zip: ['unzip', 'sh'],
   gunzip: ['gzip'],
@@ -131,24 +132,53 @@ function snapshot(root: string): Map<string, string> {
 const GIT_OWN = /^\/tmp\/w\/\.git\/(index(\.lock)?|objects(\/.*)?|logs(\/.*)?|refs(\/.*)?|packed-refs|[A-Z_]+HEAD|COMMIT_EDITMSG|ORIG_HEAD|AUTO_MERGE|info(\/exclude)?|description|worktrees(\/.*)?|modules(\/.*)?|sequencer(\/.*)?|rebase-\w+(\/.*)?|gc\.\w+|shallow|FETCH_HEAD|MERGE_\w+|REBASE_HEAD|BISECT_\w+|sparse-checkout)$/;
 const isTripwire = (p: string) => /\/TRIPPED-[^/]*$/.test(p);
 
-/** The non-read parts' resources that are paths (`~` is the sandbox's home). */
+/**
+ * The non-read parts' resources that are paths (`~` is the sandbox's home). The classifier
+ * takes a quoted `"~"` for the home directory too, though bash keeps it as a name in the
+ * working directory: it names more than is written (the home directory, which no grant
+ * covers), never less, so the literal `./~` counts as named as well.
+ */
 function namedPaths(c: Pick<CommandClassification, 'parts'>): string[] {
-  return c.parts.filter((p) => p.action !== 'read').flatMap((p) => p.resources.filter((x) => x.startsWith('/') || x === '~' || x.startsWith('~/')).map((x) => x.replace(/^~(?=\/|$)/, SANDBOX_HOME)));
+  return c.parts
+    .filter((p) => p.action !== 'read')
+    .flatMap((p) => p.resources.filter((x) => x.startsWith('/') || x === '~' || x.startsWith('~/')).flatMap((x) => (x.startsWith('~') ? [x.replace(/^~/, SANDBOX_HOME), `${SANDBOX_CWD}/${x}`] : [x])));
 }
 
-/** `p` is `n` or under it; a named pattern (`dir/*`, `{a,b}.txt`, as bash expands it) is matched as one. */
-const within = (p: string, n: string) => isWithin(p, n) || (/[*?[{]/.test(n) && (globMatches(n, p) || globMatches(`${n}/**`, p)));
+/**
+ * mktemp makes a new empty file (O_EXCL) under a name of its own choosing: tmp.XXXXXXXXXX in
+ * $TMPDIR or -p's directory, or the template's X's replaced. It can neither replace a file
+ * nor pick a name a program would run, so it is named by the line that names mktemp.
+ */
+function mktempMade(line: string, named: string[], e: Effect): boolean {
+  if (e.kind !== 'write' || !namedWords(line).has('mktemp')) return false;
+  if (/^tmp\.[A-Za-z0-9]{10}/.test(path.posix.basename(e.path))) return true;
+  return named.some((n) => {
+    const m = /^(.*?)(X{3,})([^X/]*)$/.exec(n);
+    return !!m && e.path.startsWith(m[1]!) && new RegExp(`^[A-Za-z0-9]{${m[2]!.length}}`).test(e.path.slice(m[1]!.length));
+  });
+}
+
+/**
+ * `p` is `n` or under it; a named pattern (`dir/*`, `{a,b}.txt`, as bash expands it) is
+ * matched as one. A trailing `*` is also read as "any name that starts with the rest":
+ * the classifier names split's outputs PREFIX* with PREFIX as given (quoting is gone),
+ * so `split a.txt '{a,b}'` writing the literal `{a,b}aa` is named, though no word the
+ * pattern `{a,b}*` expands to matches it.
+ */
+const within = (p: string, n: string) =>
+  isWithin(p, n) || (/[*?[{]/.test(n) && (globMatches(n, p) || globMatches(`${n}/**`, p))) || (n.endsWith('*') && p.startsWith(n.slice(0, -1)) && !p.slice(n.length - 1).includes('/'));
 
 /** Whether a change is one the classification names (within a named path, or a directory on the way to one). */
 export { within };
 
-export function effectNamed(c: Pick<CommandClassification, 'parts'>, e: Effect, gitNamed: boolean): boolean {
+export function effectNamed(line: string, c: Pick<CommandClassification, 'parts'>, e: Effect, gitNamed: boolean): boolean {
   // A part that says it writes files it does not list (tar -x, unzip, patch) announced them;
   // one whose path is computed at run time (`> $f`) names any path. No grant covers either
   // (the grant check, classify-write-grants.ts, holds them to that).
   if (c.parts.some((p) => p.action !== 'read' && (p.unlisted || p.resources.some((r) => /[$`]/.test(r))))) return true;
   const named = namedPaths(c);
   if (named.some((n) => within(e.path, n))) return true;
+  if (mktempMade(line, named, e)) return true;
   if (e.kind === 'write' && named.some((n) => isWithin(n, e.path))) return true;
   return gitNamed && GIT_OWN.test(e.path);
 }
@@ -190,6 +220,9 @@ function judgeTrace(line: string, c: Pick<CommandClassification, 'parts'>, trace
       const file = f.kind === 'write' ? f.detail.replace(/ \(.*$/, '') : /^\w+\(([^,)]*)/.exec(f.detail)?.[1] ?? '';
       if (!file.startsWith('/') || file.startsWith('/tmp/') || file.startsWith('/dev/') || file.startsWith('/proc/')) continue;
       if (paths.some((n) => within(file, n) || isWithin(n, file))) continue; // named, or a directory on the way (mkdir -p)
+      // sed -i's temporary copy, beside the file it edits (its real target, --follow-symlinks)
+      // and renamed over it.
+      if (named.has('sed') && /^sed[A-Za-z0-9]{6}$/.test(path.posix.basename(file)) && paths.some((n) => path.posix.dirname(n) === path.posix.dirname(file))) continue;
       out.push({ kind: 'write-outside', detail: f.detail });
     }
   }
@@ -237,10 +270,12 @@ export function makeWriteSandbox(workRoot: string, template: string): WriteSandb
         for (const e of effects) {
           if (isTripwire(e.path)) {
             if (!(gitNamed && /TRIPPED-hook-/.test(e.path))) findings.push({ kind: 'tripwire', detail: e.path });
-          } else if (!effectNamed(c, e, gitNamed)) findings.push({ kind: e.kind === 'write' ? 'unnamed-write' : 'unnamed-delete', detail: e.path });
+          } else if (!effectNamed(line, c, e, gitNamed)) findings.push({ kind: e.kind === 'write' ? 'unnamed-write' : 'unnamed-delete', detail: e.path });
         }
         const execs = traces.reduce((s, t) => s + (t.match(/^execve\(/gm)?.length ?? 0), 0);
-        return { effects: effects.filter((e) => !isTripwire(e.path)), findings: dedupe(findings), timedOut, ms: Date.now() - t0, execs };
+        // mktemp's own new file is no effect a grant is asked about (mktempMade).
+        const named = namedPaths(c);
+        return { effects: effects.filter((e) => !isTripwire(e.path) && !mktempMade(line, named, e)), findings: dedupe(findings), timedOut, ms: Date.now() - t0, execs };
       } finally {
         clear();
       }

@@ -533,7 +533,9 @@ export const READS: Row[] = [
 
 /** Found by attacking the classifier (see the report in issue 10): each a way around that now fails. */
 const ATTACKS: Row[] = [
-  r('sort {-o,F} /dev/null', 'execute', 'could be an option'),
+  // bash expands the braces first: it is `sort -o F /dev/null`, seen as such.
+  r('sort {-o,F} /dev/null', 'write', 'sort -o writes its output', ['/repo/F']),
+  r('sort {-o,F,$x} /dev/null', 'execute', 'could be an option'),
   r('sort $opt f', 'execute', 'could be an option'),
   r('sort "$opt" f', 'execute', 'could be an option'),
   r('sort src/$f', 'execute', 'could be an option'),

@@ -66,9 +66,13 @@ export interface CmdContext {
 
 
 /** Splits options from positional arguments; `withValue` lists options that take one. */
-function positionals(args: Arg[], withValue: ReadonlySet<string> = new Set()): { pos: Arg[]; opts: Map<string, Arg | true> } {
+function positionals(args: Arg[], withValue: ReadonlySet<string> = new Set(), longNames: readonly string[] = []): { pos: Arg[]; opts: Map<string, Arg | true> } {
   const pos: Arg[] = [];
   const opts = new Map<string, Arg | true>();
+  // GNU getopt and git take any unambiguous prefix of a long option (`gzip --suf .x f` is
+  // --suffix): a prefix of one we know is that option, under its full name.
+  const known = [...withValue].filter((o) => o.startsWith('--')).concat(longNames);
+  const full = (o: string) => (known.includes(o) || o.length < 3 ? o : (known.find((k) => k.startsWith(o) && withValue.has(k)) ?? known.find((k) => k.startsWith(o)) ?? o));
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a.text === '--') {
@@ -77,9 +81,10 @@ function positionals(args: Arg[], withValue: ReadonlySet<string> = new Set()): {
     }
     if (a.text.startsWith('--') && a.text.length > 2) {
       const eq = a.text.indexOf('=');
-      if (eq > 0) opts.set(a.text.slice(0, eq), { text: a.text.slice(eq + 1), dynamic: a.dynamic });
-      else if (withValue.has(a.text) && i + 1 < args.length) opts.set(a.text, args[++i]);
-      else opts.set(a.text, true);
+      const name = full(eq > 0 ? a.text.slice(0, eq) : a.text);
+      if (eq > 0) opts.set(name, { text: a.text.slice(eq + 1), dynamic: a.dynamic });
+      else if (withValue.has(name) && i + 1 < args.length) opts.set(name, args[++i]);
+      else opts.set(name, true);
       continue;
     }
     if (a.text.startsWith('-') && a.text.length > 1 && !a.dynamic) {
@@ -101,6 +106,12 @@ function positionals(args: Arg[], withValue: ReadonlySet<string> = new Set()): {
   }
   return { pos, opts };
 }
+
+/** `t` is the long option `full` or an abbreviation of it (`--rec`, `--ta=d`): GNU getopt takes any unambiguous prefix. */
+const longOpt = (t: string, full: string) => {
+  const name = t.split('=')[0]!;
+  return name.length >= 3 && name.startsWith('--') && full.startsWith(name);
+};
 
 const paths = (args: Arg[], ctx: CmdContext) => args.filter((a) => a.text !== '-' && a.text !== '').map((a) => resolvePath(a.text, ctx.cwd, a.dynamic));
 
@@ -157,16 +168,18 @@ export const WRITE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
   install: new Set(['-m', '-o', '-g', '-t', '-S', '--mode', '--owner', '--group', '--target-directory']),
   patch: new Set(['-p', '-i', '-o', '-d', '-B', '--input', '--output', '--directory']),
   unzip: new Set(['-d', '-x']),
-  gzip: new Set(['-S']),
-  gunzip: new Set(['-S']),
+  gzip: new Set(['-S', '--suffix']),
+  gunzip: new Set(['-S', '--suffix']),
   zip: new Set(['-x', '-i']),
-  split: new Set(['-l', '-b', '-n', '-a']),
+  split: new Set(['-l', '-b', '-n', '-a', '-C', '-t', '--lines', '--bytes', '--number', '--suffix-length', '--line-bytes', '--separator', '--additional-suffix', '--filter']),
   mkfifo: new Set(['-m']),
   mktemp: new Set(['-p', '--tmpdir', '--suffix']),
   mknod: new Set(['-m']),
   rename: new Set(),
   cpio: new Set(),
 });
+/** Long options without a value that change what a writer writes (matched by prefix too: `cp --b`). */
+const WRITE_LONG_FLAGS = ['--backup', '--decompress', '--uncompress', '--no-target-directory'];
 /** Programs whose first positional is a mode/owner, not a file. */
 export const MODE_FIRST: Record<string, Set<string> | undefined> = lookupTable({
   chmod: new Set(['--reference']),
@@ -1036,7 +1049,7 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     const { pos, opts } = positionals(args, DELETE_CMDS[name]);
     const targets = paths(pos, ctx);
     const r = result('delete', targets);
-    const recursive = opts.has('-r') || opts.has('-R') || opts.has('--recursive');
+    const recursive = opts.has('-r') || opts.has('-R') || [...opts.keys()].some((k) => longOpt(k, '--recursive'));
     const dangerous = targets.filter((t) => t === '/' || t === '~' || t === '/*' || t === '~/*' || /^\/[a-z]+\/?$/.test(t) && ['/usr', '/etc', '/bin', '/home', '/var', '/boot', '/lib'].includes(t.replace(/\/$/, '')));
     if (name === 'rm' && recursive && dangerous.length) r.reasons.push({ level: 'critical', reason: `recursively deletes ${dangerous.join(', ')}` });
     return r;
@@ -1053,13 +1066,13 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     const r = result('write', files);
     // -R changes everything under each file named, .git/ and its hooks included (the write
     // fuzzer, seed 77: `chmod -R a-w .` under a project grant changed .git/HEAD's mode).
-    if (args.some((a) => /^-[a-zA-Z]*R/.test(a.text) && !a.text.startsWith('--') || a.text === '--recursive')) r.unlisted = `${name} -R changes everything under ${clipText(files.join(' '), 60)}, .git and its hooks included`;
+    if (args.some((a) => /^-[a-zA-Z]*R/.test(a.text) && !a.text.startsWith('--') || longOpt(a.text, '--recursive'))) r.unlisted = `${name} -R changes everything under ${clipText(files.join(' '), 60)}, .git and its hooks included`;
     if (name === 'chmod' && /(^|[,ugoa])[ugoa]*\+[rwX]*x|^[0-7]*[1357][0-7]{0,2}$/.test(mode) && /x|[1357]/.test(mode)) r.makesExecutable = files;
     return r;
   }
   if ((WRITE_CMDS[name] || LIST_ONLY[name]) && listsOnly(name, args)) return result('read', paths(args.filter((a) => !a.text.startsWith('-')), ctx));
   if (WRITE_CMDS[name]) {
-    const { pos, opts } = positionals(args, WRITE_CMDS[name]);
+    const { pos, opts } = positionals(args, WRITE_CMDS[name], WRITE_LONG_FLAGS);
     const targetDir = opts.get('-t') ?? opts.get('--target-directory');
     const all = paths(pos, ctx);
     if (targetDir && targetDir !== true) all.push(resolvePath(targetDir.text, ctx.cwd, targetDir.dynamic));
@@ -1088,11 +1101,11 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
  * (`cp -r t dst`) writes under `dst/t` or a new `dst`: its paths follow the names given.
  */
 function contentsCopy(args: Arg[], pos: Arg[], cp: boolean): string | null {
-  const recursive = args.some((a) => /^-[a-zA-Z]*[rRa]/.test(a.text) && !a.text.startsWith('--') || /^--(recursive|archive)$/.test(a.text));
+  const recursive = args.some((a) => /^-[a-zA-Z]*[rRa]/.test(a.text) && !a.text.startsWith('--') || longOpt(a.text, '--recursive') || longOpt(a.text, '--archive'));
   if (!recursive) return null;
-  const targetDir = args.some((a) => a.text === '-t' || a.text.startsWith('--target-directory') || (/^-[a-zA-Z]*t/.test(a.text) && !a.text.startsWith('--')));
+  const targetDir = args.some((a) => a.text === '-t' || longOpt(a.text, '--target-directory') || (/^-[a-zA-Z]*t/.test(a.text) && !a.text.startsWith('--')));
   const sources = cp && targetDir ? pos : pos.slice(0, -1);
-  const noTarget = cp && args.some((a) => /^-[a-zA-Z]*T/.test(a.text) && !a.text.startsWith('--') || a.text === '--no-target-directory');
+  const noTarget = cp && args.some((a) => /^-[a-zA-Z]*T/.test(a.text) && !a.text.startsWith('--') || longOpt(a.text, '--no-target-directory'));
   const spill = sources.find((a) => a.dynamic || /(^|\/)\.\/?$/.test(a.text) || (!cp && a.text.endsWith('/')) || (noTarget && sources.length === 1));
   return spill ? spill.text : null;
 }
@@ -1101,8 +1114,8 @@ function contentsCopy(args: Arg[], pos: Arg[], cp: boolean): string | null {
 function derivedOutputs(name: string, pos: Arg[], opts: Map<string, Arg | true>, ctx: CmdContext): string[] {
   const files = pos.filter((a) => a.text !== '-' && a.text !== '');
   if (name === 'split') {
-    // split IN PREFIX writes PREFIXaa, PREFIXab … (x by default).
-    const prefix = files[1];
+    // split IN PREFIX writes PREFIXaa, PREFIXab … (x by default); IN may be `-` (standard input).
+    const prefix = pos[1];
     return [prefix ? resolvePath(`${prefix.text}*`, ctx.cwd, prefix.dynamic) : resolvePath('x*', ctx.cwd)];
   }
   if (name === 'ln' && files.length === 1 && !opts.has('-t') && !opts.has('--target-directory')) {
@@ -1122,8 +1135,10 @@ function derivedOutputs(name: string, pos: Arg[], opts: Map<string, Arg | true>,
     return [resolvePath(`${dest.text}${suffix}`, ctx.cwd, dyn), inDir, resolvePath(`${dest.text}.~*~`, ctx.cwd, dyn)];
   }
   if (name === 'zip') {
-    const archive = files[0];
-    return archive && !path.posix.basename(archive.text).includes('.') ? [resolvePath(`${archive.text}.zip`, ctx.cwd, archive.dynamic)] : [];
+    // The archive is the first word that is not an option's value, and zip's options are
+    // many and odd (-n SUFFIXES, -tt DATE, -x and -i lists): `zip -n x A f` writes A.zip.
+    // Any word may be it, so each name without an extension names its .zip.
+    return files.filter((a) => !path.posix.basename(a.text).includes('.')).map((a) => resolvePath(`${a.text}.zip`, ctx.cwd, a.dynamic));
   }
   if (name !== 'gzip' && name !== 'gunzip') return [];
   const s = opts.get('-S') ?? opts.get('--suffix');
@@ -1206,7 +1221,8 @@ function commandFlag(name: string, args: Arg[]): string | null {
     const t = args[i].text;
     if (t === '--') break;
     const joined = t === '-o' && args[i + 1] ? `-o${args[i + 1].text}` : t;
-    if (re.test(joined)) return `${name} ${clipText(joined.split('=')[0], 40)} runs a program of the caller's choosing`;
+    const braced = args[i].braced ?? (joined !== t ? args[i + 1]?.braced : undefined);
+    if (re.test(joined)) return `${name} ${clipText(joined.split('=')[0], 40)}${braced ? ` (from the brace expansion ${clipText(braced, 40)})` : ''} runs a program of the caller's choosing`;
     // bash expands braces before the program sees them: `wget -{e,} x=y` is `wget -e x=y`.
     if (t.includes('{')) {
       const words = expandBraces(t);

@@ -4,6 +4,7 @@
 // as unknown rather than guessing.
 import * as path from 'node:path';
 import { sh, type ShDblQuoted, type ShLit, type ShNode, type ShParamExp, type ShSglQuoted, type ShWord } from './sh-ast';
+import { expandBraces } from './sh-braces';
 
 export interface WordValue {
   text: string;
@@ -20,6 +21,8 @@ export interface WordValue {
   split?: boolean;
   /** A leading glob or brace expansion: several words, any of which may start with `-`. */
   glob?: boolean;
+  /** The word as written, when this is one of the words its brace expansion made (for reasons). */
+  braced?: string;
 }
 
 /** Removes the backslashes the shell removes outside quotes (`a\ b` → `a b`). */
@@ -167,4 +170,77 @@ export function hereDocText(src: string, w: ShWord | null | undefined): WordValu
     }
   }
   return { text, dynamic };
+}
+
+/** Private-use characters stand for the parts brace expansion must not look into. */
+const SENTINEL0 = 0xe000;
+const SENTINELS = 0x1800;
+
+/**
+ * The words bash makes of `w` by brace expansion, which it does before anything else:
+ * `ln {,--backup,} a b` runs `ln --backup a b`, `git ls-remote {,URL,}` runs `git ls-remote URL`.
+ * Quoted text, escaped characters and expansions take no part in it (each stands in the
+ * pattern as one private-use character while it is expanded); an unquoted word that expands
+ * to nothing is dropped, as bash drops it. A word with no brace expansion is [wordValue].
+ * Too many words to follow (sh-braces.ts bounds): the word as written, marked as one that
+ * may become several words and options.
+ */
+export function wordValues(src: string, w: ShWord | null | undefined): WordValue[] {
+  const whole = wordValue(src, w);
+  const parts = w?.Parts ?? [];
+  if (!parts.some((p) => sh().NodeType(p) === 'Lit' && (p as ShLit).Value.includes('{'))) return [whole];
+  // Each stand-in: its text, whether it depends on run time, and whether it splits.
+  const stand: { text: string; dynamic: boolean; split: boolean; kind: string; lead: boolean }[] = [];
+  const sentinel = (v: (typeof stand)[number]) => {
+    stand.push(v);
+    return String.fromCharCode(SENTINEL0 + stand.length - 1);
+  };
+  const unknown: WordValue = { ...whole, mayBeOption: true, glob: true };
+  let pattern = '';
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
+    const kind = sh().NodeType(p);
+    if (kind === 'Lit') {
+      const raw = (p as ShLit).Value;
+      if (/[\ue000-\uf8ff]/.test(raw)) return [unknown];
+      pattern += raw.replace(/\\\n/g, '').replace(/\\(.)/gs, (_, ch: string) => sentinel({ text: ch, dynamic: false, split: false, kind: 'Lit', lead: false }));
+      continue;
+    }
+    const v = partValue(src, p, false);
+    // What wordValue says of a word that starts with this part (a dynamic double-quoted start may be an option).
+    const first = kind === 'DblQuoted' ? (p as ShDblQuoted).Parts?.[0] : undefined;
+    const lead = kind === 'ExtGlob' || (!!first && sh().NodeType(first) !== 'Lit' && partValue(src, first, true).dynamic);
+    pattern += sentinel({ text: v.text, dynamic: v.dynamic, split: EXPANSIONS.has(kind) && v.dynamic, kind, lead });
+  }
+  if (stand.length > SENTINELS) return [unknown];
+  const expanded = expandBraces(pattern);
+  if (!expanded) return [unknown];
+  if (expanded.length === 1 && expanded[0] === pattern) return [whole];
+  const out: WordValue[] = [];
+  for (const word of expanded) {
+    if (word === '') continue; // an unquoted word that became nothing is no word at all
+    let text = '';
+    let dynamic = false;
+    let split = false;
+    let lead = false;
+    for (let i = 0; i < word.length; i++) {
+      const code = word.charCodeAt(i);
+      const s = code >= SENTINEL0 && code < SENTINEL0 + stand.length ? stand[code - SENTINEL0] : undefined;
+      if (!s) {
+        text += word[i];
+        continue;
+      }
+      text += s.text;
+      dynamic ||= s.dynamic;
+      split ||= s.split;
+      if (i === 0) lead = s.lead || s.split;
+    }
+    const c0 = word.charCodeAt(0);
+    const literalStart = !(c0 >= SENTINEL0 && c0 < SENTINEL0 + stand.length);
+    const glob = literalStart && /^[*?]|^\[.*\]/s.test(word);
+    const mayBeOption = split || lead || glob;
+    const braced = whole.text;
+    out.push(mayBeOption ? { text, dynamic, mayBeOption, ...(split ? { split } : {}), ...(glob ? { glob } : {}), braced } : { text, dynamic, braced });
+  }
+  return out;
 }

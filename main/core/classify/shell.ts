@@ -16,12 +16,14 @@ import { assignVerdict, prefixVerdict } from './sh-env';
 import { findHazards } from './sh-hazards';
 import { cpuMs } from './cpu-clock';
 import { sh, shErrorText, shOps, type ShBinaryCmd, type ShCallExpr, type ShNode, type ShStmt, type ShStmtList, type ShWord } from './sh-ast';
-import { hereDocText, resolvePath, sourceOf, withRawPaths, wordValue } from './sh-words';
+import { hereDocText, resolvePath, sourceOf, withRawPaths, wordValue, wordValues } from './sh-words';
 
 /** Commands longer than this are not parsed (a prompt could not show them anyway). */
 export const MAX_COMMAND_CHARS = 128 * 1024;
 /** …and commands with more words than this (each word costs parse and copy time). */
 export const MAX_TOKENS = 4000;
+/** …and one command's arguments after brace expansion (each word can become 64). */
+const MAX_ARGV = 4000;
 const MAX_VISITS = 2000;
 /** CPU budget (ms, ./cpu-clock.ts) for the tree walk (parsing is bounded by the limits above). */
 const BUDGET_MS = 500;
@@ -175,7 +177,10 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
       continue;
     }
     if (!r.Word) continue;
-    const target = wordValue(src, r.Word);
+    // bash expands braces in a redirection's word too: one word is the file (`> {,lnk/n,}` is
+    // `> lnk/n`); more is an "ambiguous redirect" that writes nothing (kept as written).
+    const targets = wordValues(src, r.Word);
+    const target = targets.length === 1 ? targets[0]! : wordValue(src, r.Word);
     // `>&2`, `<&0`, `>&-` duplicate descriptors; `>& file` (bash) writes a file.
     if (ops.dup.has(r.Op) && /^(\d+-?|-)$/.test(target.text)) continue;
     // `> >(cmd)`: the target is a pipe to a command, classified with the substitutions above.
@@ -215,10 +220,14 @@ function visitStmt(stmt: ShStmt, src: string, st: State, depth: number): Found[]
     }
     found.push(...innerFound);
     const words: ShWord[] = call.Args ?? [];
-    const argv: Arg[] = words.map((w, i) => {
+    // Bash expands braces in the arguments before the program sees them (`ln {,--backup,} a b`
+    // is `ln --backup a b`). The command word stays as written: a name made by an expansion
+    // is a command computed at run time (execute).
+    const argv: Arg[] = words.flatMap((w, i) => {
       if ((i & 255) === 255 && cpuMs() > st.deadline) throw new TooComplex();
-      return wordValue(src, w);
+      return i === 0 ? [wordValue(src, w)] : wordValues(src, w);
     });
+    if (argv.length > MAX_ARGV) throw new TooComplex();
     // VAR=value before a command puts VAR in its environment; alone, it changes the
     // shell's variable (and the environment of later commands if VAR is exported).
     const assignReasons: RiskReason[] = [];
