@@ -281,8 +281,13 @@ export interface ClaudeDirKeeper {
  * says why some were not resolved (a budget ran out, a link loop). `hardLinks` names, for a
  * path that is a regular file with more than one name, a protected file it is the same file as
  * (`claudeDirs`: CLAUDE_CONFIG_DIR directories whose settings count as protected too).
+ * `globs` (paths a shell command writes, deletes or sends that hold `*`, `?` or `[…]`) are
+ * expanded as bash will: each becomes the paths that match now, with their real targets.
  */
-export type PathResolver = (paths: readonly string[], opts?: { claudeDirs?: readonly string[] }) => { real: Map<string, string>; incomplete: string | null; hardLinks?: Map<string, string> };
+export type PathResolver = (
+  paths: readonly string[],
+  opts?: { claudeDirs?: readonly string[]; globs?: readonly string[] },
+) => { real: Map<string, string>; incomplete: string | null; hardLinks?: Map<string, string>; globs?: Map<string, string[]> };
 
 /**
  * The directory git would take as a bare repository from a working directory (HEAD,

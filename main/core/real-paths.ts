@@ -12,6 +12,8 @@ import type { CoreRequest } from './request';
 type Part = CommandClassification['parts'][number];
 
 const isPath = (r: string) => r.startsWith('/') || r === '~' || r.startsWith('~/');
+/** A path bash expands as a glob: some component holds `*`, `?` or a `[…]` class. */
+const isGlob = (r: string) => isPath(r) && r.split('/').some((c) => /[*?]|\[.+\]/.test(c));
 
 function add(list: string[], r: string): void {
   if (!list.includes(r) && list.length < LIMITS.resources) list.push(r);
@@ -35,8 +37,18 @@ export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts
   for (const p of raws ?? []) for (const r of p.resources) if (isPath(r)) all.add(r);
   for (const r of extra) if (isPath(r)) all.add(r);
   if (all.size === 0) return;
+  // Globs in what a shell command writes, deletes, sends or runs: bash expands them, so the
+  // grant and risk judge what they match (`cp x .g*/hooks/` writes .git/hooks/x). Reads keep
+  // theirs as written (`cat src/*.ts` in a large tree is not asked for that).
+  const globs = new Set<string>();
+  parts.forEach((p, i) => {
+    if (p.action === 'read') return;
+    for (const r of [...p.resources, ...(raws?.[i]?.resources ?? [])]) if (isGlob(r)) globs.add(r);
+  });
+  for (const r of extra) if (isGlob(r)) globs.add(r);
 
-  const { real, incomplete, hardLinks } = resolve([...all], { claudeDirs });
+  const { real, hardLinks, globs: matched, ...rest } = resolve([...all], { claudeDirs, ...(globs.size ? { globs: [...globs] } : {}) });
+  let incomplete = rest.incomplete;
   const told = new Set<string>();
   const tell = (literal: string, target: string) => {
     // `a/./b` or `a/../b` without a link on the way is only spelling: nothing to tell.
@@ -73,6 +85,31 @@ export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts
     }
   };
   spread(realOf);
+  // What each glob matches is a resource wherever the glob is one (on the parts that name it).
+  if (matched?.size) {
+    let shown = 0;
+    parts.forEach((p, i) => {
+      for (const r of [...p.resources, ...(raws?.[i]?.resources ?? [])]) {
+        const ms = matched.get(r);
+        if (!ms) continue;
+        if (++shown <= 8) req.classifierRisk.push({ level: 'low', reason: `${r} matches ${ms.slice(0, 4).join(', ')}${ms.length > 4 ? ` and ${ms.length - 4} more` : ''} (bash expands the glob)` });
+        // A name starting with `-` made by a glob at the start of a word reaches the program as
+        // an option (`cp *` with files `-t` and `h` is `cp -t h …`): what it then writes is not
+        // known, so no grant alone may allow it.
+        const dash = /(^|\/)[*?[][^/]*$/.test(r) ? ms.find((m) => path.posix.basename(m).startsWith('-')) : undefined;
+        if (dash !== undefined) req.classifierRisk.push({ level: 'critical', reason: `${r} matches ${dash}, which the program may take for an option` });
+        for (const m of ms) {
+          if (p.resources.length >= LIMITS.resources || req.resources.length >= LIMITS.resources) incomplete ??= `${r} matches more paths than a request can hold`;
+          add(p.resources, m);
+          add(req.resources, m);
+        }
+      }
+    });
+    for (const r of extra) for (const m of matched.get(r) ?? []) {
+      add(req.resources, m);
+      for (const p of parts) add(p.resources, m);
+    }
+  }
   // A hard link is the protected file itself under another name: the protected path becomes
   // a resource wherever the link's name is one, so risk and grants judge it as that path.
   if (hardLinks?.size) {

@@ -11,6 +11,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { LinkBudgetSpent, protectedOtherName } from './hard-links';
+import { expandGlob, GlobTooBig, MAX_GLOB_ENTRIES, MAX_GLOB_MATCHES } from './glob-paths';
 
 export const MAX_LINKS = 40;
 export const MAX_STEPS = 2000;
@@ -31,6 +32,8 @@ export interface RealPaths {
   incomplete: string | null;
   /** literal → a protected file that is the same file under another name (a hard link, main/os/hard-links.ts). */
   hardLinks: Map<string, string>;
+  /** A glob asked for (`globs`) → the paths bash makes of it, each with its real target beside it when that differs (glob-paths.ts). */
+  globs: Map<string, string[]>;
 }
 
 interface Budget {
@@ -107,10 +110,13 @@ function walk(abs: string, b: Budget, final: { st?: fs.Stats } = {}): string | '
  * Resolves every absolute (or `~/`) path of a request under one budget. A path is listed in
  * `real` when its target differs from the path as written.
  */
-export function resolveRealPaths(paths: readonly string[], budget: number | { claudeDirs?: readonly string[] } = BUDGET_MS, ownFiles: readonly string[] = [], claudeDirs: readonly string[] = []): RealPaths {
-  // The port's form (core/ports.ts PathResolver) passes the request's CLAUDE_CONFIG_DIR directories second.
+export function resolveRealPaths(paths: readonly string[], budget: number | { claudeDirs?: readonly string[]; globs?: readonly string[] } = BUDGET_MS, ownFiles: readonly string[] = [], claudeDirs: readonly string[] = [], globs: readonly string[] = []): RealPaths {
+  // The port's form (core/ports.ts PathResolver) passes the request's CLAUDE_CONFIG_DIR directories and globs second.
   const budgetMs = typeof budget === 'number' ? budget : BUDGET_MS;
-  if (typeof budget !== 'number') claudeDirs = budget.claudeDirs ?? claudeDirs;
+  if (typeof budget !== 'number') {
+    claudeDirs = budget.claudeDirs ?? claudeDirs;
+    globs = budget.globs ?? globs;
+  }
   const real = new Map<string, string>();
   const hardLinks = new Map<string, string>();
   const b: Budget = { steps: MAX_STEPS, deadline: Date.now() + budgetMs };
@@ -150,5 +156,38 @@ export function resolveRealPaths(paths: readonly string[], budget: number | { cl
     // segments (a path glob never matches those, so the target is what a grant must cover).
     if (r !== abs) real.set(p, r);
   }
-  return { real, incomplete, hardLinks };
+  const expanded = new Map<string, string[]>();
+  // A match that is a hard link to a protected file is that file too.
+  const protectedName = (r: string, st: fs.Stats) => (st.nlink > 1 ? protectedOtherName(r, st, linkLook, ownFiles, claudeDirs) : null);
+  if (!incomplete && globs.length) incomplete = expandGlobs(globs, b, expanded, protectedName);
+  return { real, incomplete, hardLinks, globs: expanded };
+}
+
+/** Fills `out` with what each glob becomes (its matches and their real targets); returns why it stopped short, or null. */
+function expandGlobs(globs: readonly string[], b: Budget, out: Map<string, string[]>, protectedName: (real: string, st: fs.Stats) => string | null): string | null {
+  const gb = { matches: MAX_GLOB_MATCHES, entries: MAX_GLOB_ENTRIES, deadline: b.deadline };
+  for (const g of globs) {
+    if (out.has(g)) continue;
+    const abs = expandHome(g);
+    if (abs === null) continue;
+    try {
+      const paths: string[] = [];
+      for (const m of expandGlob(abs, gb)) {
+        paths.push(m);
+        const final: { st?: fs.Stats } = {};
+        const r = walk(m, b, final);
+        if (r === 'loop') return `${m.slice(0, 120)}: too many levels of symbolic links (a loop)`;
+        if (r !== m && !paths.includes(r)) paths.push(r);
+        const other = final.st ? protectedName(r, final.st) : null;
+        if (other !== null && !paths.includes(other)) paths.push(other);
+      }
+      if (paths.length) out.set(g, paths);
+    } catch (e) {
+      if (e instanceof GlobTooBig) return `expanding ${g.slice(0, 120)}: ${e.message}`;
+      if (e instanceof LinkBudgetSpent) return `looking for the other names of a match of ${g.slice(0, 120)} (a hard link) took too long`;
+      if (e instanceof OutOfBudget) return `expanding globs took too long (over ${MAX_STEPS} steps or the time budget)`;
+      throw e;
+    }
+  }
+  return null;
 }

@@ -47,7 +47,8 @@ export function sandboxResolver(hostTmp: string): PathResolver {
   const toSandbox = (p: string) => (p === hostTmp || p.startsWith(hostTmp + '/') ? '/tmp' + p.slice(hostTmp.length) : p);
   return (paths, opts) => {
     const hostPaths = paths.map(toHost);
-    const r = resolveRealPaths(hostPaths, opts ?? {});
+    const globs = opts?.globs ?? [];
+    const r = resolveRealPaths(hostPaths, { ...(opts ?? {}), globs: globs.map(toHost) });
     const real = new Map<string, string>();
     paths.forEach((p, i) => {
       const t = r.real.get(hostPaths[i]!);
@@ -55,7 +56,12 @@ export function sandboxResolver(hostTmp: string): PathResolver {
     });
     const hardLinks = new Map<string, string>();
     for (const [k, v] of r.hardLinks ?? []) hardLinks.set(toSandbox(k), toSandbox(v));
-    return { real, incomplete: r.incomplete, hardLinks };
+    const matched = new Map<string, string[]>();
+    for (const g of globs) {
+      const ms = r.globs.get(toHost(g));
+      if (ms) matched.set(g, ms.map(toSandbox));
+    }
+    return { real, incomplete: r.incomplete, hardLinks, globs: matched };
   };
 }
 

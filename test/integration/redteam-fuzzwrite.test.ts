@@ -162,6 +162,20 @@ describe('differential write fuzzer: what it found, run for real under a grant',
     await agent.call('task.end', { task: t.token });
   });
 
+  test('cp pre-commit .g*/hooks/ under a typed grant for writes in the project: bash expands the glob to .git/hooks, so it asks; a glob over project files stays silent (write fuzzer, seed 11)', async () => {
+    const cwd = project();
+    fs.writeFileSync(path.join(cwd, 'pre-commit'), '#!/bin/sh\n: > harm\n', { mode: 0o755 });
+    const t = await startTask('fw glob', cwd);
+    await ui.call('grants.create', { task: t.task, source: 'exec', tool: 'exec', action: 'write', resource: `${cwd}/**`, effect: 'allow' });
+    // Covered: a glob over ordinary project files runs silently.
+    assert.equal((await exec(t.token, cwd, 'cp *.txt bk/')).code, 0);
+    assert.ok(fs.existsSync(path.join(cwd, 'bk', 'notes.txt')));
+    await bashHarms("printf '#!/bin/sh\\n' > pre-commit; cp pre-commit .g*/hooks/", '.git/hooks/pre-commit');
+    await asksAndIsDenied(t.token, cwd, 'cp pre-commit .g*/hooks/', '.git/hooks/pre-commit', /hook/);
+    await asksAndIsDenied(t.token, cwd, 'cp pre-commit .[g]i?/hooks', '.git/hooks/pre-commit', /hook/);
+    await agent.call('task.end', { task: t.token });
+  });
+
   test('curl -D .git/hooks/pre-commit under a typed grant for 127.0.0.1 and the project: the header file is a resource, a hook, so it asks', async () => {
     const cwd = project();
     const t = await startTask('fw curl', cwd);
