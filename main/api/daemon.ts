@@ -166,6 +166,10 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     closers.push(() => ui.close());
     store.serving();
     store.startMaintenance();
+    // The start-up look covers only the recent chain; the whole walk follows in the background,
+    // a page at a time, so an edit anywhere in a long history is said at start too (README:
+    // "a broken hash chain … is tampering, reported as such"), not only by `audit verify`.
+    if (!tampered) void fullChainCheck(store, log);
     log(`request.sock ${paths.requestSock}`);
     log(`ui.sock      ${paths.uiSock}`);
     let web: RunningWebServer | null = null;
@@ -209,5 +213,15 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     for (const c of closers.reverse()) await c();
     store.close();
     throw e;
+  }
+}
+
+/** The whole chain, walked after start; a store closed meanwhile (the daemon stopping) ends it quietly. */
+async function fullChainCheck(store: Store, log: (line: string) => void): Promise<void> {
+  try {
+    const r = await store.verifyChainAsync({ quickCheck: false });
+    if (!r.ok && r.firstBad) log(`history: TAMPERED: ${r.firstBad.reason} (found by the full check after start; the file itself is sound: SQLite's quick_check passed); run \`airlock audit verify\``);
+  } catch (e) {
+    if (store.isOpen()) log(`history: the full chain check after start failed: ${(e as Error).message}`);
   }
 }

@@ -139,7 +139,7 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
       for (const t of tasks.listTasks(false)) if (t.remote === p.name) await lifecycle.endTask(t.id, { why: 'remote-removed', by: human, remote: p.name });
       return {};
     },
-    'audit.verify': async (p) => store.verifyChainAsync(undefined, p.anchors),
+    'audit.verify': async (p) => store.verifyChainAsync({ anchors: p.anchors }),
     'audit.head': async () => store.chainHead(),
     'secrets.list': async () => ({ secrets: hooks.secrets ? hooks.secrets.list() : [] }),
     'secrets.add': async (p) => {

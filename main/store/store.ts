@@ -601,18 +601,20 @@ export class Store {
    * history is checked (the whole walk in one go stalled the daemon ~1 s per 100,000 events).
    * The last page and the head are read in one turn: events committed meanwhile are walked too.
    */
-  async verifyChainAsync(pageSize = 2000, anchors?: readonly AuditAnchor[]): Promise<AuditResult> {
+  async verifyChainAsync(opts: { pageSize?: number; quickCheck?: boolean; anchors?: readonly AuditAnchor[] } = {}): Promise<AuditResult> {
+    const pageSize = opts.pageSize ?? 2000;
     try {
-      const bad = this.sql.readonly ? null : quickCheck(this.sql);
+      const bad = this.sql.readonly || opts.quickCheck === false ? null : quickCheck(this.sql);
       if (bad) return { ok: false, count: 0, damaged: damaged(this.file, bad).message };
       const walk = new ChainWalk();
       const page = this.prepared('SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?');
       let after = Number.MIN_SAFE_INTEGER;
       for (let turn = 0; ; turn++) {
         if (turn > 0) await new Promise((r) => setImmediate(r));
+        if (!this.sql.open) throw new Error('the database was closed during the walk');
         this.flush();
         const rows = page.all(after, pageSize) as EventRow[];
-        if (!walk.feed(rows) || rows.length < pageSize) return this.withAnchors(walk.finish(this.readHeadRow(), (id) => this.eventHash(id)), anchors);
+        if (!walk.feed(rows) || rows.length < pageSize) return this.withAnchors(walk.finish(this.readHeadRow(), (id) => this.eventHash(id)), opts.anchors);
         after = rows[rows.length - 1]!.id;
       }
     } catch (e) {
@@ -633,6 +635,10 @@ export class Store {
     const head = this.readHeadRow() ?? { id: 0, hash: GENESIS };
     const ts = head.id > 0 ? ((this.prepared('SELECT ts FROM events WHERE id = ?').get(head.id) as { ts: number } | undefined)?.ts ?? null) : null;
     return { id: head.id, hash: head.hash, ts, anchor: `${head.id}:${head.hash}` };
+  }
+
+  isOpen(): boolean {
+    return this.sql.open;
   }
 
   private readHeadRow(): { id: number; hash: string } | null {

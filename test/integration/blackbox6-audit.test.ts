@@ -142,6 +142,24 @@ test('the daemon started on a tampered file says TAMPERED, keeps serving, and au
   }
 });
 
+test('an edit deep in a long history (far before the recent events the start-up look reads) is said at start too: TAMPERED naming the row, while the daemon serves', async () => {
+  const h = path.join(root, 'deep');
+  fs.mkdirSync(h, { mode: 0o700 });
+  seedHistory(path.join(h, 'airlock.db'), 5_000);
+  execFileSync('sqlite3', [path.join(h, 'airlock.db'), "UPDATE events SET decision = 'allow', summary = 'harmless' WHERE id = 7"]);
+  const d = await startDaemon({ home: h });
+  try {
+    const agent = await Wire.open(d.requestSock);
+    const r = await agent.ok<{ decision: string }>('request', { source: 'api', tool: 'cat', action: 'read', resource: '/bb6a/deep', summary: 'bb6 deep' });
+    agent.close();
+    assert.equal(r.decision, 'allow', 'serving');
+    await waitFor(() => /TAMPERED: event 7 was altered/.test(d.output()), 'the TAMPERED line naming event 7', 20_000);
+    assert.equal(d.output().match(/TAMPERED/g)?.length, 1, `said once: ${d.output()}`);
+  } finally {
+    await d.stop();
+  }
+});
+
 test('an empty history verifies: ok, count 0, exit 0 (a daemon that never recorded anything)', async () => {
   const h = path.join(root, 'empty');
   const d = await startDaemon({ home: h });
