@@ -124,12 +124,15 @@ export class AgentCore {
         const scope = this.visible(c);
         const ours = store.entries().filter((e) => !scope || scope.has(e.key.fingerprint));
         const seen = new Set(ours.map((e) => e.key.fingerprint));
-        const ids = ours.map((e) => ({ blob: e.key.publicBlob, comment: e.comment || e.name }));
+        // A comment is one line of `ssh-add -l`/`-L`, whose output people paste into
+        // authorized_keys: a newline in it (a crafted key file, an agent's ssh-add) would print a
+        // second key line of the comment's choosing. Controls and invisibles are shown as U+FFFD.
+        const ids = ours.map((e) => ({ blob: e.key.publicBlob, comment: printable(e.comment || e.name) }));
         for (const u of await this.upstreamKeys()) {
           const fp = fingerprintOf(u.blob);
           if (seen.has(fp) || (scope && !scope.has(fp))) continue;
           seen.add(fp);
-          ids.push(u);
+          ids.push({ ...u, comment: printable(u.comment) });
         }
         return identitiesAnswer(ids);
       }

@@ -18,7 +18,7 @@ function toKey(e: KeyEntry): Key {
     // Comments come from ssh-add clients; lists are printed in terminals.
     name: printable(e.name),
     comment: printable(e.comment),
-    publicKey: openSshPublicLine(e.key.algorithm, e.key.publicBlob, e.comment),
+    publicKey: openSshPublicLine(e.key.algorithm, e.key.publicBlob, printable(e.comment)),
     origin: e.origin,
     confirm: e.confirm,
     expiresAt: e.expiresAt,
@@ -54,7 +54,7 @@ export class AgentKeyService implements KeyService {
           type,
           name: printable(u.comment || fp),
           comment: printable(u.comment),
-          publicKey: openSshPublicLine(type, u.blob, u.comment),
+          publicKey: openSshPublicLine(type, u.blob, printable(u.comment)),
           origin: 'upstream',
           confirm: false,
           expiresAt: null,

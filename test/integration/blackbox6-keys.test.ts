@@ -250,3 +250,27 @@ test('keys remove: a fingerprint in the wrong form (a name, MD5, no prefix) is -
   const reuse = await airlock(['keys', 'generate', 'gen-ed25519'], { env });
   assert.equal(reuse.code, 0, reuse.stderr);
 });
+
+test('a key comment holding a newline and a second key line (a crafted key file imported, or ssh-add by an agent) never makes ssh-add -L, keys list --public or keys.list print an extra authorized_keys line', async () => {
+  const injected = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIInjectedKeyInjectedKeyInjectedKeyInjectedKey01 injected';
+  const files: string[] = [];
+  for (const label of ['crafted-import', 'crafted-ssh-add']) {
+    const f = path.join(dir, label);
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', `me@host\n${injected}`, '-f', f], { stdio: 'ignore' });
+    files.push(f);
+  }
+  const imp = await airlock(['keys', 'import', files[0]!], { env });
+  assert.equal(imp.code, 0, imp.stderr);
+  const added = await run('ssh-add', [files[1]!], { env });
+  assert.equal(added.code, 0, added.stderr);
+  const listed = sh('ssh-add', ['-l']).trim().split('\n');
+  const lines = sh('ssh-add', ['-L']).trim().split('\n');
+  assert.equal(lines.length, listed.length, `one line per key: ${JSON.stringify(lines.slice(-4))}`);
+  assert.ok(listed.every((l) => /^\d+ SHA256:/.test(l)), `ssh-add -l: every line is a key: ${JSON.stringify(listed.slice(-4))}`);
+  assert.ok(!lines.some((l) => l.startsWith('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIInjected')), `no injected key line in ssh-add -L: ${JSON.stringify(lines.slice(-4))}`);
+  const pub = await airlock(['keys', 'list', '--public'], { env });
+  assert.equal(pub.code, 0, pub.stderr);
+  assert.ok(!pub.stdout.split('\n').some((l) => l.startsWith('ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIInjected')), `keys list --public: ${pub.stdout}`);
+  for (const k of await keysList()) assert.ok(!/[\n\r]/.test(k.publicKey), `keys.list publicKey is one line: ${JSON.stringify(k.publicKey)}`);
+  await run('ssh-add', ['-d', `${files[1]!}.pub`], { env, timeoutMs: 5_000 }).catch(() => undefined);
+});
