@@ -23,6 +23,8 @@ export type NotificationHandler = (method: string, params: unknown) => void;
 
 export class RpcClient {
   private nextId = 1;
+  /** Newlines written by writeRaw whose id-null answers may still come. */
+  private rawLines = 0;
   private buf = '';
   private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private closedError: Error | null = null;
@@ -96,6 +98,9 @@ export class RpcClient {
 
   /** Sends raw bytes (tests of malformed input use this). */
   writeRaw(data: string | Buffer): void {
+    // Raw lines (tests of bad input) may be answered with id null: those answers are theirs,
+    // not a sign that one of this client's calls was unreadable.
+    for (const b of typeof data === 'string' ? Buffer.from(data) : data) if (b === 0x0a) this.rawLines++;
     this.socket.write(data);
   }
 
@@ -121,6 +126,10 @@ export class RpcClient {
       }
       if (typeof msg.method === 'string' && msg.id === undefined) {
         this.onNotification?.(msg.method, msg.params);
+        continue;
+      }
+      if (msg.id === null && msg.error && this.rawLines > 0) {
+        this.rawLines--;
         continue;
       }
       if (msg.id === null && msg.error) {
