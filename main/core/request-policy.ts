@@ -8,6 +8,7 @@ import { ACTION_RANK, LIMITS, riskier, type Action, type Risk } from '../contrac
 import { RPC, RpcError } from '../contract/rpc';
 import { taskIdOf } from '../contract/task-ref';
 import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from './classify/mcp';
+import { mcpMethodVerdict } from './classify/mcp-methods';
 import { conditionWords } from './condition';
 import { conditionMissText, conditionOutcome, coversLocalDestination, evaluateGrants, evaluateParts, nearMissText, type GrantIndex } from './grants';
 import { capArgs } from './history-recorder';
@@ -155,12 +156,20 @@ export class RequestPolicy {
         classifierRisk.push({ level: 'high', reason: `git here would take ${lookalike.slice(0, 200)} as a repository (HEAD, objects/, refs/ and no .git): its config is a plain file an agent can write, and it can name programs git runs` });
       }
     }
+    let actionOrigin: ActionOrigin | undefined;
     // Only the daemon's own egress proxy speaks for `egress`: an agent claiming it is refused.
     if ((req.source === 'egress') !== !!ctx.egress) {
       throw new RpcError(RPC.invalidParams, 'invalid params: source: egress requests come only from the task\'s egress proxy');
     }
-    let actionOrigin: ActionOrigin | undefined;
-    if (req.source === 'mcp') {
+    const method = req.source === 'mcp' ? this.mcpMethodOf(req) : null;
+    if (method) {
+      // resources/read, prompts/get, an unknown method …: what the method and its params
+      // reach, derived here again; the proxy's word only ever adds to it.
+      action = method.pinned ?? riskier(action, method.action);
+      if (method.pinned) actionOrigin = 'pin';
+      for (const r of method.resources) if (!resources.includes(r)) resources.push(r);
+      classifierRisk.push(...method.reasons);
+    } else if (req.source === 'mcp') {
       const m = this.mcpActionOf(req);
       if (m) {
         action = m.action;
@@ -219,6 +228,26 @@ export class RequestPolicy {
       : this.facts.mcpTool(server, tool);
     const args = isObject(a.arguments) ? a.arguments : a;
     return mcpAction(tool, info, args);
+  }
+
+  /**
+   * An MCP request for a method other than tools/call (`args.method`, the label's tool part
+   * the same: `server/resources/read`): its action, resources and reasons from the method and
+   * its params (core/classify/mcp-methods.ts), and the human's pin. A tool call never carries
+   * `args.method` (the proxy and the hook build args themselves), so a server's tool that is
+   * named `resources/read` stays a tool call, judged by its annotations.
+   */
+  private mcpMethodOf(req: AgentRequest): { action: Action; pinned?: Action; resources: string[]; reasons: CoreRequest['classifierRisk'] } | null {
+    const split = splitMcpTool(req.tool);
+    const a = isObject(req.args) ? req.args : null;
+    if (!split || !a || typeof a.method !== 'string' || a.method !== split[1] || a.method === 'tools/call') return null;
+    const v = mcpMethodVerdict(a.method, a.arguments, split[0], req.cwd);
+    const pins = this.facts.settings().mcpToolActions;
+    const pinned = Object.prototype.hasOwnProperty.call(pins, req.tool) ? pins[req.tool] : undefined;
+    const reasons: CoreRequest['classifierRisk'] = [...v.reasons];
+    if (pinned) reasons.push({ level: 'low', reason: `action ${pinned} pinned by you (mcpToolActions)` });
+    if (v.refuse) return { action: 'other', ...(pinned ? { pinned } : {}), resources: v.resources, reasons: [...reasons, { level: 'medium', reason: `${v.refuse}: it cannot be judged` }] };
+    return { action: v.action, ...(pinned ? { pinned } : {}), resources: v.resources, reasons };
   }
 
   /** Risk, then grants, then the default policy; what none of them settles is a prompt. */

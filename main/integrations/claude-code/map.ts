@@ -5,6 +5,7 @@
 import os = require('node:os');
 import type { AskParams } from '../../client';
 import { nameRemoves } from '../../core/classify/mcp';
+import { MAX_URI_CHARS, uriTarget } from '../../core/classify/mcp-uri';
 import type { CommandClassification } from '../../core/ports';
 import { clip, str, type PreToolUseInput } from './hook-input';
 
@@ -64,16 +65,6 @@ function absolute(p: string, cwd: string, home: string): string {
   if (p === '~' || p.startsWith('~/')) return home.replace(/\/+$/, '') + p.slice(1);
   if (p.startsWith('/') || !cwd.startsWith('/')) return p;
   return cwd.replace(/\/+$/, '') + '/' + p;
-}
-
-/** `file:///a%20b` → `/a b`; a URI that does not decode is kept as written (then no grant for a path covers it). */
-function decodeFileUri(uri: string): string {
-  try {
-    const u = new URL(uri);
-    return u.hostname && u.hostname !== 'localhost' ? uri : decodeURIComponent(u.pathname);
-  } catch {
-    return uri;
-  }
 }
 
 /**
@@ -243,10 +234,16 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
     // (`file:///home/u/.ssh/id_ed25519` from a filesystem server): the resource is named so
     // the risk rules and the task's chain memory see a secret read like a Read of that path
     // (red team wave 5: it was an internal read with no resource at all).
+    // Every reading of the URI a server may take is judged (core/classify/mcp-uri.ts, the
+    // proxy's resources/read too): `file:/x`, `FILE://localhost/x`, `file://host/x`, percent
+    // escapes; an http(s) resource is a transfer to its host. Too long a URI is not judged: asked.
     const server = str(ti.server) ?? '';
     const uri = str(ti.uri) ?? '';
-    const resource = clip(uri.startsWith('file://') ? decodeFileUri(uri) : `mcp:${server}:${uri}`, MAX_TEXT);
-    return { ...base, action: 'read', resource, resources: [resource], summary: clip(`ReadMcpResourceTool ${server} ${uri}`, MAX_SUMMARY) };
+    const summary = clip(`ReadMcpResourceTool ${server} ${uri}`, MAX_SUMMARY);
+    if (uri.length > MAX_URI_CHARS) return { ...base, action: 'other', summary };
+    const t = uriTarget(uri, server, cwd);
+    const resources = t.resources.map((r) => clip(r.startsWith('~') ? absolute(r, cwd, home) : r, MAX_TEXT));
+    return { ...base, action: t.action, resource: resources[0], resources, summary };
   }
   if (INTERNAL_TOOLS.has(tool)) return { ...base, action: 'read', summary: clip(`${tool} (Claude Code internal)`, MAX_SUMMARY) };
   // A tool we do not know: ask.

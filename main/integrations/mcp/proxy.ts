@@ -1,32 +1,29 @@
 // `airlock mcp -- SERVER…`: a stdio MCP proxy. The MCP client starts us instead of the
 // server; we start the server and pass every message through in both directions, except
-// `tools/call`, which waits for Airlock. A denied call gets a normal tool result with
-// isError: true and the reason, so the model sees why and the session goes on.
+// those that wait for Airlock (core/classify/mcp-methods.ts): `tools/call`, the reads of
+// resources and prompts (`resources/read`, `resources/subscribe`, `prompts/get`), any method
+// we do not know, and the server's `sampling/createMessage`. A denied call gets a normal tool
+// result with isError: true and the reason, so the model sees why and the session goes on;
+// another denied request gets a JSON-RPC error with the reason.
 //
 // Both sides are untrusted: lines are capped, anything unparseable from the client is
 // answered with a JSON-RPC parse error (never forwarded: the server must not interpret
 // something we could not check), and client messages are forwarded as we parsed them
 // (re-serialized), so the server cannot read a different call than the one approved.
 // Over 400 lines on purpose: one session's two message streams, with the state they share
-// (calls in flight, cancellations, listed tools), read best in one place.
+// (requests in flight, cancellations, listed tools), read best in one place.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import type { AgentAnswer, AskParams } from '../../client';
-import { lowersKnownTool, mcpAction, mcpResources, type ToolAnnotations } from '../../core/classify/mcp';
+import { lowersKnownTool } from '../../core/classify/mcp';
+import { ASKED_SERVER_METHODS, clientMethodRule, oddSpellingOf } from '../../core/classify/mcp-methods';
+import { clip, isObject, methodAsk, pickAnnotations, serialize, toolCallAsk, type ToolInfo } from './asks';
 import { LineSplitter } from './lines';
 
 export const CLIENT_LINE_MAX = 4 * 1024 * 1024;
 export const SERVER_LINE_MAX = 64 * 1024 * 1024;
 const MAX_TOOLS = 10_000;
-/** Tool arguments up to this size travel whole (grant conditions check them); bigger ones are cut and marked. */
-const FULL_ARGS_BYTES = 256 * 1024;
 const REPORT_BATCH = 500;
-
-/** What the proxy knows of one tool from tools/list. */
-interface ToolInfo {
-  annotations: ToolAnnotations | null;
-  description: string | null;
-}
 
 /** The proxy's MCP session as an Airlock task, and its reports to the daemon. */
 export interface McpSessionHooks {
@@ -71,18 +68,18 @@ interface JsonRpcMessage {
 }
 
 const idKey = (id: unknown) => `${typeof id}:${String(id)}`;
-const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const validId = (id: unknown): id is JsonId => typeof id === 'string' || typeof id === 'number' || id === null;
-const clip = (s: string, n: number) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
-
-/** JSON.stringify throws RangeError on values nested thousands deep (they parse fine). */
-function serialize(v: unknown): string | null {
-  try {
-    return JSON.stringify(v);
-  } catch {
-    return null;
-  }
+/** A request waiting for Airlock. */
+interface Waiting {
+  abort: AbortController;
+  cancelled: boolean;
 }
+/** At most this many requests wait for Airlock at once (the daemon caps a task's prompts lower). */
+const MAX_INFLIGHT = 256;
+/** tools/list ids whose answers we wait for, at most. */
+const MAX_REMEMBERED = 1024;
+/** JSON-RPC error code of a request Airlock denied (a tools/call gets an isError result instead). */
+const DENIED = -32003;
 
 /** A label from the server command: `npx -y @scope/server-github` → `server-github`. */
 export function defaultServerName(argv: string[]): string {
@@ -96,22 +93,6 @@ export function defaultServerName(argv: string[]): string {
   return 'mcp';
 }
 
-/** Only the MCP annotation fields we use, each a boolean or a short title. */
-function pickAnnotations(a: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of ['readOnlyHint', 'destructiveHint', 'openWorldHint', 'idempotentHint']) if (typeof a[k] === 'boolean') out[k] = a[k];
-  if (typeof a.title === 'string') out.title = clip(a.title, 200);
-  return out;
-}
-
-/** Cuts long strings in tool arguments so the request stays small; keeps the shape. */
-function capValue(v: unknown, depth = 0): unknown {
-  if (typeof v === 'string') return v.length > 4096 ? `${v.slice(0, 4096)}…[${v.length - 4096} more characters]` : v;
-  if (Array.isArray(v)) return depth > 4 ? '[array]' : v.slice(0, 64).map((x) => capValue(x, depth + 1));
-  if (isObject(v)) return depth > 4 ? '[object]' : Object.fromEntries(Object.entries(v).slice(0, 64).map(([k, x]) => [k.slice(0, 256), capValue(x, depth + 1)]));
-  return v;
-}
-
 export class McpProxy {
   private readonly tools = new Map<string, ToolInfo>();
   /** The task requests name: --task, or the one this session started (its token when there is one). */
@@ -119,12 +100,16 @@ export class McpProxy {
   private ownTask: string | null = null;
   private taskStarting: Promise<void> | null = null;
   private readonly listRequests = new Set<string>();
-  private readonly cancelled = new Set<string>();
-  /** Calls waiting for Airlock, by id: aborted when the client cancels them or goes away. */
-  private readonly inflight = new Map<string, AbortController>();
+  /** Requests waiting for Airlock (`c:ID` the client's, `s:ID` the server's): aborted when cancelled or their sender goes away. */
+  private readonly inflight = new Map<string, Waiting>();
+  /** Asked notifications so far (their key in `inflight`: they have no id). */
+  private notifications = 0;
   private readonly name: string;
   private server: ChildProcess | null = null;
   private outputClosed = false;
+  /** Reading paused until the other side drains (toServer, toClientRaw). */
+  private clientPaused = false;
+  private serverPaused = false;
 
   constructor(private readonly o: McpProxyOptions) {
     this.name = o.name ?? defaultServerName(o.serverArgv);
@@ -193,6 +178,7 @@ export class McpProxy {
       server.stdout!.on('data', (d: Buffer) => fromServer.push(d));
       server.stdout!.on('end', () => {
         fromServer.end();
+        this.abortAll('s:');
         stdoutDone = true;
         finish();
       });
@@ -203,28 +189,56 @@ export class McpProxy {
       this.o.input.on('data', (d: Buffer | string) => fromClient.push(typeof d === 'string' ? Buffer.from(d) : d));
       this.o.input.on('end', () => {
         fromClient.end();
-        this.abortAll();
+        this.abortAll('c:');
         server.stdin!.end();
       });
       this.o.input.on('error', () => {
-        this.abortAll();
+        this.abortAll('c:');
         server.stdin!.end();
       });
       this.o.output.on('error', () => {
         this.outputClosed = true;
+        // Nothing more reaches the client: the server is read (and its output dropped) again.
+        if (this.serverPaused) server.stdout!.resume();
+        this.serverPaused = false;
       });
     });
   }
 
-  /** Forwards to the server, one line per message. */
+  /**
+   * Forwards to the server, one line per message. A server that reads slower than the client
+   * writes (a flood of notifications) must not grow the proxy: the client is not read until
+   * the server has taken what waits for it.
+   */
   private toServer(line: string): void {
     const s = this.server;
-    if (s?.stdin && !s.stdin.destroyed) s.stdin.write(line + '\n');
+    if (!s?.stdin || s.stdin.destroyed) return;
+    if (!s.stdin.write(line + '\n') && !this.clientPaused) {
+      this.clientPaused = true;
+      this.o.input.pause();
+      s.stdin.once('drain', () => {
+        this.clientPaused = false;
+        this.o.input.resume();
+      });
+    }
+  }
+
+  /** Writes to the client; likewise, the server is not read until the client has taken its share. */
+  private toClientRaw(data: string | Buffer): void {
+    if (this.outputClosed) return;
+    const out = this.server?.stdout;
+    if (!this.o.output.write(data) && out && !this.serverPaused) {
+      this.serverPaused = true;
+      out.pause();
+      this.o.output.once('drain', () => {
+        this.serverPaused = false;
+        out.resume();
+      });
+    }
   }
 
   private reply(msg: object): void {
-    if (this.outputClosed) return;
-    this.o.output.write(JSON.stringify(msg) + '\n');
+    this.toClientRaw(JSON.stringify(msg) + '\n');
   }
 
   private onClientLine(buf: Buffer): void {
@@ -238,24 +252,45 @@ export class McpProxy {
       return;
     }
     if (Array.isArray(msg)) {
-      // JSON-RPC batch (MCP 2025-03-26): calls are checked one by one, the rest passes.
+      // JSON-RPC batch (MCP 2025-03-26): what is asked is asked one by one, the rest passes.
       const rest: unknown[] = [];
-      for (const m of msg.slice(0, 1000)) {
-        if (isObject(m) && m.method === 'tools/call') this.callSafely(m);
-        else {
-          this.note(m);
-          rest.push(m);
-        }
-      }
+      for (const m of msg.slice(0, 1000)) if (this.routeClient(m) === 'pass') rest.push(m);
       if (rest.length) this.forward(rest, null);
       return;
     }
-    if (isObject(msg) && msg.method === 'tools/call') {
-      this.callSafely(msg);
-      return;
+    if (this.routeClient(msg) === 'pass') this.forward(msg, isObject(msg) && validId(msg.id) ? msg.id : null);
+  }
+
+  /**
+   * One client message: handled here (asked, refused) or 'pass' for the caller to forward.
+   * A message with no method is an answer to the server's request and passes.
+   */
+  private routeClient(m: unknown): 'pass' | 'handled' {
+    if (!isObject(m)) {
+      this.reply({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'not a JSON-RPC message (Airlock MCP proxy); not forwarded' } });
+      return 'handled';
     }
-    this.note(msg);
-    this.forward(msg, isObject(msg) && validId(msg.id) ? msg.id : null);
+    const id: JsonId = validId(m.id) ? m.id : null;
+    if (m.method === undefined) return 'pass';
+    if (typeof m.method !== 'string') {
+      if (m.id !== undefined) this.reply({ jsonrpc: '2.0', id, error: { code: -32600, message: 'method must be a string (Airlock MCP proxy); not forwarded' } });
+      return 'handled';
+    }
+    // `Resources/Read`, `tools/call ` …: a lenient server may read them as the method they
+    // spell. No client needs them: refused, never forwarded.
+    const odd = oddSpellingOf(m.method);
+    if (odd) {
+      this.o.log(`refused ${JSON.stringify(clip(m.method, 80))} (spelled like ${odd})`);
+      if (m.id !== undefined) this.reply({ jsonrpc: '2.0', id, error: { code: -32601, message: `method ${JSON.stringify(clip(m.method, 80))} is not ${odd}: refused by Airlock, not forwarded` } });
+      return 'handled';
+    }
+    const rule = clientMethodRule(m.method);
+    if (rule === 'pass') {
+      this.note(m);
+      return 'pass';
+    }
+    this.askSafely(m, m.method, rule === 'tools/call');
+    return 'handled';
   }
 
   /** One bad message must never take the proxy (and the MCP session) down. */
@@ -267,10 +302,10 @@ export class McpProxy {
     }
   }
 
-  private callSafely(m: JsonRpcMessage): void {
-    this.onToolsCall(m).catch((e: unknown) => {
-      this.o.log(`tools/call failed inside the proxy: ${(e as Error).message}`);
-      this.reply({ jsonrpc: '2.0', id: validId(m.id) ? m.id : null, error: { code: -32603, message: 'Airlock MCP proxy failed on this call; it was not forwarded' } });
+  private askSafely(m: JsonRpcMessage, method: string, toolCall: boolean): void {
+    this.onAsked(m, method, toolCall).catch((e: unknown) => {
+      this.o.log(`${clip(method, 80)} failed inside the proxy: ${(e as Error).message}`);
+      this.reply({ jsonrpc: '2.0', id: validId(m.id) ? m.id : null, error: { code: -32603, message: 'Airlock MCP proxy failed on this request; it was not forwarded' } });
     });
   }
 
@@ -281,115 +316,183 @@ export class McpProxy {
     else this.reply({ jsonrpc: '2.0', id, error: { code: -32600, message: 'message nested too deep (Airlock MCP proxy)' } });
   }
 
-  /** Remembers what we must recognise in answers: tools/list ids, cancellations. */
-  private note(m: unknown): void {
-    if (!isObject(m)) return;
-    if (m.method === 'tools/list' && m.id !== undefined) this.listRequests.add(idKey(m.id));
-    if (m.method === 'notifications/cancelled' && isObject(m.params)) {
-      const key = idKey(m.params.requestId);
-      this.cancelled.add(key);
-      // A call still waiting for the human: its prompt is withdrawn (nobody waits for it now).
-      this.inflight.get(key)?.abort();
+  /** Remembers what we must recognise in answers: tools/list ids; withdraws what the client cancelled. */
+  private note(m: Record<string, unknown>): void {
+    if (m.method === 'tools/list' && m.id !== undefined) {
+      // A server that never answers must not make this set grow without end: the oldest go.
+      if (this.listRequests.size >= MAX_REMEMBERED) this.listRequests.delete(this.listRequests.values().next().value!);
+      this.listRequests.add(idKey(m.id));
     }
+    if (m.method === 'notifications/cancelled' && isObject(m.params)) this.cancel(`c:${idKey(m.params.requestId)}`);
   }
 
-  /** The client went away: no call of it is waiting any more, so no prompt of it stays. */
-  private abortAll(): void {
-    for (const c of this.inflight.values()) c.abort();
+  /**
+   * A request still waiting for the human: its prompt is withdrawn (nobody waits for it now)
+   * and it is never forwarded. Only requests in flight are remembered, so endless
+   * cancellations of ids that are not cost nothing.
+   */
+  private cancel(key: string): void {
+    const w = this.inflight.get(key);
+    if (!w) return;
+    w.cancelled = true;
+    w.abort.abort();
   }
 
-  private async onToolsCall(m: JsonRpcMessage): Promise<void> {
-    if (m.id === undefined) {
-      // A call sent as a notification cannot be answered; it is not forwarded either.
-      this.o.log('dropped a tools/call without an id');
-      return;
-    }
-    const id: JsonId = validId(m.id) ? m.id : null;
-    const params = isObject(m.params) ? m.params : {};
-    const tool = typeof params.name === 'string' ? params.name : null;
-    if (!tool || !validId(m.id)) {
-      this.reply({ jsonrpc: '2.0', id, error: { code: -32602, message: 'tools/call needs params.name (Airlock MCP proxy)' } });
-      return;
-    }
-    const info = this.tools.get(tool) ?? null;
-    // The same mapping as the hook's and the daemon's (core/classify/mcp.ts).
-    const { action } = mcpAction(tool, info, params.arguments);
-    const resources = mcpResources(params.arguments, this.o.cwd);
-    const argsText = serialize(capValue(params.arguments ?? {})) ?? '';
-    // Arguments travel whole when they fit, so a grant condition checks what the server will
-    // get; bigger ones are cut and marked, and then no condition can allow them.
-    const full = serialize(params.arguments ?? {});
-    const whole = full !== null && Buffer.byteLength(full) <= FULL_ARGS_BYTES;
-    await this.ensureTask();
-    const req: AskParams = {
-      source: 'mcp',
-      tool: clip(`${this.name}/${tool}`, 256),
-      action,
-      ...(resources.length ? { resource: resources[0], resources } : {}),
-      summary: clip(`${this.name}/${tool} ${argsText}`, 2000),
-      args: {
-        arguments: whole ? (params.arguments ?? {}) : capValue(params.arguments ?? {}),
-        ...(whole ? {} : { truncated: true }),
-        ...(info ? { annotations: info.annotations ?? {}, ...(info.description ? { description: clip(info.description, 1000) } : {}) } : { listed: false }),
-      },
-      ...(this.taskRef ? { task: this.taskRef } : {}),
-      cwd: this.o.cwd,
-    };
+  /** The client (`c:`) or the server (`s:`) went away: no request of it is waiting any more, so no prompt of it stays. */
+  private abortAll(side: 'c:' | 's:'): void {
+    for (const [k, w] of this.inflight) if (k.startsWith(side) || (side === 'c:' && k.startsWith('n:'))) w.abort.abort();
+  }
+
+  /**
+   * Starts waiting for Airlock on request `key`, before anything is awaited (so a cancellation
+   * read right after finds it); null when that id is already waiting or too many are.
+   */
+  private begin(key: string): Waiting | null {
+    if (this.inflight.has(key) || this.inflight.size >= MAX_INFLIGHT) return null;
+    const w: Waiting = { abort: new AbortController(), cancelled: false };
+    this.inflight.set(key, w);
+    return w;
+  }
+
+  /** Asks Airlock; the answer, or why there is none (null answer: deny). */
+  private async askAirlock(key: string, w: Waiting, build: () => AskParams): Promise<{ answer: AgentAnswer | null; failure: string }> {
     let answer: AgentAnswer | null = null;
     let failure = '';
-    const key = idKey(m.id);
-    const abort = new AbortController();
-    this.inflight.set(key, abort);
-    if (this.cancelled.has(key)) abort.abort();
     try {
-      answer = await this.o.ask(req, abort.signal);
+      await this.ensureTask();
+      answer = await this.o.ask(build(), w.abort.signal);
     } catch (e) {
       failure = (e as Error).message;
     } finally {
-      if (this.inflight.get(key) === abort) this.inflight.delete(key);
+      if (this.inflight.get(key) === w) this.inflight.delete(key);
     }
-    if (this.cancelled.has(key)) {
-      this.cancelled.delete(key);
+    return { answer, failure };
+  }
+
+  private async onAsked(m: JsonRpcMessage, method: string, toolCall: boolean): Promise<void> {
+    // A tools/call sent as a notification cannot be answered: not forwarded. Another method
+    // without an id (a notification we do not know) is asked like a request; denied, it is dropped.
+    if (m.id === undefined && toolCall) {
+      this.o.log('dropped a tools/call without an id');
       return;
     }
+    const notification = m.id === undefined;
+    const id: JsonId = validId(m.id) ? m.id : null;
+    const params = isObject(m.params) ? m.params : {};
+    const tool = typeof params.name === 'string' ? params.name : null;
+    if ((!notification && !validId(m.id)) || (toolCall && !tool)) {
+      this.reply({ jsonrpc: '2.0', id, error: { code: -32602, message: toolCall ? 'tools/call needs params.name (Airlock MCP proxy)' : 'a request needs a string or number id (Airlock MCP proxy)' } });
+      return;
+    }
+    const where = () => ({ server: this.name, task: this.taskRef, cwd: this.o.cwd });
+    let build: () => AskParams;
+    if (toolCall) {
+      const info = this.tools.get(tool!) ?? null;
+      build = () => toolCallAsk(tool!, params.arguments, info, where());
+    } else {
+      const first = methodAsk(method, m.params, where());
+      if ('refuse' in first) {
+        if (notification) this.o.log(`dropped a ${clip(method, 80)} notification: ${first.refuse}`);
+        else this.reply({ jsonrpc: '2.0', id, error: { code: -32602, message: `${first.refuse} (Airlock MCP proxy); not forwarded` } });
+        return;
+      }
+      build = () => methodAsk(method, m.params, where()) as AskParams;
+    }
+    const key = notification ? `n:${++this.notifications}` : `c:${idKey(m.id)}`;
+    const w = this.begin(key);
+    if (!w) {
+      if (notification) return this.o.log(`dropped a ${clip(method, 80)} notification: more than ${MAX_INFLIGHT} requests are waiting for Airlock`);
+      this.reply({ jsonrpc: '2.0', id, error: { code: -32600, message: this.inflight.has(key) ? 'a request with this id is already waiting for Airlock; not forwarded' : `more than ${MAX_INFLIGHT} requests are waiting for Airlock; not forwarded` } });
+      return;
+    }
+    const { answer, failure } = await this.askAirlock(key, w, build);
+    if (w.cancelled) return;
     if (answer?.decision === 'allow') {
       this.forward(m, id);
       return;
     }
-    const reason = answer ? `${answer.reason}${answer.event > 0 ? ` (event ${answer.event})` : ''}` : `Airlock could not be asked (${failure}); denied`;
-    this.reply({
-      jsonrpc: '2.0',
-      id,
-      result: { content: [{ type: 'text', text: `Denied by Airlock: ${reason}` }], isError: true },
-    });
+    if (notification) return this.o.log(`dropped a ${clip(method, 80)} notification: ${answer ? answer.reason : failure}`);
+    const reason = `Denied by Airlock: ${answer ? `${answer.reason}${answer.event > 0 ? ` (event ${answer.event})` : ''}` : `Airlock could not be asked (${failure}); denied`}`;
+    if (toolCall) this.reply({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: reason }], isError: true } });
+    else this.reply({ jsonrpc: '2.0', id, error: { code: DENIED, message: reason } });
   }
 
   private onServerLine(buf: Buffer): void {
-    // Server output passes byte for byte; we only read tools/list answers on the side.
-    if (this.listRequests.size > 0 && buf.length < 16 * 1024 * 1024) {
+    // Server output passes byte for byte; we read tools/list answers on the side, and hold
+    // the requests that are asked (sampling). A line that can hold a request (a "method"
+    // key, or \u escapes that could spell one) is parsed; others are answers we need not read.
+    const mayAsk = buf.includes('"method"') || buf.includes('\\u');
+    if ((this.listRequests.size > 0 && buf.length < 16 * 1024 * 1024) || mayAsk) {
+      let m: unknown;
       try {
-        const m = JSON.parse(buf.toString('utf8')) as unknown;
-        if (isObject(m) && m.id !== undefined && this.listRequests.delete(idKey(m.id)) && isObject(m.result) && Array.isArray(m.result.tools)) {
-          const seen: { name: string; annotations: Record<string, unknown> | null; description: string | null }[] = [];
-          for (const t of m.result.tools.slice(0, MAX_TOOLS)) {
-            if (isObject(t) && typeof t.name === 'string' && t.name.length <= 256 && (this.tools.size < MAX_TOOLS || this.tools.has(t.name))) {
-              const annotations = isObject(t.annotations) ? pickAnnotations(t.annotations) : null;
-              const description = typeof t.description === 'string' ? clip(t.description, 1000) : null;
-              // A later entry (this list or a later one) cannot make a known tool less risky.
-              const old = this.tools.get(t.name);
-              if (old && lowersKnownTool(t.name, old, { annotations, description })) continue;
-              this.tools.set(t.name, { annotations, description });
-              seen.push({ name: t.name, annotations, description });
-            }
-          }
-          this.report(seen);
-        }
+        m = JSON.parse(buf.toString('utf8')) as unknown;
       } catch {
-        /* not ours to judge */
+        m = undefined; // not ours to judge
+      }
+      if (isObject(m)) this.learnFrom(m);
+      const all = Array.isArray(m) ? m : [m];
+      const asked = all.filter((x): x is Record<string, unknown> => isObject(x) && typeof x.method === 'string' && (ASKED_SERVER_METHODS.has(x.method) || !!oddSpellingOf(x.method)));
+      for (const x of all) if (isObject(x) && x.method === 'notifications/cancelled' && isObject(x.params)) this.cancel(`s:${idKey(x.params.requestId)}`);
+      if (asked.length) {
+        for (const x of asked) this.guard(() => this.askServerSafely(x));
+        const rest = all.filter((x) => !asked.includes(x as Record<string, unknown>));
+        if (rest.length) this.toClient(Buffer.from(serialize(Array.isArray(m) ? rest : rest[0]) ?? 'null'));
+        return;
       }
     }
-    if (this.outputClosed) return;
-    this.o.output.write(Buffer.concat([buf, Buffer.from('\n')]));
+    this.toClient(buf);
+  }
+
+  private toClient(buf: Buffer): void {
+    this.toClientRaw(Buffer.concat([buf, Buffer.from('\n')]));
+  }
+
+  /** What a tools/list answer says about the tools, kept and reported. */
+  private learnFrom(m: Record<string, unknown>): void {
+    if (m.id === undefined || !this.listRequests.delete(idKey(m.id)) || !isObject(m.result) || !Array.isArray(m.result.tools)) return;
+    const seen: { name: string; annotations: Record<string, unknown> | null; description: string | null }[] = [];
+    for (const t of m.result.tools.slice(0, MAX_TOOLS)) {
+      if (isObject(t) && typeof t.name === 'string' && t.name.length <= 256 && (this.tools.size < MAX_TOOLS || this.tools.has(t.name))) {
+        const annotations = isObject(t.annotations) ? pickAnnotations(t.annotations) : null;
+        const description = typeof t.description === 'string' ? clip(t.description, 1000) : null;
+        // A later entry (this list or a later one) cannot make a known tool less risky.
+        const old = this.tools.get(t.name);
+        if (old && lowersKnownTool(t.name, old, { annotations, description })) continue;
+        this.tools.set(t.name, { annotations, description });
+        seen.push({ name: t.name, annotations, description });
+      }
+    }
+    this.report(seen);
+  }
+
+  private askServerSafely(m: Record<string, unknown>): void {
+    this.onServerAsked(m, m.method as string).catch((e: unknown) => {
+      this.o.log(`${clip(m.method as string, 80)} from the server failed inside the proxy: ${(e as Error).message}`);
+      if (validId(m.id)) this.toServer(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: 'Airlock MCP proxy failed on this request; it was not forwarded' } }));
+    });
+  }
+
+  /** The server's sampling request (or an odd spelling of one): asked, then passed to the client or refused. */
+  private async onServerAsked(m: Record<string, unknown>, method: string): Promise<void> {
+    const refuse = (message: string) => {
+      if (validId(m.id)) this.toServer(JSON.stringify({ jsonrpc: '2.0', id: m.id, error: { code: DENIED, message } }));
+    };
+    if (oddSpellingOf(method)) return refuse(`method ${JSON.stringify(clip(method, 80))} is not ${oddSpellingOf(method)}: refused by Airlock, not forwarded`);
+    if (!validId(m.id)) return refuse('a request needs a string or number id (Airlock MCP proxy)');
+    const where = { server: this.name, task: this.taskRef, cwd: this.o.cwd };
+    const first = methodAsk(method, m.params, where);
+    if ('refuse' in first) return refuse(first.refuse);
+    const key = `s:${idKey(m.id)}`;
+    const w = this.begin(key);
+    if (!w) return refuse('a request with this id is already waiting for Airlock, or too many are; not forwarded');
+    const { answer, failure } = await this.askAirlock(key, w, () => methodAsk(method, m.params, { ...where, task: this.taskRef }) as AskParams);
+    if (w.cancelled) return;
+    if (answer?.decision === 'allow') {
+      const line = serialize(m);
+      if (line !== null) this.toClient(Buffer.from(line));
+      return;
+    }
+    refuse(`Denied by Airlock: ${answer ? `${answer.reason}${answer.event > 0 ? ` (event ${answer.event})` : ''}` : `Airlock could not be asked (${failure}); denied`}`);
   }
 
   /** Tells the daemon what this server declared, in batches; failures only cost the hook its knowledge. */
