@@ -219,7 +219,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
 /** The whole chain, walked after start; a store closed meanwhile (the daemon stopping) ends it quietly. */
 async function fullChainCheck(store: Store, log: (line: string) => void): Promise<void> {
   try {
-    const r = await store.verifyChainAsync({ quickCheck: false });
+    const r = await store.verifyChainAsync({ quickCheck: false, background: true });
     if (!r.ok && r.firstBad) log(`history: TAMPERED: ${r.firstBad.reason} (found by the full check after start; the file itself is sound: SQLite's quick_check passed); run \`airlock audit verify\``);
   } catch (e) {
     if (store.isOpen()) log(`history: the full chain check after start failed: ${(e as Error).message}`);

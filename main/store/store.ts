@@ -13,7 +13,7 @@ import { damaged, faultOf, isLockError, LOCK_BUDGET_MS, LOCK_TRY_MS, StoreFault 
 import { GroupCommit } from './group-commit';
 import { GrantStamps, type StampOutcome } from './grant-stamps';
 import { openForDaemon, openReadOnly, quickCheck } from './open';
-import { BackgroundIndexer } from './background-index';
+import { BackgroundIndexer, QUIET_MS } from './background-index';
 import { indexBatch, indexTail } from './search-index';
 import { framesOfBatch, newWriteSignal, noteBackgroundWrite, noteCommit, noteWrite, readWriteSignal, WAL_BACKFILLED } from './write-signal';
 import { deepFreeze } from '../../shared/deep-freeze';
@@ -600,9 +600,13 @@ export class Store {
    * event loop between pages, so prompts, requests and signatures are answered while a long
    * history is checked (the whole walk in one go stalled the daemon ~1 s per 100,000 events).
    * The last page and the head are read in one turn: events committed meanwhile are walked too.
+   * `background` (the daemon's own check after start, which nobody waits for): short pages, each
+   * only once no event was staged for QUIET_MS, like the search indexer, so a long history's walk
+   * (~1 s of CPU per 100,000 events) never stands in front of a request or a signature; and no
+   * flush, which would commit a forming batch early. It ends at the committed head.
    */
-  async verifyChainAsync(opts: { pageSize?: number; quickCheck?: boolean; anchors?: readonly AuditAnchor[] } = {}): Promise<AuditResult> {
-    const pageSize = opts.pageSize ?? 2000;
+  async verifyChainAsync(opts: { pageSize?: number; quickCheck?: boolean; anchors?: readonly AuditAnchor[]; background?: boolean } = {}): Promise<AuditResult> {
+    const pageSize = opts.pageSize ?? (opts.background ? 250 : 2000);
     try {
       const bad = this.sql.readonly || opts.quickCheck === false ? null : quickCheck(this.sql);
       if (bad) return { ok: false, count: 0, damaged: damaged(this.file, bad).message };
@@ -611,8 +615,10 @@ export class Store {
       let after = Number.MIN_SAFE_INTEGER;
       for (let turn = 0; ; turn++) {
         if (turn > 0) await new Promise((r) => setImmediate(r));
+        // Bounded: a flood that never pauses for an hour leaves the walk unfinished, not spinning.
+        for (let waits = 0; opts.background && Date.now() - this.writes.at[0]! < QUIET_MS && waits < 120_000; waits++) await new Promise((r) => setTimeout(r, QUIET_MS));
         if (!this.sql.open) throw new Error('the database was closed during the walk');
-        this.flush();
+        if (!opts.background) this.flush();
         const rows = page.all(after, pageSize) as EventRow[];
         if (!walk.feed(rows) || rows.length < pageSize) return this.withAnchors(walk.finish(this.readHeadRow(), (id) => this.eventHash(id)), opts.anchors);
         after = rows[rows.length - 1]!.id;
