@@ -158,6 +158,12 @@ describe('Claude Code mapping', () => {
     assert.equal(ok.resource, '/repo/src/a.ts');
   });
 
+  test('red team: a path longer than 4,096 characters whose .. lead back to a key is judged as the key, not cut (Read, and an MCP tool\'s path)', () => {
+    const long = `/repo/${'a/'.repeat(1100)}${'../'.repeat(1100)}.ssh/id_ed25519`;
+    assert.ok(map('Read', { file_path: long }).req.resources?.includes('/repo/.ssh/id_ed25519'), 'Read');
+    assert.equal(map('mcp__fs__read_text_file', { path: long }).req.resource, '/repo/.ssh/id_ed25519', 'MCP');
+  });
+
   test('red team, fifth wave: ReadMcpResourceTool names the resource it reads (a file:// resource is that path), so a secret read through it counts', () => {
     const r = map('ReadMcpResourceTool', { server: 'fs', uri: 'file:///home/u/.ssh/id_ed25519' }).req;
     assert.equal(r.action, 'read');

@@ -16,6 +16,7 @@
 //   - nothing known (no annotations seen, no pin) → never a read: delete when the name says
 //     it removes something, else write. A name alone never makes a tool a read.
 // The human's `mcpToolActions` pin wins over all of it (broker.normalize).
+import * as path from 'node:path';
 import type { Action } from '../../contract/constants';
 import { ACTION_RANK, riskier } from '../../contract/constants';
 
@@ -196,6 +197,10 @@ export function mcpResources(args: unknown, cwd?: string): string[] {
     const url = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]+\]|[^:/?#]+)/i.exec(v);
     let r = url && !v.startsWith('file://') ? url[1].toLowerCase() : v.startsWith('file://') ? v.slice(7) : v;
     if (cwd && cwd.startsWith('/') && !url && !r.startsWith('/') && !r.startsWith('~')) r = `${cwd.replace(/\/+$/, '')}/${r}`;
+    // A path too long to send whole is cut, but a cut `…/a/a/../../.ssh/id` loses where it
+    // leads: servers resolve `..` before they open a path (server-filesystem's path.resolve),
+    // so the resolved path is judged. One still too long cannot be opened (PATH_MAX).
+    if (r.length > 4096 && !url) r = path.posix.normalize(r);
     if (!out.includes(r)) out.push(r.slice(0, 4096));
   };
   for (const k of RESOURCE_KEYS) {

@@ -3,6 +3,7 @@
 // checked by hand, and anything unexpected becomes a request that asks. The input's own
 // types and parser are in ./hook-input.ts (the Node relay loads only that).
 import os = require('node:os');
+import path = require('node:path');
 import type { AskParams } from '../../client';
 import { nameRemoves } from '../../core/classify/mcp';
 import { MAX_URI_CHARS, uriTarget } from '../../core/classify/mcp-uri';
@@ -62,9 +63,12 @@ export function capArgs(input: Record<string, unknown>, depth = 0, cut: { cut: b
  * physically, after symbolic links (main/os/real-path.ts).
  */
 function absolute(p: string, cwd: string, home: string): string {
-  if (p === '~' || p.startsWith('~/')) return home.replace(/\/+$/, '') + p.slice(1);
-  if (p.startsWith('/') || !cwd.startsWith('/')) return p;
-  return cwd.replace(/\/+$/, '') + '/' + p;
+  let r = p;
+  if (p === '~' || p.startsWith('~/')) r = home.replace(/\/+$/, '') + p.slice(1);
+  else if (!p.startsWith('/') && cwd.startsWith('/')) r = cwd.replace(/\/+$/, '') + '/' + p;
+  // Too long to send whole (it is cut to MAX_TEXT): a cut `…/a/a/../../.ssh/id` loses where it
+  // leads, and tools resolve `..` before they open a path, so the resolved path is judged.
+  return r.length > MAX_TEXT ? path.posix.normalize(r) : r;
 }
 
 /**
