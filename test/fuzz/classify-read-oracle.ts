@@ -15,7 +15,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sh, type ShCallExpr } from '../../main/core/classify/sh-ast';
-import { wordValue } from '../../main/core/classify/sh-words';
+import { wordValue, wordValues } from '../../main/core/classify/sh-words';
 
 /** Where the scene is mounted inside the sandbox: also the cwd given to the classifier. */
 export const SANDBOX_CWD = '/tmp/w';
@@ -33,7 +33,7 @@ const SYSTEM_DIRS = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$|^\/usr\/lib\/(git-core|m
  */
 const HELPERS: Record<string, readonly string[]> = {
   xargs: ['echo'],
-  zcat: ['gzip'], zless: ['gzip', 'less'], zgrep: ['gzip', 'grep'], zmore: ['gzip', 'more'],
+  zcat: ['gzip'], gunzip: ['gzip'], zless: ['gzip', 'less'], zgrep: ['gzip', 'grep'], zmore: ['gzip', 'more'],
   egrep: ['grep'], fgrep: ['grep'],
   yq: ['jq'],
   // diff -l (--paginate) passes its output through pr.
@@ -307,7 +307,8 @@ export function namedWords(line: string): Set<string> {
   try {
     const S = sh();
     S.Walk(S.NewParser().Parse(line, 'l'), (n) => {
-      if (n && S.NodeType(n) === 'CallExpr') for (const w of (n as ShCallExpr).Args ?? []) add(wordValue(line, w).text);
+      // The words bash makes of it too: `xargs e{xpr,}` runs expr.
+      if (n && S.NodeType(n) === 'CallExpr') for (const w of (n as ShCallExpr).Args ?? []) for (const v of [wordValue(line, w), ...wordValues(line, w)]) add(v.text);
       return true;
     });
   } catch {

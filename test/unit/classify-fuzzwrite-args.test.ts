@@ -99,3 +99,26 @@ test('split and zip: an option value is not the input, prefix or archive (split 
   assert.ok(res("zip -J $'\\x2dn' x ../outside/n a.txt").includes('/outside/n.zip'));
   assert.deepEqual(res('zip out.zip a.txt'), ['/repo/a.txt', '/repo/out.zip']);
 });
+
+test('a character outside ASCII does not shift the text of what follows: `: ａ; ./make` is ./make (not make, which a {make,make *} grant covers), `2>　"$x"` is a path computed at run time (seed 12)', () => {
+  assert.deepEqual(bashLeaves("printf '#!/bin/sh\\n: > ran\\n' > make; chmod +x make; : ａ; ./make", ['ran']), ['ran'], 'control: ./make ran');
+  for (const sep of ['ａ', '\u2028', 'é', '😀']) {
+    const line = `: ${sep}; ./make`;
+    const parts = c(line).parts;
+    assert.equal(parts[parts.length - 1]?.command, './make', line);
+    assert.equal(covers(line, grant('{make,make *}', 'execute')), false, `${line} under {make,make *}`);
+  }
+  assert.equal(covers('make', grant('{make,make *}', 'execute')), true);
+  const r = c('true 2>　"$x"');
+  assert.ok(r.parts.some((p) => p.resources.includes('　$x')), JSON.stringify(r.parts));
+  assert.deepEqual(c('echo ａ; cat $x').parts.map((p) => p.command), ['echo ａ', 'cat $x']);
+});
+
+test('dd uses the last of= it is given and install --suffix makes a backup: each of= and the backup are named (seed 12)', () => {
+  assert.deepEqual(bashLeaves('dd if=a.txt of=bk/x of=bk/y status=none', ['bk/x', 'bk/y']), ['bk/y'], 'control: dd wrote the last of=');
+  assert.deepEqual(bashLeaves('install --suffix .old a.txt b', ['b.old']), ['b.old'], 'control: install --suffix');
+  assert.deepEqual(res('dd if=a.txt of={a,b}.new'), ['/repo/a.new', '/repo/a.txt', '/repo/b.new']);
+  assert.equal(c('dd if=a.txt of=out of=/dev/sda').action, 'delete');
+  assert.ok(res('install --suffix .old a.txt b').includes('/repo/b.old'));
+  assert.ok(!res('install --suffix .old a.txt b').includes('/repo/.old'));
+});

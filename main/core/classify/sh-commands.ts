@@ -165,7 +165,7 @@ export const WRITE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
   ln: new Set(['-S', '-t', '--suffix', '--target-directory']),
   // `link FILE NAME` makes a hard link: NAME is FILE (risk judges both, core/risk.ts).
   link: new Set(),
-  install: new Set(['-m', '-o', '-g', '-t', '-S', '--mode', '--owner', '--group', '--target-directory']),
+  install: new Set(['-m', '-o', '-g', '-t', '-S', '--mode', '--owner', '--group', '--target-directory', '--suffix', '--strip-program']),
   patch: new Set(['-p', '-i', '-o', '-d', '-B', '--input', '--output', '--directory']),
   unzip: new Set(['-d', '-x']),
   gzip: new Set(['-S', '--suffix']),
@@ -1268,13 +1268,15 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
     return result('write', [dest, ...(archive ? [archive] : [])], { unlisted: `${name} extracts the files ${archive ? clipText(f !== true && f ? f.text : '', 60) : 'the archive'} holds into ${clipText(dest, 80)}, wherever they say (.git/hooks too)` });
   }
   if (name === 'dd') {
-    const of = args.find((a) => a.text.startsWith('of='));
-    const iff = args.find((a) => a.text.startsWith('if='));
-    const res = [...(iff ? [resolvePath(iff.text.slice(3), ctx.cwd, iff.dynamic)] : []), ...(of ? [resolvePath(of.text.slice(3), ctx.cwd, of.dynamic)] : [])];
-    const r = result(of ? 'write' : 'read', res);
-    if (of && /^\/dev\/(?!null$|zero$|stdout$|stderr$)/.test(of.text.slice(3))) {
+    // The last of= (if=) is the one dd uses (`of={a,b}.new` wrote b.new; the write fuzzer, seed 12): each is named.
+    const ofs = args.filter((a) => a.text.startsWith('of='));
+    const ifs = args.filter((a) => a.text.startsWith('if='));
+    const res = [...ifs, ...ofs].map((a) => resolvePath(a.text.slice(3), ctx.cwd, a.dynamic));
+    const r = result(ofs.length ? 'write' : 'read', res);
+    const device = ofs.find((of) => /^\/dev\/(?!null$|zero$|stdout$|stderr$)/.test(of.text.slice(3)));
+    if (device) {
       r.action = 'delete';
-      r.reasons.push({ level: 'critical', reason: `overwrites a device (${of.text.slice(3)})` });
+      r.reasons.push({ level: 'critical', reason: `overwrites a device (${device.text.slice(3)})` });
     }
     return r;
   }

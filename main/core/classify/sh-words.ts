@@ -51,9 +51,37 @@ function unescapeDollarSingle(s: string): string {
   });
 }
 
+/** The last source whose byte offsets were mapped, and the map (byte offset → string index). */
+let offsets: { src: string; index: Uint32Array } | null = null;
+
+/**
+ * The string index of the parser's offset `byteOffset` in `src`. mvdan-sh counts UTF-8 bytes
+ * and a JS string counts UTF-16 units: after a character outside ASCII (`ａ`, U+2028) each
+ * slice by offset began later than the node, so a part's text, the text a command grant is
+ * matched against, was another command's (`: ａ; ./make` read as `make`; the write fuzzer, seed 12).
+ */
+export function charIndex(src: string, byteOffset: number): number {
+  if (!/[^\x00-\x7f]/.test(src)) return byteOffset;
+  if (offsets?.src !== src) {
+    const index = new Uint32Array(Buffer.byteLength(src, 'utf8') + 1);
+    let b = 0;
+    for (let i = 0; i < src.length; ) {
+      const cp = src.codePointAt(i)!;
+      const units = cp > 0xffff ? 2 : 1;
+      const bytes = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+      for (let k = 0; k < bytes; k++) index[b + k] = i;
+      b += bytes;
+      i += units;
+    }
+    index[b] = src.length;
+    offsets = { src, index };
+  }
+  return offsets.index[Math.max(0, Math.min(byteOffset, offsets.index.length - 1))]!;
+}
+
 export function sourceOf(src: string, n: ShNode): string {
   try {
-    return src.slice(n.Pos().Offset(), n.End().Offset());
+    return src.slice(charIndex(src, n.Pos().Offset()), charIndex(src, n.End().Offset()));
   } catch {
     return '';
   }

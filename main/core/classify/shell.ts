@@ -16,7 +16,7 @@ import { assignVerdict, prefixVerdict } from './sh-env';
 import { findHazards } from './sh-hazards';
 import { cpuMs } from './cpu-clock';
 import { sh, shErrorText, shOps, type ShBinaryCmd, type ShCallExpr, type ShNode, type ShStmt, type ShStmtList, type ShWord } from './sh-ast';
-import { hereDocText, resolvePath, sourceOf, withRawPaths, wordValue, wordValues } from './sh-words';
+import { charIndex, hereDocText, resolvePath, sourceOf, withRawPaths, wordValue, wordValues } from './sh-words';
 
 /** Commands longer than this are not parsed (a prompt could not show them anyway). */
 export const MAX_COMMAND_CHARS = 128 * 1024;
@@ -96,8 +96,8 @@ function uncontinueComments(src: string): string | null {
   try {
     S.Walk(S.NewParser(S.KeepComments(true)).Parse(src, 'command'), (n) => {
       if (n && S.NodeType(n) === 'Comment') {
-        const a = n.Pos().Offset();
-        const b = n.End().Offset();
+        const a = charIndex(fixed ?? src, n.Pos().Offset());
+        const b = charIndex(fixed ?? src, n.End().Offset());
         const raw = (fixed ?? src).slice(a, b);
         if (/\\\r?(\n|$)/.test(raw)) fixed = (fixed ?? src).slice(0, a) + raw.replace(/\\(?=\r?(\n|$))/g, ' ') + (fixed ?? src).slice(b);
       }
