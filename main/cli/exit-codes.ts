@@ -23,7 +23,7 @@ export const EXIT = {
 
 export const EXIT_HELP = `Exit codes:
   0    success (for check/exec: allowed; exec returns the command's own code)
-  1    check failed (audit verify found tampering)
+  1    check failed (audit verify found tampering; a dropped chain_head table)
   64   usage error (bad option or argument; --sandbox run from a directory holding
        your home directory, or /)
   65   the database file is damaged (corruption, not tampering), or a file to edit is not
@@ -37,6 +37,7 @@ export const EXIT_HELP = `Exit codes:
   126  denied (check, exec): one line on stderr says who denied and why`;
 
 /** The exit code for a database fault (main/store/faults.ts). */
-export function faultExit(kind: 'damaged' | 'cannot-open' | 'locked'): number {
+export function faultExit(kind: 'damaged' | 'cannot-open' | 'locked' | 'tampered'): number {
+  if (kind === 'tampered') return EXIT.failed;
   return kind === 'damaged' ? EXIT.damaged : kind === 'cannot-open' ? EXIT.cannotOpen : EXIT.locked;
 }

@@ -18,7 +18,9 @@ export type FaultKind =
   /** Missing, a directory, no permission: sysexits 66. */
   | 'cannot-open'
   /** Another process holds the write lock: sysexits 75 (try again later). */
-  | 'locked';
+  | 'locked'
+  /** A sound file whose history tables were edited away (the chain head dropped): exit 1, as tampering. */
+  | 'tampered';
 
 export class StoreFault extends Error {
   constructor(

@@ -59,6 +59,8 @@ export function openForDaemon(file: string): Database.Database {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     migrate(db);
+    const edited = chainTablesMissing(db, file);
+    if (edited) throw edited;
     // Checkpoints run in a worker (Store.startMaintenance); the main thread never waits for one.
     // The limit is a safety net should the worker fall behind.
     db.pragma('wal_autocheckpoint = 20000');
@@ -104,6 +106,8 @@ export function openReadOnly(file: string): Database.Database {
     const bad = quickCheck(db);
     if (bad) throw damaged(file, bad);
     if (!db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'events'`).get()) throw notHistory(file);
+    const edited = chainTablesMissing(db, file);
+    if (edited) throw edited;
     return db;
   } catch (e) {
     try {
@@ -113,6 +117,20 @@ export function openReadOnly(file: string): Database.Database {
     }
     throw faultOf(e, file);
   }
+}
+
+/**
+ * Every Airlock history has had its chain head table since the first migration: a file with
+ * events but no chain_head had it dropped (`DROP TABLE chain_head`), which is tampering on a
+ * sound file — said as such in one line (exit 1), not an internal error with a stack.
+ */
+function chainTablesMissing(db: Database.Database, file: string): StoreFault | null {
+  if (db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chain_head'`).get()) return null;
+  return new StoreFault(
+    'tampered',
+    file,
+    `${file}: TAMPERED: its chain_head table is gone, so where history ends cannot be checked (the file itself is sound: SQLite's quick_check passed; a table was dropped outside Airlock); keep the file for inspection and restore a backup, or move it aside and let \`airlock serve\` start a new history`,
+  );
 }
 
 function notHistory(file: string): StoreFault {

@@ -105,6 +105,19 @@ test('every edit made with the sqlite3 shell while the daemon is stopped is caug
   assert.match(text.stdout + text.stderr, new RegExp(`TAMPERED: event ${k} is missing`));
 });
 
+test('DROP TABLE chain_head with the sqlite3 shell: audit verify, history and serve each say TAMPERED in one line and exit 1 — no internal error, no stack trace', async () => {
+  tamper('DROP TABLE chain_head');
+  for (const args of [['audit', 'verify'], ['audit', 'verify', '--db', path.join(home, 'airlock.db')], ['history', '-n', '1'], ['serve']]) {
+    const r = await airlock(args, { env: env(), timeoutMs: 20_000 });
+    assert.equal(r.code, 1, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    const lines = r.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, `${args.join(' ')}: one line: ${r.stderr}`);
+    assert.match(lines[0]!, /TAMPERED/);
+    assert.match(lines[0]!, /chain_head/);
+    assert.doesNotMatch(r.stderr, /internal error| {4}at /);
+  }
+});
+
 test('the daemon started on a tampered file says TAMPERED, keeps serving, and audit.verify on ui.sock names the same row after new events (they do not wash the gap out)', async () => {
   const k = 20;
   tamper(`DELETE FROM events WHERE id = ${k}`);
