@@ -13,7 +13,7 @@ export function registerExec(program: Command): void {
     .passThroughOptions()
     .option('--task <id>', 'the task this belongs to', process.env.AIRLOCK_TASK)
     .option('--sandbox', 'run under bubblewrap: cwd read-write, system read-only, no home, no network; with --task, its way out is the task\'s egress proxy, where every new destination asks')
-    .option('--timeout <seconds>', 'kill the command after this many seconds (exit 124)')
+    .option('--timeout <seconds>', 'stop the command, and every process it started, after this many seconds (exit 124)')
     .option('--cwd <dir>', 'working directory', process.cwd())
     .option('--shell', 'CMD is shell text run by /bin/sh -c (pipes, &&, redirections)')
     .option('--stdin-command', 'read the shell text from stdin (the command-wrapper recipe, docs/command-wrapper.md)')

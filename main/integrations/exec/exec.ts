@@ -210,6 +210,11 @@ export function refuseUnsafeSandbox(cwd: string, readOnly: readonly string[], en
  */
 export async function execWithApproval(o: ExecOptions): Promise<RunOutcome> {
   if (o.argv.length === 0 && o.stdinCommand === undefined) throw new ExecStop('usage', 'no command given: airlock exec [options] -- CMD [ARGS…]');
+  // An empty command name would be a prompt about nothing, then a failed start with 126,
+  // which reads as a denial: refused before anyone is asked. (Empty shell text stays what
+  // `sh -c ''` is, exit 0: the command-wrapper recipe promises the same result as running
+  // the text directly.)
+  if (o.stdinCommand === undefined && !o.shell && !o.argv[0]) throw new ExecStop('usage', 'no command given (the command name is empty): airlock exec [options] -- CMD [ARGS…]');
   if (!fs.statSync(o.cwd, { throwIfNoEntry: false })?.isDirectory()) throw new ExecStop('usage', `--cwd ${o.cwd} is not a directory; nothing was run`);
   const taskId = o.task ? taskIdOf(o.task) : undefined;
   const egress = o.sandbox ? taskEgress(o.env, taskId) : null;

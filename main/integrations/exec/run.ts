@@ -2,6 +2,8 @@
 // timeout, and reports how it ended so `airlock exec` can end the same way.
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as os from 'node:os';
+import { descendants, signalIfSame, stillRunning } from '../../os/process-tree';
+import type { ChainNode } from '../../os/process-chain';
 
 export interface RunOptions {
   file: string;
@@ -64,14 +66,31 @@ export function runCommand(o: RunOptions): Promise<RunOutcome> {
     const ignoreTty = () => undefined;
     if (viaTerminal) for (const sig of TTY_DELIVERED) process.on(sig, ignoreTty);
 
+    // On timeout the whole tree the command started is stopped, not just the command: it
+    // shares our process group (so a terminal's Ctrl-C and job control still work), so it
+    // cannot be signalled as a group; its descendants are found in /proc instead, named by
+    // pid and start time, and get the same SIGTERM, then SIGKILL after the grace period.
     let timedOut = false;
     let killTimer: NodeJS.Timeout | undefined;
+    const tree: ChainNode[] = [];
+    let afterExit: (() => void) | null = null;
+    const remember = () => {
+      if (started.pid === undefined || started.exitCode !== null || started.signalCode !== null) return;
+      for (const n of descendants(started.pid)) if (!tree.some((t) => t.pid === n.pid && t.start === n.start)) tree.push(n);
+    };
     const timer =
       o.timeoutSec && o.timeoutSec > 0
         ? setTimeout(() => {
             timedOut = true;
+            remember();
             started.kill('SIGTERM');
-            killTimer = setTimeout(() => started.kill('SIGKILL'), o.killAfterMs ?? 5000);
+            for (const n of tree) signalIfSame(n, 'SIGTERM');
+            killTimer = setTimeout(() => {
+              remember();
+              started.kill('SIGKILL');
+              for (const n of tree) signalIfSame(n, 'SIGKILL');
+              afterExit?.();
+            }, o.killAfterMs ?? 5000);
           }, o.timeoutSec * 1000)
         : undefined;
 
@@ -86,9 +105,29 @@ export function runCommand(o: RunOptions): Promise<RunOutcome> {
       resolve({ kind: 'spawn-error', message: e.message, code: e.code });
     });
     started.once('exit', (code, signal) => {
+      if (timedOut) {
+        // What it started and what ignored SIGTERM gets the SIGKILL before we report "stopped".
+        let finished = false;
+        const polls: NodeJS.Timeout[] = [];
+        const done = () => {
+          if (finished) return;
+          finished = true;
+          for (const p of polls) clearInterval(p);
+          cleanup();
+          resolve({ kind: 'timeout', afterSec: o.timeoutSec ?? 0 });
+        };
+        if (!killTimer || !tree.some(stillRunning)) return done();
+        // Signals land a moment later: done as soon as the last one is gone, else at the SIGKILL.
+        afterExit = done;
+        polls.push(
+          setInterval(() => {
+            if (!tree.some(stillRunning)) done();
+          }, 50),
+        );
+        return;
+      }
       cleanup();
-      if (timedOut) resolve({ kind: 'timeout', afterSec: o.timeoutSec ?? 0 });
-      else if (signal) resolve({ kind: 'signal', signal });
+      if (signal) resolve({ kind: 'signal', signal });
       else resolve({ kind: 'exit', code: code ?? 1 });
     });
   });
