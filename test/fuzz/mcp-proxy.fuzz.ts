@@ -3,12 +3,16 @@
 // scripted Airlock that allows only the tool `ok_tool`. Mutated client lines: calls with
 // damaged params, batches, duplicate keys, wrong ids, deep nesting, broken JSON, unicode.
 // Oracles:
-//  - no tools/call for any other tool ever reaches the server (the gate);
+//  - no tools/call for any other tool ever reaches the server (the gate), and no other
+//    message the proxy must ask about (resources/read, prompts/get, an unknown method or
+//    notification), refuse (an odd spelling of a known method, a method that is not a
+//    string) or that is not a JSON object, in a batch or alone;
 //  - after each batch, a denied sentinel call is answered with isError and an allowed one
 //    reaches the server (the proxy is alive and in sync);
 //  - nothing throws out of the proxy (uncaught exceptions and rejections are caught here).
 import { PassThrough } from 'node:stream';
 import type { AgentAnswer, AskParams } from '../../main/client';
+import { clientMethodRule, oddSpellingOf } from '../../main/core/classify/mcp-methods';
 import { McpProxy } from '../../main/integrations/mcp/proxy';
 import { mutateJsonLine, type Json } from './json-mutate';
 import { clipText, errorText, fuzzLoop, type FuzzOptions, type FuzzReport } from './lib';
@@ -38,6 +42,13 @@ const SEEDS: Json[] = [
   [call(4, 'write_file'), { jsonrpc: '2.0', id: 5, method: 'tools/list' }, { jsonrpc: '2.0', method: 'notifications/initialized' }],
   { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'fuzz' } },
   { jsonrpc: '2.0', id: 6, method: 'ping' },
+  { jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri: 'file:///home/u/.ssh/id_ed25519' } },
+  { jsonrpc: '2.0', id: 8, method: 'prompts/get', params: { name: 'summarize', arguments: { path: '.env' } } },
+  { jsonrpc: '2.0', id: 9, method: 'custom/doThing', params: { path: '/etc/passwd' } },
+  { jsonrpc: '2.0', method: 'notifications/custom', params: {} },
+  [{ jsonrpc: '2.0', id: 10, method: 'ping' }, { jsonrpc: '2.0', id: 11, method: 'resources/read', params: { uri: 'FILE://localhost/etc/shadow' } }],
+  { jsonrpc: '2.0', id: 12, method: 'Resources/Read', params: { uri: 'file:///etc/shadow' } },
+  { jsonrpc: '2.0', id: 13, result: { roots: [] } },
 ];
 
 interface Echo {
@@ -45,6 +56,30 @@ interface Echo {
   id?: unknown;
   params?: { name?: unknown; line?: unknown };
   result?: { isError?: unknown };
+}
+
+/**
+ * What reached the server that must not have: a message the proxy asks about (Airlock allows
+ * only ok_tool here), refuses, or that is not an object. Calls are checked by callsIn.
+ */
+function unaskedIn(line: string): string[] {
+  let m: unknown;
+  try {
+    m = JSON.parse(line);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const x of Array.isArray(m) ? m : [m]) {
+    if (!x || typeof x !== 'object' || Array.isArray(x)) out.push(`not a JSON object: ${clipText(JSON.stringify(x) ?? String(x), 100)}`);
+    else if (!('method' in x)) continue;
+    else if (typeof (x as Echo).method !== 'string') out.push(`a method that is not a string: ${clipText(JSON.stringify((x as Echo).method) ?? '', 100)}`);
+    else {
+      const method = (x as Echo).method as string;
+      if (method !== 'tools/call' && (clientMethodRule(method) !== 'pass' || oddSpellingOf(method))) out.push(`${JSON.stringify(clipText(method, 100))} reached the server unasked`);
+    }
+  }
+  return out;
 }
 
 /** Every tools/call in a message the server received (a single message or a batch). */
@@ -79,6 +114,7 @@ export async function fuzz(opts: FuzzOptions): Promise<FuzzReport> {
         continue;
       }
       if (m.method === 'echo' && typeof m.params?.line === 'string') {
+        for (const e of unaskedIn(m.params.line)) escaped.push(`${e}: ${clipText(m.params.line, 300)}`);
         for (const c of callsIn(m.params.line)) {
           const name = (c.params as { name?: unknown } | undefined)?.name;
           if (name !== 'ok_tool') escaped.push(`the server received a tools/call for ${JSON.stringify(name)}: ${clipText(m.params.line, 300)}`);
