@@ -5,6 +5,9 @@ import { AirlockRpcError } from '../../client/rpc-client';
 import type { TaskStarted } from '../../client';
 import { EXIT } from '../exit-codes';
 
+/** POSIX single-quoting for `eval`; plain words stay as they are. */
+const shellWord = (v: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
+
 export function registerTask(program: Command): void {
   const task = program.command('task').description('start, end and list tasks (a task owns its grants and its SSH socket)');
   task
@@ -31,9 +34,11 @@ export function registerTask(program: Command): void {
         else if (o.env) {
           // The token, not the id, acts as the task on the shared request.sock; our clients
           // (exec, check, mcp, the hook, airlock/client) send it beside AIRLOCK_TASK.
-          process.stdout.write(`export AIRLOCK_TASK=${r.task}\n`);
-          process.stdout.write(`export AIRLOCK_TASK_TOKEN=${r.token}\n`);
-          if (r.sshAuthSock) process.stdout.write(`export SSH_AUTH_SOCK=${r.sshAuthSock}\n`);
+          // Quoted: the socket path holds AIRLOCK_HOME, which may hold a space, `$` or `;`, and
+          // these lines are eval'd.
+          process.stdout.write(`export AIRLOCK_TASK=${shellWord(r.task)}\n`);
+          process.stdout.write(`export AIRLOCK_TASK_TOKEN=${shellWord(r.token)}\n`);
+          if (r.sshAuthSock) process.stdout.write(`export SSH_AUTH_SOCK=${shellWord(r.sshAuthSock)}\n`);
         } else {
           process.stdout.write(`${r.task}\n`);
           // Shown once (the daemon keeps a hash): without it the id alone cannot act as the task
