@@ -25,6 +25,26 @@
 //   wget -{e,} x=y             an option that runs a program, hidden in a brace expansion
 // and names made from arguments (gzip f → f.gz, zip x → x.zip, split → xaa, `ln F` → ./F,
 // cp/mv -b backups, chmod -w / --reference) that the classification did not list.
+//
+// Second session (2026-11-24, 10 min each, niced): seed 77's four open flags, all real
+// (gzip --suffix SUF took SUF for a file; ln {,--backup,} and git ls-remote {,URL,}: the
+// classifier kept brace words as written; split --line-bytes N took N for the input). Seed 11
+// (code as the session found it): 5,537 generated, 4,117 write/delete/transfer, 3,663 run, 9
+// flagged, 5 real: `mv a .*` (a glob over .git: grants judged the text `.*`, not .git, so
+// `cp x .g*/hooks/` wrote a hook under TASKDIR/**; now main/os/glob-paths.ts expands it when
+// deciding), `3> {lnk/n,}` (a brace in a redirection hid a link), `zip -n SUF ARCHIVE`, and
+// braces around a URL (git fetch, wget); 4 the oracle's (mktemp's own file, tar's sh, sed -i's
+// temporary beside a link's target, a quoted "~"). Seed 12 (after those fixes): 6,538
+// generated, 4,940, 4,335 run, 4 flagged, 4 real: the parser counts UTF-8 bytes and parts were
+// sliced by them (`: ａ; ./make` was the part `make`, covered by {make,make *}), dd's last
+// of=, install --suffix. Seed 13: 3,837 generated, 2,948, 2,661 run, 5 flagged, 5 real
+// (wget --hsts-file -- --use-askpass ./x ran ./x: the search for such options stopped at the
+// value `--`; tee/mkdir write a file named `-`; chmod 0 -o f changes 0; ln --suffix=../x
+// falls back to b~). Tests: test/unit/classify-fuzzwrite-args.test.ts,
+// test/unit/os-glob-paths.test.ts, redteam-fuzzwrite's glob row. The read fuzzer, seed 131:
+// 8,933 generated, 2,995 read, 2,946 run, 4 flagged, none real (gunzip runs gzip, xargs
+// e{xpr,} runs the expr it names through braces: the read oracle learnt both; getent hosts
+// localhost asks DNS, by design).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -122,3 +122,16 @@ test('dd uses the last of= it is given and install --suffix makes a backup: each
   assert.ok(res('install --suffix .old a.txt b').includes('/repo/b.old'));
   assert.ok(!res('install --suffix .old a.txt b').includes('/repo/.old'));
 });
+
+test('seed 13: `--` as an option value does not end the search for a command-running option; `-` is a file to tee, mkdir and rm; chmod -o is a mode; a backup suffix with / falls back to ~', () => {
+  if (existsSync('/usr/bin/wget')) assert.deepEqual(bashLeaves("printf '#!/bin/sh\\n: > ran\\n' > x; chmod +x x; wget -q --hsts-file -- --use-askpass ./x http://127.0.0.1:9/", ['ran']), ['ran'], 'control: wget ran ./x');
+  assert.equal(c('wget --hsts-file -- --use-askpass ./x http://h.test/').action, 'execute');
+  assert.deepEqual(bashLeaves('echo x | tee -p - bk/t >/dev/null; mkdir -- -d', ['-', '-d']), ['-', '-d'], 'control: tee and mkdir wrote -');
+  assert.ok(res('tee -p - a.txt').includes('/repo/-'));
+  assert.ok(res('mkdir -- - x').includes('/repo/-'));
+  assert.ok(res('rm -- -').includes('/repo/-'));
+  assert.deepEqual(bashLeaves('touch 0; chmod 0 -o bk', ['0']), ['0']);
+  assert.deepEqual(res('chmod 0 -o bk'), ['/repo/0', '/repo/bk']);
+  assert.deepEqual(bashLeaves('ln --suffix=../x a.txt b', ['b~']), ['b~'], 'control: ln fell back to ~');
+  assert.ok(res('ln --suffix=../x a.txt b').includes('/repo/b~'));
+});

@@ -113,6 +113,9 @@ const longOpt = (t: string, full: string) => {
   return name.length >= 3 && name.startsWith('--') && full.startsWith(name);
 };
 
+/** Like paths, with `-` kept as the file it may be. */
+const namesWithDash = (args: Arg[], ctx: CmdContext) => args.filter((a) => a.text !== '').map((a) => resolvePath(a.text, ctx.cwd, a.dynamic));
+
 const paths = (args: Arg[], ctx: CmdContext) => args.filter((a) => a.text !== '-' && a.text !== '').map((a) => resolvePath(a.text, ctx.cwd, a.dynamic));
 
 /** The host of a URL-ish argument, or null when it is not one. */
@@ -1047,7 +1050,7 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
 
   if (DELETE_CMDS[name]) {
     const { pos, opts } = positionals(args, DELETE_CMDS[name]);
-    const targets = paths(pos, ctx);
+    const targets = namesWithDash(pos, ctx);
     const r = result('delete', targets);
     const recursive = opts.has('-r') || opts.has('-R') || [...opts.keys()].some((k) => longOpt(k, '--recursive'));
     const dangerous = targets.filter((t) => t === '/' || t === '~' || t === '/*' || t === '~/*' || /^\/[a-z]+\/?$/.test(t) && ['/usr', '/etc', '/bin', '/home', '/var', '/boot', '/lib'].includes(t.replace(/\/$/, '')));
@@ -1056,7 +1059,8 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
   }
   if (MODE_FIRST[name]) {
     // chmod's mode may start with a dash (`chmod -w f`): it is the mode, not an option.
-    const modeArg = name === 'chmod' ? args.findIndex((a) => /^-[rwxXst]+$/.test(a.text)) : -1;
+    // chmod takes every word made of mode letters as the mode (`chmod 0 -o f`: mode -o, files 0 and f; seed 13).
+    const modeArg = name === 'chmod' ? args.findIndex((a) => /^-[rwxXstugoa0-7,+=-]+$/.test(a.text)) : -1;
     const parsed = positionals(modeArg >= 0 ? args.filter((_, i) => i !== modeArg) : args, MODE_FIRST[name]);
     const pos = modeArg >= 0 ? [args[modeArg]!, ...parsed.pos] : parsed.pos;
     // With --reference the mode (owner) comes from that file: every word is a file.
@@ -1074,7 +1078,8 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
   if (WRITE_CMDS[name]) {
     const { pos, opts } = positionals(args, WRITE_CMDS[name], WRITE_LONG_FLAGS);
     const targetDir = opts.get('-t') ?? opts.get('--target-directory');
-    const all = paths(pos, ctx);
+    // `-` is a file name to these (tee -p - f, mkdir -- -; seed 13), or standard input/output: named either way.
+    const all = namesWithDash(pos, ctx);
     if (targetDir && targetDir !== true) all.push(resolvePath(targetDir.text, ctx.cwd, targetDir.dynamic));
     const r = result('write', all);
     // unzip and patch write the paths the archive or the diff holds (`patch -p1 < p.diff`
@@ -1132,7 +1137,9 @@ function derivedOutputs(name: string, pos: Arg[], opts: Map<string, Arg | true>,
     const dyn = dest.dynamic || (s !== undefined && s !== true && s.dynamic);
     const inDir = resolvePath(`${dest.text.replace(/\/+$/, '')}/*${suffix}`, ctx.cwd, dyn);
     if (dest.text.endsWith('/')) return [inDir];
-    return [resolvePath(`${dest.text}${suffix}`, ctx.cwd, dyn), inDir, resolvePath(`${dest.text}.~*~`, ctx.cwd, dyn)];
+    // A suffix with a `/` in it is refused for the default `~` (ln --suffix=../x a b wrote b~; seed 13).
+    const plain = suffix.includes('/') ? [resolvePath(`${dest.text}~`, ctx.cwd, dest.dynamic)] : [];
+    return [resolvePath(`${dest.text}${suffix}`, ctx.cwd, dyn), inDir, resolvePath(`${dest.text}.~*~`, ctx.cwd, dyn), ...plain];
   }
   if (name === 'zip') {
     // The archive is the first word that is not an option's value, and zip's options are
@@ -1219,7 +1226,8 @@ function commandFlag(name: string, args: Arg[]): string | null {
   if ((name === 'tar' || name === 'bsdtar') && args[0] && !args[0].text.startsWith('-') && re.test(`-${args[0].text}`)) return `${name} ${clipText(args[0].text, 20)} runs a program of the caller's choosing (-I or -F)`;
   for (let i = 0; i < args.length; i++) {
     const t = args[i].text;
-    if (t === '--') break;
+    // No stop at `--`: it may be an option's value (`wget --hsts-file -- --use-askpass ./x`
+    // ran ./x; the write fuzzer, seed 13), and a word after it that reads as such an option asks.
     const joined = t === '-o' && args[i + 1] ? `-o${args[i + 1].text}` : t;
     const braced = args[i].braced ?? (joined !== t ? args[i + 1]?.braced : undefined);
     if (re.test(joined)) return `${name} ${clipText(joined.split('=')[0], 40)}${braced ? ` (from the brace expansion ${clipText(braced, 40)})` : ''} runs a program of the caller's choosing`;
