@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { LIMITS } from '../contract/common';
 import type { CommandClassification, PathResolver } from './ports';
 import type { CoreRequest } from './request';
+import { holdsSecrets } from './risk';
 
 type Part = CommandClassification['parts'][number];
 
@@ -123,6 +124,7 @@ export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts
       return t;
     });
   }
+  addSecretReadMatches(req, parts, resolve, claudeDirs);
   if (incomplete) {
     // What was not resolved cannot be judged: no grant alone may allow it (critical), and
     // a read is not allowed by the default policy alone either (high).
@@ -130,5 +132,33 @@ export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts
       level: req.action === 'read' ? 'high' : 'critical',
       reason: `Airlock could not tell where every path leads (${incomplete}): asking`,
     });
+  }
+}
+
+/**
+ * Reads keep their globs as written (`cat src/*.ts` in a large tree is not asked), but a glob
+ * that matches a secret now (`cat .en[v]`, `cat ~/.ss?/id_*`) is a read of that secret: it is
+ * added to the part's resources, so the task remembers it and its next upload is critical, as
+ * after `cat .env`. Only secret matches are added, and an expansion cut short (too many names,
+ * the time budget) adds what it found and nothing else: the read is a read either way.
+ */
+function addSecretReadMatches(req: CoreRequest, parts: Part[], resolve: PathResolver, claudeDirs: readonly string[]): void {
+  const readGlobs = new Set<string>();
+  for (const p of parts) if (p.action === 'read') for (const r of p.resources) if (isGlob(r)) readGlobs.add(r);
+  if (readGlobs.size === 0) return;
+  const { globs: matched } = resolve([], { claudeDirs, globs: [...readGlobs] });
+  if (!matched?.size) return;
+  let shown = 0;
+  for (const p of parts) {
+    if (p.action !== 'read') continue;
+    for (const r of [...p.resources]) {
+      for (const m of matched.get(r) ?? []) {
+        const what = holdsSecrets(m, claudeDirs);
+        if (!what) continue;
+        if (++shown <= 4) req.classifierRisk.push({ level: 'low', reason: `${r} matches ${m} (${what}): bash expands the glob, so this reads it` });
+        add(p.resources, m);
+        add(req.resources, m);
+      }
+    }
   }
 }
