@@ -4,6 +4,7 @@
 // literal and the real path must be granted for an allow, and a deny on either denies;
 // risk rules see the real target (`dir/h/pre-commit` with `h → .git/hooks` is a git hook).
 // A hard link to a protected file (main/os/hard-links.ts) adds that file the same way.
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { LIMITS } from '../contract/common';
 import type { CommandClassification, PathResolver } from './ports';
@@ -12,7 +13,8 @@ import { holdsSecrets } from './risk';
 
 type Part = CommandClassification['parts'][number];
 
-const isPath = (r: string) => r.startsWith('/') || r === '~' || r.startsWith('~/');
+/** Absolute, or a tilde word bash expands (`~`, `~/x`, `~alice/x`; main/os/user-homes.ts). */
+const isPath = (r: string) => r.startsWith('/') || /^~([A-Za-z0-9._][A-Za-z0-9._-]*\$?)?(\/|$)/.test(r);
 /** A path bash expands as a glob: some component holds `*`, `?` or a `[…]` class. */
 const isGlob = (r: string) => isPath(r) && r.split('/').some((c) => /[*?]|\[.+\]/.test(c));
 
@@ -54,8 +56,12 @@ export function applyRealPaths(req: CoreRequest, resolve: PathResolver, rawParts
   const tell = (literal: string, target: string) => {
     // `a/./b` or `a/../b` without a link on the way is only spelling: nothing to tell.
     if (told.has(literal) || path.posix.normalize(literal).replace(/\/+$/, '') === target) return;
+    // `~/x` is `$HOME/x` without a link: nothing to tell. `~alice/x` is said in words.
+    const home = literal === '~' || literal.startsWith('~/') ? path.posix.normalize(os.homedir() + literal.slice(1)).replace(/\/+$/, '') : null;
+    if (home === target) return;
     told.add(literal);
-    if (told.size <= 8) req.classifierRisk.push({ level: 'low', reason: `${literal} is really ${target} (a symbolic link on the way)` });
+    const how = literal.startsWith('~') && !literal.startsWith('~/') && !literal.includes('/..') ? "another user's home directory" : 'a symbolic link on the way';
+    if (told.size <= 8) req.classifierRisk.push({ level: 'low', reason: `${literal} is really ${target} (${how})` });
   };
   const realOf = (r: string) => {
     const t = real.get(r);

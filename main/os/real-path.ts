@@ -9,8 +9,8 @@
 // /proc/<pid>/root, fd/N) mean the *daemon's* process there, not the agent's, and some read
 // as "pipe:[…]"; such a path stays as written (risk.ts marks it as a place to be careful).
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import { LinkBudgetSpent, protectedOtherName } from './hard-links';
+import { expandTilde } from './user-homes';
 import { expandGlob, GlobTooBig, MAX_GLOB_ENTRIES, MAX_GLOB_MATCHES } from './glob-paths';
 
 export const MAX_LINKS = 40;
@@ -44,7 +44,7 @@ interface Budget {
 class OutOfBudget extends Error {}
 
 function expandHome(p: string): string | null {
-  if (p === '~' || p.startsWith('~/')) return os.homedir() + p.slice(1);
+  if (p.startsWith('~')) return expandTilde(p);
   return p.startsWith('/') ? p : null;
 }
 
@@ -152,9 +152,12 @@ export function resolveRealPaths(paths: readonly string[], budget: number | { cl
       incomplete = `${p}: too many levels of symbolic links (a loop)`;
       continue;
     }
-    // Listed whenever the target is not the path as written: a link on the way, or `.`/`..`
-    // segments (a path glob never matches those, so the target is what a grant must cover).
-    if (r !== abs) real.set(p, r);
+    // Listed whenever the target is not the path as written: a link on the way, `.`/`..`
+    // segments (a path glob never matches those, so the target is what a grant must cover),
+    // or a `~` the path was written with: a grant or deny on `/home/me/mail/**` (or on
+    // `~/mail/**`, which a pattern expands) never matched the word `~/mail/x` itself, so
+    // `echo x > ~/mail/x` passed a deny on that directory (blackbox9).
+    if (r !== p) real.set(p, r);
   }
   const expanded = new Map<string, string[]>();
   // A match that is a hard link to a protected file is that file too.

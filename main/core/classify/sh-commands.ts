@@ -1025,9 +1025,15 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
   if (interp) return interpreter(interp, args, ctx);
 
   if (name === 'cd' || name === 'pushd') {
-    const target = args.find((a) => !a.text.startsWith('-'));
-    const dest = !target ? '~' : target.dynamic ? null : resolvePath(target.text, ctx.cwd);
-    return result('read', [], { cd: dest });
+    // `cd -` is OLDPWD and `pushd +N`/`-N` rotate the directory stack: where they lead is not
+    // known (`cd -` was taken for `cd` alone, the home directory; `pushd +1` for a directory
+    // named `+1`). A destination that is neither absolute nor `~` (`cd ~-`, `cd ~alice`) is
+    // not known either (blackbox9).
+    const operands = args.filter((a) => a.text !== '--' && !/^-[LPe@]+$/.test(a.text));
+    if (operands.some((a) => a.text === '-' || (name === 'pushd' && /^[+-]\d+$/.test(a.text)))) return result('read', [], { cd: null });
+    const target = operands[0];
+    const dest = !target ? (name === 'pushd' ? null : '~') : target.dynamic ? null : resolvePath(target.text, ctx.cwd);
+    return result('read', [], { cd: dest !== null && (dest.startsWith('/') || dest === '~' || dest.startsWith('~/')) ? dest : null });
   }
   if (name === 'popd') return result('read', [], { cd: null });
   if (name === 'find') return find(args, ctx);

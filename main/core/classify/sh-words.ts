@@ -174,11 +174,40 @@ export function withRawPaths<T>(fn: () => T): T {
 
 export function resolvePath(p: string, cwd: string | undefined, dynamic = false): string {
   if (dynamic || p.includes('$(') || p.startsWith('$')) return p;
-  if (rawPaths) return p.startsWith('/') || p === '~' || p.startsWith('~/') || !cwd || !cwd.startsWith('/') ? p : `${cwd}/${p}`;
-  if (p === '~' || p.startsWith('~/')) return path.posix.normalize(p);
+  if (p.startsWith('~') && !isHomePath(p)) {
+    // bash's other tilde prefixes (blackbox9): `~+` is the working directory; `~-` (OLDPWD),
+    // `~N`/`~+N`/`~-N` (the directory stack) and `~user` (that user's home) are not under the
+    // working directory, where joining them put them (`~alice/.bashrc` read as `$PWD/~alice/…`,
+    // covered by a grant on the task's directory). Kept as written: no path grant covers them,
+    // and the daemon resolves `~user` (main/os/real-path.ts).
+    const plus = /^~\+(\/|$)/.exec(p);
+    if (!plus) return p;
+    if (!cwd) return p;
+    p = p.slice(plus[0].length) || '.';
+  }
+  if (rawPaths) return p.startsWith('/') || isHomePath(p) || !cwd || !(cwd.startsWith('/') || isHomePath(cwd)) ? p : `${cwd}/${p}`;
+  if (isHomePath(p)) return homeNormalize(p);
   if (p.startsWith('/')) return path.posix.normalize(p);
   if (cwd && cwd.startsWith('/')) return path.posix.resolve(cwd, p);
+  // After `cd` alone (or `cd ~/x`) the working directory is the home directory: a relative
+  // path is under `~`, not a bare relative name no path grant or deny could see (blackbox9).
+  if (cwd && isHomePath(cwd)) return homeNormalize(`${cwd}/${p}`);
   return path.posix.normalize(p);
+}
+
+/** `~` or `~/…`: the home directory as bash expands it. */
+export function isHomePath(p: string): boolean {
+  return p === '~' || p.startsWith('~/');
+}
+
+/**
+ * `~/a/./b` → `~/a/b`. A `..` that climbs above `~` leaves the home directory for a path only
+ * the daemon knows (`~/../alice/x` is `/home/alice/x`): kept as written, since folding it made a
+ * bare relative `alice/x`, which no deny on that path reached (main/os/real-path.ts resolves it).
+ */
+function homeNormalize(p: string): string {
+  const n = path.posix.normalize(p);
+  return isHomePath(n) ? n : p;
 }
 
 /**
