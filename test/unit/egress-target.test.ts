@@ -77,10 +77,12 @@ describe('egress destinations', () => {
 describe('placeholders', () => {
   const s: TaskSecret = { name: 'TOKEN', hosts: ['api.x'], headers: [], value: 'REAL', placeholder: 'airlock-placeholder-TOKEN-abc' };
   test('injected in a header and inside Basic credentials; found in both', () => {
-    assert.deepEqual(injectHeader(`Bearer ${s.placeholder}`, [s]), { value: 'Bearer REAL', injected: ['TOKEN'] });
+    assert.deepEqual(injectHeader(`Bearer ${s.placeholder}`, [s]), { value: 'Bearer REAL', injected: ['TOKEN'], echoes: [] });
     const basic = `Basic ${Buffer.from(`x-access-token:${s.placeholder}`).toString('base64')}`;
     const r = injectHeader(basic, [s]);
     assert.equal(Buffer.from(r.value.slice(6), 'base64').toString(), 'x-access-token:REAL');
+    // The credential as sent upstream, paired with the one the sandbox sent: an echo of it is swapped back.
+    assert.deepEqual(r.echoes, [{ from: r.value.slice(6), to: basic.slice(6) }]);
     assert.deepEqual(placeholdersIn(basic, [s]), ['TOKEN']);
   });
 

@@ -96,9 +96,17 @@ export class ReplaceStream extends Transform {
   }
 }
 
-/** A header value with placeholders replaced (also inside `Basic base64(user:pass)`); which secrets went in. */
-export function injectHeader(value: string, secrets: readonly TaskSecret[]): { value: string; injected: string[] } {
+/**
+ * A header value with placeholders replaced (also inside `Basic base64(user:pass)`); which
+ * secrets went in; and `echoes`: forms of the value the proxy itself made, each with what the
+ * sandbox sent in its place, for the response to be swapped back. A Basic credential goes
+ * upstream as base64 of `user:VALUE`: a server echoing the header it got (a debug endpoint,
+ * httpbin's /headers) answers with that base64, which swapping the plain value never touched,
+ * and the sandbox decoded the value from it.
+ */
+export function injectHeader(value: string, secrets: readonly TaskSecret[]): { value: string; injected: string[]; echoes: { from: string; to: string }[] } {
   const injected: string[] = [];
+  const echoes: { from: string; to: string }[] = [];
   let v = value;
   for (const s of secrets) {
     if (v.includes(s.placeholder)) {
@@ -116,9 +124,13 @@ export function injectHeader(value: string, secrets: readonly TaskSecret[]): { v
         if (!injected.includes(s.name)) injected.push(s.name);
       }
     }
-    if (d !== decoded) v = `${basic[1]}${Buffer.from(d, 'utf8').toString('base64')}`;
+    if (d !== decoded) {
+      const sent = Buffer.from(d, 'utf8').toString('base64');
+      v = `${basic[1]}${sent}`;
+      echoes.push({ from: sent, to: basic[2]! });
+    }
   }
-  return { value: v, injected };
+  return { value: v, injected, echoes };
 }
 
 /** Names of the placeholders in a text, also inside a Basic credential. */

@@ -25,6 +25,7 @@ import { EGRESS_TOOL } from '../../contract/constants';
 import type { EgressCore, EgressFacts, EgressRecord } from '../../core/ports';
 import { requestHopHeaders, responseHopHeaders } from './hop-headers';
 import { injectHeader, placeholdersIn, ReplaceStream, secretsForHost, StreamScanner, type TaskSecret } from './placeholders';
+import { secretHostMatches } from './secret-store';
 import type { Resolver } from './resolve';
 import type { TaskCa } from './task-ca';
 import { canonicalAddress, hostHeaderOf, localAddressKind, parseAbsoluteUrl, parseAuthority, resourceOf, type Target } from './target';
@@ -46,8 +47,12 @@ export interface EgressProxyOptions {
   connectTimeoutMs?: number;
   /** Most connections open at once for this task (the rest get 503). */
   maxConnections?: number;
-  /** Does this task still have this secret? One the human removed is injected no more, even in a running task, and even once a secret of the same name is added again. */
-  stillStored?: (secret: TaskSecret) => boolean;
+  /**
+   * Where this task may still send this secret: the hosts and headers the store holds for it
+   * now, or null when the human removed it (injected no more, even in a running task, and
+   * even once a secret of the same name is added again). Headers `[]`: any header.
+   */
+  currentScope?: (secret: TaskSecret) => { hosts: readonly string[]; headers: readonly string[] } | null;
   /** Airlock's own TCP listeners on this machine (the web UI), read at each decision. */
   ownListeners?: () => readonly { port: number; what: string }[];
 }
@@ -364,6 +369,28 @@ export class EgressProxy {
     else sock.once('data', (c: Buffer) => start(c));
   }
 
+  /**
+   * The task's secrets that may go to `host` now, each with the headers it may go in (null:
+   * any). Taken at each request from the store, so the human's changes reach a running task:
+   * removing a secret takes it back at once, like revoking a grant (its placeholder is then
+   * sent as it is; to its own host that is no leak either); a remove followed by a new add
+   * under the same name is a new secret, which reaches tasks started after it, never this
+   * one again (the store compares lineages). Replacing it with fewer hosts or headers
+   * narrows a running task at once (it kept injecting on the hosts taken away until it
+   * ended); more hosts or headers reach tasks started after the change.
+   */
+  private injectable(forHost: readonly TaskSecret[], host: string): { secret: TaskSecret; headers: string[] | null }[] {
+    const out: { secret: TaskSecret; headers: string[] | null }[] = [];
+    for (const secret of forHost) {
+      const now = this.o.currentScope ? this.o.currentScope(secret) : { hosts: secret.hosts, headers: secret.headers };
+      if (!now || !now.hosts.some((h) => secretHostMatches(h, host))) continue;
+      const had = secret.headers.length ? secret.headers : null;
+      const has = now.headers.length ? now.headers.map((h) => h.toLowerCase()) : null;
+      out.push({ secret, headers: had && has ? had.filter((h) => has.includes(h)) : (had ?? has) });
+    }
+    return out;
+  }
+
   private async onInner(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const tunnel = this.tunnels.get(req.socket);
     if (!tunnel) return refuseRes(res, 500, 'Internal Error', 'airlock egress: lost the tunnel');
@@ -381,13 +408,10 @@ export class EgressProxy {
     }
     const isTls = req.socket instanceof tls.TLSSocket;
     const forHost = isTls ? secretsForHost(this.o.secrets, t.host) : [];
-    // Removing a secret takes it back at once, like revoking a grant: a running task that
-    // still holds its placeholder gets it sent as it is (to its own host: no leak either).
-    // A remove followed by a new add under the same name is a new secret: it reaches tasks
-    // started after it, never this one again (the store compares lineages).
-    const mine = forHost.filter((s) => this.o.stillStored?.(s) ?? true);
+    const mine = this.injectable(forHost, t.host);
     const others = this.o.secrets.filter((s) => !forHost.includes(s));
     const injected = new Set<string>();
+    const echoes: { from: string; to: string }[] = [];
     // Exactly one Host goes upstream, the one checked above: a second `Host:` line (Node's
     // parser keeps both, req.headers only the first) would reach the server beside the
     // secret, and a front end that reads the last one routes it to another name.
@@ -406,18 +430,23 @@ export class EgressProxy {
       // Identity encoding from hosts that get a secret, so an echoed value can be swapped back.
       if (lower === 'accept-encoding' && mine.length) continue;
       for (const n of placeholdersIn(value, others)) leaks.add(n);
-      const eligible = mine.filter((s) => s.headers.length === 0 || s.headers.includes(lower));
+      const eligible = mine.filter((m) => m.headers === null || m.headers.includes(lower)).map((m) => m.secret);
       if (eligible.length) {
         const r = injectHeader(value, eligible);
         value = r.value;
         for (const n of r.injected) injected.add(n);
+        echoes.push(...r.echoes);
       }
       const prev = headers[name];
       headers[name] = prev === undefined ? value : Array.isArray(prev) ? [...prev, value] : [String(prev), value];
     }
     for (const n of placeholdersIn(path, others)) leaks.add(n);
     if (leaks.size) this.leak(t, [...leaks], 'in the request line or headers', tunnel.peer);
-    await this.forward(req, res, { t, address: tunnel.address, tls: isTls, path, headers, injected: [...injected], mine, others, connectEvent: tunnel.connectEvent, peer: tunnel.peer });
+    // What the host answers is swapped back for every secret of the task (not only those
+    // injected now: the server may hold one from an earlier request), and for each form of
+    // the value this request carried that the proxy made itself (a Basic credential).
+    const swap = [...(isTls ? this.o.secrets : []).map((x) => ({ from: x.value, to: x.placeholder })), ...echoes];
+    await this.forward(req, res, { t, address: tunnel.address, tls: isTls, path, headers, injected: [...injected], swap, others, connectEvent: tunnel.connectEvent, peer: tunnel.peer });
   }
 
   // ---- plain HTTP (absolute-form) ---------------------------------------------------------
@@ -449,13 +478,13 @@ export class EgressProxy {
     for (const n of placeholdersIn(t.path, this.o.secrets)) leaks.add(n);
     // A secret never travels in clear text, not even to its own host: plain HTTP gets none.
     if (leaks.size) this.leak(t, [...leaks], 'in a plain-HTTP request line or headers', peer);
-    await this.forward(req, res, { t, address: d.address, tls: false, path: t.path, headers, injected: [], mine: [], others: this.o.secrets, connectEvent: d.event, peer });
+    await this.forward(req, res, { t, address: d.address, tls: false, path: t.path, headers, injected: [], swap: [], others: this.o.secrets, connectEvent: d.event, peer });
   }
 
   private forward(
     req: http.IncomingMessage,
     res: http.ServerResponse,
-    f: { t: Target; address: string; tls: boolean; path: string; headers: http.OutgoingHttpHeaders; injected: string[]; mine: TaskSecret[]; others: TaskSecret[]; connectEvent: number; peer: ProxyPeer },
+    f: { t: Target; address: string; tls: boolean; path: string; headers: http.OutgoingHttpHeaders; injected: string[]; swap: { from: string; to: string }[]; others: TaskSecret[]; connectEvent: number; peer: ProxyPeer },
   ): Promise<void> {
     return new Promise((resolve) => {
       let out = headerBytes(f.headers) + f.path.length;
@@ -500,20 +529,20 @@ export class EgressProxy {
         status = ur.statusCode ?? null;
         inn += headerBytes(ur.headers);
         // What the secret's own host answers: the value becomes the placeholder again.
-        const swap = f.mine.map((s) => ({ from: Buffer.from(s.value), to: Buffer.from(s.placeholder) }));
+        const pairs = f.swap.filter((p) => p.from.length > 0);
+        const swap = pairs.map((p) => ({ from: Buffer.from(p.from), to: Buffer.from(p.to) }));
+        const back = (text: string) => pairs.reduce((v, p) => v.split(p.from).join(p.to), text);
         const outHeaders: http.OutgoingHttpHeaders = {};
         const dropped = responseHopHeaders(ur.rawHeaders);
         for (let i = 0; i < ur.rawHeaders.length; i += 2) {
           const name = ur.rawHeaders[i]!;
           if (dropped(name.toLowerCase())) continue;
           if (swap.length && name.toLowerCase() === 'content-length') continue;
-          let v = ur.rawHeaders[i + 1]!;
-          for (const s of f.mine) v = v.split(s.value).join(s.placeholder);
+          const v = back(ur.rawHeaders[i + 1]!);
           const prev = outHeaders[name];
           outHeaders[name] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [String(prev), v];
         }
-        let statusMessage = ur.statusMessage ?? '';
-        for (const s of f.mine) statusMessage = statusMessage.split(s.value).join(s.placeholder);
+        const statusMessage = back(ur.statusMessage ?? '');
         res.writeHead(ur.statusCode ?? 502, statusMessage, outHeaders);
         ur.on('data', (c: Buffer) => (inn += c.length));
         const body = swap.length ? ur.pipe(new ReplaceStream(swap)) : ur;

@@ -96,12 +96,13 @@ export class SecretStore implements SecretService {
   }
 
   /**
-   * May a task that took `name` at `lineage` still have it injected? Only while that same
-   * lineage is stored: not after a remove, and not after a remove and a new add of the name.
+   * Where a task that took `name` at `lineage` may send it now (hosts and headers as stored),
+   * or null when it may not at all: not after a remove, and not after a remove and a new add
+   * of the name (only the same lineage counts).
    */
-  stillGranted(name: string, lineage: number | undefined): boolean {
+  currentScope(name: string, lineage: number | undefined): { hosts: readonly string[]; headers: readonly string[] } | null {
     const s = this.byName.get(name);
-    return s !== undefined && s.lineage === lineage;
+    return s !== undefined && s.lineage === lineage ? { hosts: s.hosts, headers: s.headers } : null;
   }
 
   add(p: SecretAdd): Secret {
