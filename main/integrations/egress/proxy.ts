@@ -94,6 +94,17 @@ function refuseRes(res: http.ServerResponse, status: number, reason: string, bod
   res.end(text);
 }
 
+/** What came in, readable in a history row: at most 300 bytes, control and non-ASCII bytes as '.'. */
+function shown(raw: Buffer | string): string {
+  const text = typeof raw === 'string' ? raw.slice(0, 300) : raw.subarray(0, 300).toString('latin1');
+  return text.replace(/[^\x20-\x7e\r\n]/g, '.');
+}
+
+/** The request line and Host of a parsed request, for a history row. */
+function requestText(req: http.IncomingMessage): string {
+  return `${req.method ?? '?'} ${req.url ?? ''} HTTP/${req.httpVersion}\r\nHost: ${req.headers.host ?? ''}`;
+}
+
 function headerBytes(h: http.IncomingHttpHeaders | http.OutgoingHttpHeaders): number {
   let n = 0;
   for (const [k, v] of Object.entries(h)) n += k.length + 4 + (Array.isArray(v) ? v.join(', ').length : String(v ?? '').length);
@@ -123,7 +134,14 @@ export class EgressProxy {
       s.requestTimeout = 0;
       s.headersTimeout = 60_000;
       s.keepAliveTimeout = 5_000;
-      s.on('clientError', (_e, sock: net.Socket) => refuseRaw(sock, 400, 'Bad Request', 'airlock egress: malformed request'));
+      s.on('clientError', (e: NodeJS.ErrnoException & { rawPacket?: Buffer }, sock: net.Socket) => {
+        // A parser error is something the agent sent (another protocol, a framing trick): recorded.
+        if (typeof e.code === 'string' && e.code.startsWith('HPE_')) {
+          const tunnel = this.tunnels.get(sock);
+          this.refused(this.peers.get(sock) ?? tunnel?.peer, `a malformed request (${e.code})${tunnel ? ` inside the tunnel to ${tunnel.target.resource}` : ''}`, e.rawPacket ?? '', e.message, tunnel?.target);
+        }
+        refuseRaw(sock, 400, 'Bad Request', 'airlock egress: malformed request');
+      });
     }
     this.front.on('connect', (req: http.IncomingMessage, sock: net.Socket, head: Buffer) => {
       this.onConnect(req, sock, head).catch((e: unknown) => refuseRaw(sock, 502, 'Bad Gateway', `airlock egress: ${(e as Error).message}`));
@@ -134,7 +152,11 @@ export class EgressProxy {
     this.inner.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
       this.onInner(req, res).catch((e: unknown) => refuseRes(res, 502, 'Bad Gateway', `airlock egress: ${(e as Error).message}`));
     });
-    this.inner.on('connect', (_req: http.IncomingMessage, sock: net.Socket) => refuseRaw(sock, 405, 'Method Not Allowed', 'airlock egress: CONNECT inside a tunnel is not supported'));
+    this.inner.on('connect', (req: http.IncomingMessage, sock: net.Socket) => {
+      const tunnel = this.tunnels.get(req.socket) ?? this.tunnels.get(sock);
+      this.refused(tunnel?.peer, `a CONNECT inside the tunnel to ${tunnel?.target.resource ?? '?'}`, requestText(req), 'CONNECT inside a tunnel is not supported', tunnel?.target);
+      refuseRaw(sock, 405, 'Method Not Allowed', 'airlock egress: CONNECT inside a tunnel is not supported');
+    });
   }
 
   /** What the task sent and received so far (bytes), and to how many destinations. */
@@ -279,6 +301,29 @@ export class EgressProxy {
     for (const secret of names) this.o.core.recordPlaceholderLeak({ task: this.o.task, secret, host: t.host, port: t.port, where, ...(peer.process ? { process: peer.process } : {}) });
   }
 
+  /**
+   * A request refused before anything was sent or asked (malformed, not a proxy request, a
+   * framing trick, another Host inside a secret's tunnel): a rejected attempt of the task in
+   * history, with what it was. It used to leave no trace, so a human never saw that the
+   * agent had tried. Through the rejection recorder, which coalesces a flood of them.
+   */
+  private refused(peer: ProxyPeer | undefined, what: string, request: Buffer | string, reason: string, t?: { host: string; port: number }): void {
+    try {
+      this.o.core.recordRejected({
+        source: 'egress',
+        tool: EGRESS_TOOL,
+        summary: `refused before anything was sent: ${what}`,
+        raw: { request: shown(request), ...(t ? { host: t.host, port: t.port } : {}) },
+        reason,
+        task: this.o.task,
+        ...(peer ? { connection: peer.connection } : {}),
+        ...(peer?.process ? { process: peer.process } : {}),
+      });
+    } catch {
+      // The store is closing (daemon shutdown): the connection is gone either way.
+    }
+  }
+
   private record(r: Omit<EgressRecord, 'task'>): void {
     try {
       this.o.core.recordEgress({ task: this.o.task, ...r });
@@ -292,7 +337,10 @@ export class EgressProxy {
   private async onConnect(req: http.IncomingMessage, sock: net.Socket, head: Buffer): Promise<void> {
     const peer = this.peers.get(sock) ?? { connection: 'egress' };
     const t = parseAuthority(req.url ?? '');
-    if (!t) return refuseRaw(sock, 400, 'Bad Request', `airlock egress: CONNECT needs host:port, not ${JSON.stringify((req.url ?? '').slice(0, 100))}`);
+    if (!t) {
+      this.refused(peer, `CONNECT to ${JSON.stringify((req.url ?? '').slice(0, 100))}, which is not host:port`, requestText(req), 'CONNECT needs host:port');
+      return refuseRaw(sock, 400, 'Bad Request', `airlock egress: CONNECT needs host:port, not ${JSON.stringify((req.url ?? '').slice(0, 100))}`);
+    }
     const d = await this.decide(t, 'CONNECT', null, peer);
     if (!d.ok) return refuseRaw(sock, d.status, d.reason, d.body, d.event);
     if (sock.destroyed) return;
@@ -396,7 +444,10 @@ export class EgressProxy {
     if (!tunnel) return refuseRes(res, 500, 'Internal Error', 'airlock egress: lost the tunnel');
     const t = tunnel.target;
     const path = req.url ?? '/';
-    if (!path.startsWith('/')) return refuseRes(res, 400, 'Bad Request', 'airlock egress: expected an origin-form request inside the tunnel');
+    if (!path.startsWith('/')) {
+      this.refused(tunnel.peer, `a request for ${JSON.stringify(path.slice(0, 200))} inside the tunnel to ${t.resource} (not origin-form)`, requestText(req), 'expected an origin-form request inside the tunnel', t);
+      return refuseRes(res, 400, 'Bad Request', 'airlock egress: expected an origin-form request inside the tunnel');
+    }
     // The Host must be the host the human allowed: another name on the same server (or
     // CDN) is another destination, and must not receive the secret (domain fronting).
     const hostHeader = (req.headers.host ?? '').toLowerCase();
@@ -404,6 +455,7 @@ export class EgressProxy {
     if (!okHost.includes(hostHeader) && !(net.isIPv6(t.host) && hostHeader === `[${t.host}]`)) {
       const leaked = placeholdersIn(JSON.stringify(req.headers) + path, this.o.secrets);
       if (leaked.length) this.leak({ ...t, host: hostHeader || t.host }, leaked, 'a Host header that differs from the tunnel', tunnel.peer);
+      this.refused(tunnel.peer, `Host ${JSON.stringify(hostHeader.slice(0, 100))} inside the tunnel to ${t.resource} (another destination)`, requestText(req), 'the Host must name the tunnel\'s host (domain fronting)', t);
       return refuseRes(res, 421, 'Misdirected Request', `airlock egress: this tunnel was allowed to ${t.resource}; Host ${JSON.stringify(hostHeader.slice(0, 100))} is another destination`);
     }
     const isTls = req.socket instanceof tls.TLSSocket;
@@ -419,7 +471,10 @@ export class EgressProxy {
     // Hop-by-hop headers, those the request's Connection names included, are dropped before
     // any injection (hop-headers.ts): a secret never goes into a header that is not forwarded.
     const hop = requestHopHeaders(req.rawHeaders);
-    if ('refused' in hop) return refuseRes(res, 400, 'Bad Request', `airlock egress: ${hop.refused}`);
+    if ('refused' in hop) {
+      this.refused(tunnel.peer, `${req.method ?? '?'} ${path.slice(0, 200)} inside the tunnel to ${t.resource}: ${hop.refused}`, requestText(req), hop.refused, t);
+      return refuseRes(res, 400, 'Bad Request', `airlock egress: ${hop.refused}`);
+    }
     const leaks = new Set<string>();
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i]!;
@@ -455,11 +510,15 @@ export class EgressProxy {
     const peer = this.peers.get(req.socket) ?? { connection: 'egress' };
     const t = parseAbsoluteUrl(req.url ?? '');
     if (!t) {
+      this.refused(peer, `${req.method ?? '?'} ${JSON.stringify((req.url ?? '').slice(0, 200))}, not a proxy request (absolute-form http://… or CONNECT)`, requestText(req), 'not an absolute-form http:// request');
       return refuseRes(res, 400, 'Bad Request', "airlock egress: this is Airlock's egress proxy; send absolute-form requests (http://host/path) or CONNECT host:port");
     }
     // A malformed Connection list is refused before anyone is asked about it.
     const hop = requestHopHeaders(req.rawHeaders);
-    if ('refused' in hop) return refuseRes(res, 400, 'Bad Request', `airlock egress: ${hop.refused}`);
+    if ('refused' in hop) {
+      this.refused(peer, `${req.method ?? '?'} ${t.resource}${t.path.slice(0, 200)}: ${hop.refused}`, requestText(req), hop.refused, t);
+      return refuseRes(res, 400, 'Bad Request', `airlock egress: ${hop.refused}`);
+    }
     const d = await this.decide(t, req.method ?? 'GET', t.path, peer);
     if (!d.ok) return refuseRes(res, d.status, d.reason, d.body, d.event);
     // The Host is the one of the allowed URL, whatever the request says (RFC 9112 §3.2.2: a
