@@ -29,6 +29,7 @@ import { columnsOf, fitColumns, splitColumns, visible } from '../../../shared/di
 import { allowedChoices, literalOf, type Choice } from '../../../shared/prompt-choices';
 import { ACTION_ORIGIN_WORDS, bytesInWords, conditionParts } from '../../../shared/request-origin';
 import { connectUi } from '../util';
+import { fitGroups, wrapLabelled, type LineGroup } from './watch-layout';
 
 /** Keystrokes within this long of a prompt coming on screen are ignored. */
 const GUARD_MS = 500;
@@ -209,46 +210,65 @@ export function registerWatch(program: Command): void {
           `Airlock watch — ${connected ? `${ps.length} pending` : "can't reach Airlock"}${ps.length ? ` · request ${pos} of ${ps.length}` : ''} · j/k move · q quit`,
           '─'.repeat(Math.min(width, 100)),
         ];
-        const body: string[] = [];
-        if (!p) body.push(connected ? '  no pending prompts' : '  (reconnecting…)');
+        // The card in groups, most important first-kept (watch-layout.ts): when rows run
+        // short, the process chain, what will happen and the literal's later lines give way
+        // before the reasons, the paths acted on and the keys.
+        const groups: LineGroup[] = [];
+        const add = (lines: string[], rank: number, min: number, more: (n: number) => string, cap?: number) => {
+          if (lines.length) groups.push({ lines, rank, min, more, ...(cap !== undefined ? { cap } : {}) });
+        };
+        const one = (line: string, rank = 0) => add([line], rank, 1, () => line);
+        if (!p) one(connected ? '  no pending prompts' : '  (reconnecting…)');
         else {
           const left = Math.max(0, Math.ceil((p.expiresAt - Date.now()) / 1000));
-          body.push(`[${p.risk.level.toUpperCase()}] ${p.action} · ${p.tool} · ${p.id} · denies in ${left}s${armed() ? '' : ' · (keys wake up in ½ s)'}`);
+          one(`[${p.risk.level.toUpperCase()}] ${p.action} · ${p.tool} · ${p.id} · denies in ${left}s${armed() ? '' : ' · (keys wake up in ½ s)'}`);
           const specs = grantSpecs(p);
           if (!specs) {
-            body.push(...wrap(literalOf(p), width, LITERAL_LINES));
-            body.push(`  summary: ${p.summary}`);
-          } else body.push(`  task "${p.taskName ?? p.task}" asks for ${specs.length} standing grant(s), each listed below`);
-          if (p.resource) body.push(`  resource: ${p.resources.slice(0, 4).join(', ')}${p.resources.length > 4 ? ` (+${p.resources.length - 4})` : ''}`);
+            add(wrap(literalOf(p), width, Number.MAX_SAFE_INTEGER), 3, 2, (n) => `    (+${n} more lines)`, LITERAL_LINES + 1);
+            one(`  summary: ${p.summary}`, 2);
+          } else one(`  task "${p.taskName ?? p.task}" asks for ${specs.length} standing grant(s), each listed below`);
+          // Every path or host the request acts on, wrapped, never only the first few: an
+          // agent can name harmless paths first and the one that matters last.
+          const rs = p.resources.length ? p.resources : p.resource ? [p.resource] : [];
+          // A task's grant request lists every grant in full below; its resources line stays short.
+          if (specs) {
+            if (p.resource) one(`  resource: ${p.resources.slice(0, 4).join(', ')}${p.resources.length > 4 ? ` (+${p.resources.length - 4})` : ''}`, 2);
+          } else if (rs.length) add(wrapLabelled(rs.length > 1 ? `  resources (${rs.length}): ` : '  resource: ', rs.join(', '), width), 2, 2, (n) => `    (+${n} more lines of resources: too many for this terminal; the web UI lists them all)`);
           if (p.ssh) {
             const where = p.ssh.purpose === 'login' ? `login ${p.ssh.user ?? '?'}@${p.ssh.host ?? p.ssh.hostKey ?? '?'}` : p.ssh.purpose === 'sshsig' ? `sign, namespace ${p.ssh.namespace}` : 'unknown data';
-            body.push(`  ssh: ${where} · key ${p.ssh.keyName ?? ''} ${p.ssh.fingerprint}${p.ssh.forwarded ? ' · FORWARDED' : ''}`);
+            one(`  ssh: ${where} · key ${p.ssh.keyName ?? ''} ${p.ssh.fingerprint}${p.ssh.forwarded ? ' · FORWARDED' : ''}`, 1);
           }
-          if (p.remote) body.push(`  FROM REMOTE ${p.remote.name} · via ${p.remote.via}`);
-          body.push(`  task: ${p.taskName ?? p.task ?? 'none'}${p.process ? ` · who: ${describeTree(p.process)} (pid ${p.process.pid})` : ''}`);
-          body.push(...whatAndWho(p, width));
-          for (const r of p.risk.reasons) body.push(`  why: ${r}`);
-          if (p.risk.level === 'critical') body.push('  critical: only [o]nce is offered — no grant ever approves this by itself');
-          if (p.nearMiss) body.push(`  asked because: ${p.nearMiss}`);
-          if (p.mcpServer) body.push(`  mcp server: ${p.mcpServer}`);
-          if (p.actionOrigin) body.push(`  "${p.action}" from: ${ACTION_ORIGIN_WORDS[p.actionOrigin]}`);
+          if (p.remote) one(`  FROM REMOTE ${p.remote.name} · via ${p.remote.via}`, 1);
+          one(`  task: ${p.taskName ?? p.task ?? 'none'}${p.process ? ` · who: ${describeTree(p.process)} (pid ${p.process.pid})` : ''}`, 2);
+          const ww = whatAndWho(p, width);
+          const agentAt = ww.indexOf('  agent:');
+          const will = agentAt >= 0 ? ww.slice(0, agentAt) : ww;
+          add(will, 4, 1, (n) => `  will: (+${n} more lines: the terminal is too small)`);
+          if (agentAt >= 0) add(ww.slice(agentAt), 5, 1, (n) => `  agent: (${n} lines left out: the terminal is too small)`);
+          const why: string[] = [];
+          for (const r of p.risk.reasons) why.push(...wrapLabelled('  why: ', r, width));
+          add(why, 1, Math.min(why.length, 2), (n) => `  why: (+${n} more lines: enlarge the terminal to read them)`);
+          if (p.risk.level === 'critical') one('  critical: only [o]nce is offered — no grant ever approves this by itself');
+          if (p.nearMiss) one(`  asked because: ${p.nearMiss}`, 2);
+          if (p.mcpServer) one(`  mcp server: ${p.mcpServer}`, 1);
+          if (p.actionOrigin) one(`  "${p.action}" from: ${ACTION_ORIGIN_WORDS[p.actionOrigin]}`, 1);
           if (p.egress) {
             const e = p.egress;
-            body.push(`  where: ${e.host} port ${e.port} · address ${e.address ?? 'resolved only once allowed'} · ${e.method}`);
-            body.push(`  sent so far: ${bytesInWords(e.sentBytes)} out, ${bytesInWords(e.receivedBytes)} in, to ${e.destinations} destination(s)${e.secrets?.length ? ` · secrets ${e.secrets.join(', ')}` : ''}`);
+            one(`  where: ${e.host} port ${e.port} · address ${e.address ?? 'resolved only once allowed'} · ${e.method}`, 1);
+            one(`  sent so far: ${bytesInWords(e.sentBytes)} out, ${bytesInWords(e.receivedBytes)} in, to ${e.destinations} destination(s)${e.secrets?.length ? ` · secrets ${e.secrets.join(', ')}` : ''}`, 1);
           }
           const allowed = choicesOf(p);
           const parts = allowed.includes('task') || allowed.includes('duration') ? conditionParts(p.conditions) : [];
-          if (parts.length) body.push(`  conditions a grant could carry (web UI, or grants add --when): ${parts.map((c) => c.words).join(' · ')}`);
+          if (parts.length) one(`  conditions a grant could carry (web UI, or grants add --when): ${parts.map((c) => c.words).join(' · ')}`, 4);
           if (allowed.includes('task')) {
             if (p.suggestion) {
               const past = p.suggestion.pastMatches;
-              body.push(`  [t] allows for this task: ${p.suggestion.label}   (pattern ${p.suggestion.resource})`);
-              if (past) body.push(`      would have matched ${past.matched} of this task's last ${past.of} event${past.of === 1 ? '' : 's'}`);
+              one(`  [t] allows for this task: ${p.suggestion.label}   (pattern ${p.suggestion.resource})`, 1);
+              if (past) one(`      would have matched ${past.matched} of this task's last ${past.of} event${past.of === 1 ? '' : 's'}`, 4);
             }
-            else body.push('  [t] allows exactly this request for this task (no wider pattern is safe)');
+            else one('  [t] allows exactly this request for this task (no wider pattern is safe)', 1);
           }
-          body.push('');
+          add([''], 4, 0, () => '');
           const keys = specs
             ? [`[d]/Esc refuse`, `[o] accept the grants (unconfirmed wildcard ones excepted)`, ...(specs.some((g) => g.needsConfirmation) ? ['[c] confirm the next wildcard grant'] : [])]
             : [
@@ -260,22 +280,20 @@ export function registerWatch(program: Command): void {
                 ...(allowed.includes('always') ? ['[a] always…'] : []),
                 ...(p.task ? [`[D] deny all from this task (${ps.filter((x) => x.task === p.task).length})`] : []),
               ];
-          body.push(keys.join('  '));
-          if (confirmAlways === p.id) body.push('ALWAYS allow exactly this request, for every task, with no end? press y to confirm, any other key cancels');
-          if (editing) body.push(`pattern for this task (Enter accepts, empty = exactly this request, Esc cancels): ${editing.text}█`);
+          one(keys.join('  '));
+          if (confirmAlways === p.id) one('ALWAYS allow exactly this request, for every task, with no end? press y to confirm, any other key cancels');
+          if (editing) one(`pattern for this task (Enter accepts, empty = exactly this request, Esc cancels): ${editing.text}█`);
         }
         if (ps.length > 1) {
-          body.push('');
-          body.push('queue:');
-          ps.forEach((x, i) => body.push(`${x.id === currentId ? '>' : ' '} ${i + 1}. [${x.risk.level.toUpperCase()}] ${x.action}: ${x.summary}`));
+          const queue = ['', 'queue:', ...ps.map((x, i) => `${x.id === currentId ? '>' : ' '} ${i + 1}. [${x.risk.level.toUpperCase()}] ${x.action}: ${x.summary}`)];
+          add(queue, 6, 0, (n) => `  (+${n} more lines of the queue)`);
         }
         const foot = ['', ...statusLines(status, width)];
         // A grant request's list is never shortened: it goes last, after the keys, and the
         // rest of the body gives way (the terminal scrolls if even the list does not fit).
         const grantList = p && grantSpecs(p) ? grantLines(grantSpecs(p)!, confirmedGrants.get(p.id) ?? new Set(), width) : [];
         const room = height - head.length - foot.length - grantList.length;
-        const cut = body.length > room ? [...body.slice(0, Math.max(0, room - 1)), `  … (${body.length - Math.max(0, room - 1)} more lines)`] : body;
-        const shown = [...(room > 0 ? cut : []), ...grantList];
+        const shown = [...(room > 0 ? fitGroups(groups, room) : []), ...grantList];
         // Every line may hold agent text: made visible once here, then cut to the width.
         return [...head, ...shown, ...foot].map((l) => fit(visible(l), width));
       };
