@@ -8,8 +8,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as zlib from 'node:zlib';
 import { CLI, startDaemon, tempHome, type Daemon } from '../helpers/daemon';
-import { exchange, tlsInTunnel } from '../helpers/egress-client';
+import { exchange, responseBody, tlsInTunnel } from '../helpers/egress-client';
 import { run } from '../helpers/run';
 import { makeTestCa, testHttpsServer, type TestCa, type TestHttps } from '../helpers/tls-server';
 import type { RpcClient } from '../../main/client/rpc-client';
@@ -96,6 +97,45 @@ describe('blackbox10: a secret\'s value never comes back to the sandbox', { skip
     assert.ok(!r.stdout.includes(TOKEN), `the value reached the sandbox: ${r.stdout}`);
     assert.ok(r.stdout.includes(`x-access-token:${t.ph.GITHUB_TOKEN}`), `the echo decodes to the placeholder: ${r.stdout}`);
     assert.ok(!r.stdout.includes(Buffer.from(`x-access-token:${TOKEN}`).toString('base64')), 'the credential as sent upstream is not in what came back');
+  });
+});
+
+describe('blackbox10: compression of what a secret\'s host answers', () => {
+  test('a secret\'s host that compresses when the request names no encoding (RFC 9110: any coding is then acceptable) is asked for identity, so its echo is swapped back (the header was only dropped, and the gzip body carried the value)', async () => {
+    const VALUE = 'gzip_REAL_value_0123456789abcdef';
+    await ui.call('secrets.add', { name: 'GZIPPED', value: VALUE, hosts: ['api.example.test'], headers: ['authorization'] });
+    const asked: (string | undefined)[] = [];
+    // As RFC 9110 §12.5.3 allows: no Accept-Encoding means any coding is acceptable.
+    const gz = await testHttpsServer(ca, (req, res) => {
+      const ae = req.headers['accept-encoding'];
+      asked.push(ae);
+      const body = Buffer.from(`{"authorization":${JSON.stringify(req.headers.authorization ?? '')}}\n`);
+      if (ae === undefined || /gzip|\*/.test(ae)) {
+        res.writeHead(200, { 'Content-Encoding': 'gzip', 'Content-Type': 'application/json' });
+        res.end(zlib.gzipSync(body));
+      } else {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(body);
+      }
+      return true;
+    });
+    try {
+      const t = await startTask('compressing host', ['GZIPPED']);
+      const ph = t.ph.GZIPPED!;
+      for (const ae of [null, 'gzip, deflate, br']) {
+        const s = await tlsInTunnel(t.sock, `api.example.test:${gz.port}`, 'api.example.test', t.caBundle);
+        const back = await exchange(s, `GET /me HTTP/1.1\r\nHost: api.example.test:${gz.port}\r\nAuthorization: ${ph}\r\n${ae ? `Accept-Encoding: ${ae}\r\n` : ''}Connection: close\r\n\r\n`);
+        assert.match(back, /^HTTP\/1\.1 200/, back);
+        const raw = Buffer.from(responseBody(back), 'latin1');
+        // The agent undoes whatever encoding came back.
+        const body = /\r\ncontent-encoding: gzip\r\n/i.test(back) ? zlib.gunzipSync(raw).toString() : raw.toString();
+        assert.ok(!body.includes(VALUE), `the value reached the sandbox (agent asked ${ae ?? 'no encoding'}): ${body}`);
+        assert.ok(body.includes(ph), body);
+      }
+      assert.deepEqual(asked, ['identity', 'identity'], 'the proxy asks the secret\'s host for identity');
+    } finally {
+      await gz.close();
+    }
   });
 });
 

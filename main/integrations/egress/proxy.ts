@@ -467,7 +467,10 @@ export class EgressProxy {
     // Exactly one Host goes upstream, the one checked above: a second `Host:` line (Node's
     // parser keeps both, req.headers only the first) would reach the server beside the
     // secret, and a front end that reads the last one routes it to another name.
-    const headers: http.OutgoingHttpHeaders = { Host: req.headers.host };
+    // Identity encoding from a secret's host, so an echoed value can be swapped back. Asked
+    // for, not only the agent's Accept-Encoding dropped: a request naming no encoding accepts
+    // any (RFC 9110 §12.5.3), and a server that then compressed its echo handed the value over.
+    const headers: http.OutgoingHttpHeaders = { Host: req.headers.host, ...(isTls ? { 'Accept-Encoding': 'identity' } : {}) };
     // Hop-by-hop headers, those the request's Connection names included, are dropped before
     // any injection (hop-headers.ts): a secret never goes into a header that is not forwarded.
     const hop = requestHopHeaders(req.rawHeaders);
@@ -482,8 +485,7 @@ export class EgressProxy {
       let value = req.rawHeaders[i + 1]!;
       for (const n of placeholdersIn(name, others)) leaks.add(n);
       if (hop.drop(lower) || lower === 'host') continue;
-      // Identity encoding from hosts that get a secret, so an echoed value can be swapped back.
-      if (lower === 'accept-encoding' && mine.length) continue;
+      if (lower === 'accept-encoding' && isTls) continue;
       for (const n of placeholdersIn(value, others)) leaks.add(n);
       const eligible = mine.filter((m) => m.headers === null || m.headers.includes(lower)).map((m) => m.secret);
       if (eligible.length) {
