@@ -5,6 +5,7 @@
 // still kept in history; this only chooses what the prompt puts first.
 import * as path from 'node:path';
 import type { ProcessInfo, ProcessNode } from '../contract/common';
+import { shellWord } from '../../shared/shell-word';
 
 /** Where this Airlock is installed: its bin and dist folders (the daemon knows, the agent does not choose). */
 export interface OwnInstall {
@@ -52,6 +53,6 @@ export function agentChain(info: ProcessInfo | undefined, own: OwnInstall): Proc
 /** A process's full command line as one line (argv joined; the exe when argv is unknown). */
 export function commandLineOf(n: ProcessNode, max = 400): string {
   const words = n.argv.length ? n.argv : [n.exe ?? String(n.pid)];
-  const text = words.map((w) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+  const text = words.map(shellWord).join(' ');
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }

@@ -7,12 +7,11 @@ import type { Command } from 'commander';
 import type { Remote } from '../../contract/approver';
 import { RemoteName } from '../../contract/common';
 import { airlockPaths } from '../../os/paths';
+import { shellWord } from '../../../shared/shell-word';
 import { callUi, CliError, fmtTime, printJson, table } from '../util';
 
 /** Quotes for a POSIX shell when needed (paths with spaces, the remote command). */
-export function shq(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
+const shq = shellWord;
 
 export interface RemotePlan {
   remote: Remote;

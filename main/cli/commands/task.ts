@@ -4,9 +4,8 @@ import { callUi, CliError, connectAgent, fmtTime, printJson, table } from '../ut
 import { AirlockRpcError } from '../../client/rpc-client';
 import type { TaskStarted } from '../../client';
 import { EXIT } from '../exit-codes';
+import { shellWord } from '../../../shared/shell-word';
 
-/** POSIX single-quoting for `eval`; plain words stay as they are. */
-const shellWord = (v: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
 
 export function registerTask(program: Command): void {
   const task = program.command('task').description('start, end and list tasks (a task owns its grants and its SSH socket)');

@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { AirlockClient, AirlockRpcError, airlockRuntimeDir, defaultRequestSocket, isTaskToken, taskIdOf, type AgentAnswer, type AskParams } from '../../client';
 import { airlockPaths } from '../../os/paths';
+import { shellWord } from '../../../shared/shell-word';
 import { classifyShell, MAX_COMMAND_CHARS, summarizeClassification } from '../../core/classify/shell';
 import { relayArgv } from '../egress/relay';
 import { bwrapArgs, findBwrap, NO_BWRAP, unsafeSandboxCwd, unsafeSandboxReadOnly, type SandboxEgress } from './sandbox';
@@ -37,10 +38,7 @@ export class ExecStop extends Error {
 }
 
 /** POSIX single-quoting, so the classifier (and the human) see argv exactly. */
-export function shQuote(s: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
+export const shQuote = shellWord;
 
 /** The command as shell text, which is what gets classified and recorded. */
 export function commandText(o: Pick<ExecOptions, 'argv' | 'shell' | 'stdinCommand'>): string {
