@@ -30,9 +30,14 @@ export function readChainNode(pid: number): ChainNode | null {
   } catch {
     return null;
   }
+  return parseStat(pid, stat).node;
+}
+
+/** The ChainNode a /proc/<pid>/stat text describes, and the process's state letter (R, S, Z …). */
+export function parseStat(pid: number, stat: string): { node: ChainNode; state: string } {
   const f = fieldsAfterComm(stat);
   const start = f[22 - 3];
-  return { pid, ppid: Number(f[1] ?? 0), sid: Number(f[3] ?? 0), start: start && /^\d+$/.test(start) ? start : null };
+  return { node: { pid, ppid: Number(f[1] ?? 0), sid: Number(f[3] ?? 0), start: start && /^\d+$/.test(start) ? start : null }, state: f[0] ?? '' };
 }
 
 export class ProcessChain {

@@ -4,7 +4,7 @@
 // coreutils' timeout does. Each process is named by pid and start time, so a pid reused in
 // between is never signalled. Elsewhere (no /proc) the list is empty.
 import * as fs from 'node:fs';
-import { readChainNode, type ChainNode } from './process-chain';
+import { parseStat, readChainNode, type ChainNode } from './process-chain';
 
 /** Processes looked at per scan, at most (a fork bomb cannot keep us reading). */
 const MAX_SCAN = 100_000;
@@ -55,12 +55,13 @@ export function signalIfSame(node: ChainNode, signal: NodeJS.Signals): boolean {
 
 /** True when the process `node` names is still there and not a zombie waiting to be reaped. */
 export function stillRunning(node: ChainNode): boolean {
-  const now = readChainNode(node.pid);
-  if (!now || now.start !== node.start) return false;
+  // One read of its stat: still the same process (start time), and not a zombie.
+  let stat: string;
   try {
-    const stat = fs.readFileSync(`/proc/${node.pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    stat = fs.readFileSync(`/proc/${node.pid}/stat`, 'utf8');
   } catch {
     return false;
   }
+  const now = parseStat(node.pid, stat);
+  return now.node.start === node.start && now.state !== 'Z';
 }

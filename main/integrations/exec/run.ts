@@ -108,22 +108,20 @@ export function runCommand(o: RunOptions): Promise<RunOutcome> {
       if (timedOut) {
         // What it started and what ignored SIGTERM gets the SIGKILL before we report "stopped".
         let finished = false;
-        const polls: NodeJS.Timeout[] = [];
+        let poll: NodeJS.Timeout | undefined = undefined;
         const done = () => {
           if (finished) return;
           finished = true;
-          for (const p of polls) clearInterval(p);
+          clearInterval(poll);
           cleanup();
           resolve({ kind: 'timeout', afterSec: o.timeoutSec ?? 0 });
         };
         if (!killTimer || !tree.some(stillRunning)) return done();
         // Signals land a moment later: done as soon as the last one is gone, else at the SIGKILL.
         afterExit = done;
-        polls.push(
-          setInterval(() => {
-            if (!tree.some(stillRunning)) done();
-          }, 50),
-        );
+        poll = setInterval(() => {
+          if (!tree.some(stillRunning)) done();
+        }, 50);
         return;
       }
       cleanup();
