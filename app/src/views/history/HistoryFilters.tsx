@@ -11,25 +11,29 @@ const TOOLS = ['task.start', 'task.end', 'Bash', 'Write', 'Edit', 'Read', 'WebFe
 const ACTIONS = ['read', 'write', 'delete', 'transfer', 'execute', 'sign', 'other'] as const;
 const DECISIONS = ['allow', 'deny', 'reject'] as const;
 
+const asTyped = (typed: string): string => typed;
+const exactName = (typed: string): string | undefined => typed.trim() || undefined;
+
+/** A filter typed into a box: its own state, applied as you type but one query per pause, not per key. */
+function useTypedFilter(key: 'text' | 'tool', toValue: (typed: string) => string | undefined): [string, (typed: string) => void] {
+  const current = useHistory((s) => s.filter[key]);
+  const setFilter = useHistory((s) => s.setFilter);
+  const [typed, setTyped] = useState(current ?? '');
+  useEffect(() => {
+    const want = toValue(typed);
+    if ((current ?? '') === (want ?? '')) return;
+    const t = setTimeout(() => setFilter({ [key]: want }), 200);
+    return () => clearTimeout(t);
+  }, [typed, current, key, toValue, setFilter]);
+  return [typed, setTyped];
+}
+
 export function HistoryFilters() {
   const filter = useHistory((s) => s.filter);
   const setFilter = useHistory((s) => s.setFilter);
   const tasks = useLists((s) => s.tasks);
-  const [text, setText] = useState(filter.text ?? '');
-  const [tool, setTool] = useState(filter.tool ?? '');
-
-  // Search as you type, but one query per pause, not per key.
-  useEffect(() => {
-    if ((filter.text ?? '') === text) return;
-    const t = setTimeout(() => setFilter({ text }), 200);
-    return () => clearTimeout(t);
-  }, [text, filter.text, setFilter]);
-  useEffect(() => {
-    const want = tool.trim() || undefined;
-    if (filter.tool === want) return;
-    const t = setTimeout(() => setFilter({ tool: want }), 200);
-    return () => clearTimeout(t);
-  }, [tool, filter.tool, setFilter]);
+  const [text, setText] = useTypedFilter('text', asTyped);
+  const [tool, setTool] = useTypedFilter('tool', exactName);
 
   const chips: { key: keyof typeof filter; label: string }[] = [];
   if (filter.text) chips.push({ key: 'text', label: `text “${filter.text}”` });
