@@ -40,6 +40,14 @@ export async function callUi<T>(method: string, params: unknown = {}): Promise<T
   }
 }
 
+/** A whole number typed on the command line, in decimal digits only. `Number()` alone takes
+ *  `0x10`, `1e3`, ` 16 ` and `` (0) as numbers, so a typo or a trick reads as a real value. */
+export function parseWhole(flag: string, raw: string, min: number, max: number): number {
+  const n = /^[0-9]{1,15}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new CliError(`bad ${flag} "${raw}": a whole number from ${min} to ${max}`);
+  return n;
+}
+
 /** "15m", "2h", "30s", "1d" → seconds. */
 export function parseDuration(s: string): number {
   const m = /^(\d+)\s*(s|m|h|d)?$/.exec(s.trim());

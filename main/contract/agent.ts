@@ -13,6 +13,10 @@ export const TaskToken = z.string().min(1).max(128);
 
 const text = (max: number = LIMITS.text) => z.string().max(max);
 const glob = text().min(1);
+/** A working directory on the wire: absolute. A relative one was recorded as given and read
+ *  relative paths against nothing (`rm x` in `sub` was the resource `x`); clients resolve
+ *  their own (check, task start, exec and the hook do). */
+const workDir = () => text().refine((s) => s.startsWith('/'), 'must be an absolute path (starting with /): resolve it against your working directory first');
 
 /**
  * What a grant covers: one action, `*` (every action), or a set of actions — so "never
@@ -74,7 +78,7 @@ export const AgentRequest = z.strictObject({
   task: Id.optional(),
   /** The capability token `task.start` returned; needed on the shared socket to act as `task`. */
   token: TaskToken.optional(),
-  cwd: text().optional(),
+  cwd: workDir().optional(),
   /**
    * The Claude Code hook's CLAUDE_CONFIG_DIR (absolute): where that Claude Code keeps its
    * settings, which hold Airlock's hook. It can only make writes there riskier, never any
@@ -96,7 +100,7 @@ export type AgentAnswer = z.infer<typeof AgentAnswer>;
 
 export const TaskStartParams = z.strictObject({
   name: text(LIMITS.name).min(1),
-  cwd: text().optional(),
+  cwd: workDir().optional(),
   grants: z.array(GrantSpec.omit({ task: true })).max(64).optional(),
   /** Secrets (by name, see `airlock secrets`) the task's sandbox may use through its egress proxy: it sees only placeholders. */
   secrets: z.array(z.string().regex(SECRET_NAME, 'must be a secret name (letters, digits, _)')).max(32).optional(),

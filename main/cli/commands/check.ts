@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Command } from 'commander';
 import { ACTIONS, SOURCES } from '../../contract/common';
 import type { AgentAnswer } from '../../contract/agent';
@@ -36,7 +37,7 @@ export function registerCheck(program: Command): void {
           summary: o.summary ?? `${o.action} ${o.tool}${o.resource ? ' ' + o.resource.join(' ') : ''}`,
           // On the shared socket a task needs its token (AIRLOCK_TASK_TOKEN, or --task TOKEN).
           ...(o.task ? { task: o.task, ...withTaskToken(o.task) } : {}),
-          cwd: o.cwd,
+          cwd: path.resolve(o.cwd),
         });
       } catch (e) {
         if (e instanceof AirlockRpcError) throw new CliError(e.message, EXIT.usage);

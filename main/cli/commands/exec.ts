@@ -33,8 +33,9 @@ Denied: exit 126 and one line on stderr saying who denied and why. Nothing runs 
       const { exitLike } = require('../../integrations/exec/run') as typeof import('../../integrations/exec/run');
       let timeoutSec: number | undefined;
       if (o.timeout !== undefined) {
-        timeoutSec = Number(o.timeout);
-        if (!Number.isFinite(timeoutSec) || timeoutSec <= 0 || timeoutSec > 7 * 86400) throw new CliError(`bad --timeout "${o.timeout}": seconds, more than 0`);
+        // Decimal seconds (0.5 too); `Number()` alone also took 0x10 and 1e3.
+        timeoutSec = /^[0-9]{1,7}(\.[0-9]{1,3})?$/.test(o.timeout) ? Number(o.timeout) : NaN;
+        if (!(timeoutSec > 0 && timeoutSec <= 7 * 86400)) throw new CliError(`bad --timeout "${o.timeout}": seconds (600, or 0.5), more than 0 and at most 604800 (7 days)`);
       }
       let stdinCommand: string | undefined;
       if (o.stdinCommand) {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Grant } from '../../contract/approver';
 import { ACTIONS } from '../../contract/common';
-import { callUi, fmtTime, parseDuration, printJson, table } from '../util';
+import { callUi, fmtTime, parseDuration, parseWhole, printJson, table } from '../util';
 
 export function describeGrant(g: Grant): string[] {
   return [
@@ -40,7 +40,7 @@ export function registerGrants(program: Command): void {
     .option('--key <fingerprint>', 'SSH key fingerprint (SHA256:…)')
     .option('--deny', 'a deny grant instead of allow')
     .option('--expires <duration>', 'e.g. 15m, 2h, 1d')
-    .option('--uses <n>', 'number of uses', (v) => Number(v))
+    .option('--uses <n>', 'number of uses', (v) => parseWhole('--uses', v, 1, 1_000_000))
     .option('--forwarded', 'SSH: also match forwarded agent requests')
     .option('--note <text>', 'why this grant exists')
     .option('--remote <name>', 'requests from this remote only (airlock remote); without it an allow grant is for this machine only')

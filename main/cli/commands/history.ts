@@ -6,7 +6,7 @@ import { describeIssues } from '../../contract/rpc';
 import { airlockPaths } from '../../os/paths';
 import { Store, StoreFault } from '../../store';
 import { EXIT, faultExit } from '../exit-codes';
-import { callUi, CliError, fmtTime, parseDuration, printJson, table } from '../util';
+import { callUi, CliError, fmtTime, parseDuration, parseWhole, printJson, table } from '../util';
 
 /** Reads `db` directly, read-only (nothing is written, not even -wal/-shm); a fault is one line and its exit code. */
 function fromDb<T>(db: string, direct: (s: Store) => T): T {
@@ -63,7 +63,7 @@ export function registerHistory(program: Command): void {
     .option('--text <words>', 'full-text search in summary, resource, tool and reason')
     .option('--since <when>', 'ISO date or time (2026-11-24, 2026-11-24T09:30:00Z) or a duration ago (30m, 2h, 1d)')
     .option('--until <when>', 'ISO date or time, or a duration ago')
-    .option('-n, --limit <n>', 'how many', (v) => Number(v), 50)
+    .option('-n, --limit <n>', 'how many (1…1000)', (v) => parseWhole('--limit', v, 1, 1000), 50)
     .option('--cursor <c>', 'continue after a previous page')
     .option('--db <path>', 'read this database file (e.g. a copy) instead of asking the daemon; nothing is written')
     .option('--json', 'print JSON lines (one event per line)')

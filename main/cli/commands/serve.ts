@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import * as path from 'node:path';
 import { startCore } from '../../api/daemon';
-import { CliError } from '../util';
+import { CliError, parseWhole } from '../util';
 import { EXIT, faultExit } from '../exit-codes';
 import { faultOf, StoreFault } from '../../store/faults';
 import { airlockPaths } from '../../os/paths';
@@ -20,8 +20,7 @@ export function registerServe(program: Command): void {
       for (const [flag, name] of [['--port', 'port'], ['--new-web-token', 'newWebToken']] as const) {
         if (!opts.web && cmd.getOptionValueSource(name) === 'cli') throw new CliError(`${flag} is for the web UI: add --web (airlock serve --web ${flag}${flag === '--port' ? ' ' + opts.port : ''})`);
       }
-      const port = Number(opts.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0…65535, not "${opts.port}"`);
+      const port = parseWhole('--port', opts.port, 0, 65535);
       const started = Date.now();
       let core: Awaited<ReturnType<typeof startCore>>;
       try {

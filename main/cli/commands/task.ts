@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import path from 'node:path';
 import type { Task } from '../../contract/approver';
 import { callUi, CliError, connectAgent, fmtTime, printJson, table } from '../util';
 import { AirlockRpcError } from '../../client/rpc-client';
@@ -28,7 +29,7 @@ export function registerTask(program: Command): void {
       }
       const c = await connectAgent();
       try {
-        const r = await c.call<TaskStarted>('task.start', { name, cwd: o.cwd, ...(o.secret?.length ? { secrets: o.secret } : {}) });
+        const r = await c.call<TaskStarted>('task.start', { name, cwd: path.resolve(o.cwd), ...(o.secret?.length ? { secrets: o.secret } : {}) });
         if (o.json) printJson(r);
         else if (o.env) {
           // The token, not the id, acts as the task on the shared request.sock; our clients

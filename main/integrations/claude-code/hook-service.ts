@@ -141,6 +141,17 @@ async function taskFields(p: HookClaudeCodeParams, input: PreToolUseInput, desk:
 }
 
 /**
+ * The session's directory, absolute. Claude Code sends it absolute and runs the hook in it;
+ * an input with a relative or empty `cwd` is read against the hook process's directory
+ * (empty when that is not absolute either: then paths stay as written and the daemon asks).
+ */
+function sessionDir(given: string, hookCwd: string | undefined): string {
+  if (given.startsWith('/')) return given;
+  if (!hookCwd || !path.isAbsolute(hookCwd)) return '';
+  return path.resolve(hookCwd, given);
+}
+
+/**
  * Claude Code's settings directory when CLAUDE_CONFIG_DIR moves it: the daemon then guards it
  * like ~/.claude. Absolute, against the hook process's working directory (a relative value is
  * Claude Code's, which the hook shares); unknown when neither is absolute. The daemon also
@@ -168,9 +179,10 @@ const RECORDED = new Set<number>([RPC.invalidRequest, RPC.invalidParams]);
 
 /** The decision for one hook input; null for an event after the tool ran (nothing printed, exit 0). */
 export async function decideHook(p: HookClaudeCodeParams, desk: HookDesk): Promise<HookResult | null> {
-  const input = parseHookInput(p.stdin);
-  if (isAfterToolEvent(input)) return null;
-  if ('error' in input) return { decision: 'ask', reason: `Airlock could not read the hook input (${input.error}); asking instead` };
+  const parsed = parseHookInput(p.stdin);
+  if (isAfterToolEvent(parsed)) return null;
+  if ('error' in parsed) return { decision: 'ask', reason: `Airlock could not read the hook input (${parsed.error}); asking instead` };
+  const input = { ...parsed, cwd: sessionDir(parsed.cwd, p.cwd) };
   let req: HookRequest;
   try {
     const home = p.home && path.isAbsolute(p.home) ? p.home : undefined;
