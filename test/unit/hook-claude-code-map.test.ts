@@ -123,6 +123,16 @@ describe('Claude Code mapping', () => {
     assert.equal(big.truncated, true, 'cut arguments are marked, so no condition can allow them');
   });
 
+  test('red team: a Bash command that is not a string is an execute that says so, not the empty line (a read shown as "Bash ")', () => {
+    for (const input of [{ command: ['rm', '-rf', '/home/u'] }, { command: 42 }, { command: null }, {}, { command: { sh: 'rm -rf ~' } }]) {
+      const r = map('Bash', input as Record<string, unknown>).req;
+      assert.equal(r.action, 'execute', JSON.stringify(input));
+      assert.match(r.summary, /^Bash with a command that is not a string: /, JSON.stringify(input));
+      if ('command' in input && input.command !== null) assert.ok(r.summary.includes(JSON.stringify(input.command)), r.summary);
+    }
+    assert.equal(map('Bash', { command: '' }).req.summary.startsWith('Bash with'), false, 'an empty string is still a command line');
+  });
+
   test('red team: a read tool whose path field is not a string asks instead of reading the cwd', () => {
     for (const [tool, input] of [
       ['Read', { file_path: ['/home/u/.ssh/id_ed25519'] }],

@@ -179,7 +179,10 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
     return { ...base, action: 'write', resource, resources, summary: clip(`${tool} ${resource}${what}${resources.length > 1 ? ` (also names ${resources.slice(1).join(', ')})` : ''}`, MAX_SUMMARY) };
   }
   if (tool === 'Bash') {
-    const command = str(ti.command) ?? '';
+    // A command that is not a string (`["rm","-rf","~"]`, a number, missing) would be
+    // classified as the empty line, a harmless read, and shown as "Bash ": ask, saying what came.
+    if (typeof ti.command !== 'string') return { ...base, action: 'execute', summary: clip(`Bash with a command that is not a string: ${JSON.stringify(capArgs(ti)) ?? 'nothing'}`, MAX_SUMMARY) };
+    const command = ti.command;
     const c = classify()(command, cwd || undefined);
     const parts = c.parts.map((p) => `${p.command} → ${p.action}${p.resources.length ? ' ' + p.resources.slice(0, 3).join(', ') : ''}`).join('; ');
     return {
