@@ -581,6 +581,7 @@ export class EgressProxy {
         : http.request(common);
       up.on('timeout', () => up.destroy(new Error('the upstream server did not answer within 60 s')));
       up.on('error', (e) => {
+        if (done) return;
         error = e.message;
         if (!res.headersSent) refuseRes(res, 502, 'Bad Gateway', `airlock egress: ${req.method} ${f.t.resource}: ${e.message}`);
         else res.destroy();
@@ -589,6 +590,17 @@ export class EgressProxy {
       up.on('response', (ur) => {
         status = ur.statusCode ?? null;
         inn += headerBytes(ur.headers);
+        // What the upstream answers is as hostile as what the agent sends: a status Node's
+        // client parses but its server refuses to write (099, 000) threw out of this handler
+        // and took the daemon down, with every task's way out and every prompt.
+        const bad = (why: string) => {
+          error = why;
+          ur.resume();
+          refuseRes(res, 502, 'Bad Gateway', `airlock egress: ${req.method} ${f.t.resource}: ${why}`);
+          finish();
+          up.destroy();
+        };
+        if (status === null || status < 100 || status > 999) return bad(`invalid status ${status ?? '(none)'} from the upstream server`);
         // What the secret's own host answers: the value becomes the placeholder again.
         const pairs = f.swap.filter((p) => p.from.length > 0);
         const swap = pairs.map((p) => ({ from: Buffer.from(p.from), to: Buffer.from(p.to) }));
@@ -604,7 +616,11 @@ export class EgressProxy {
           outHeaders[name] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [String(prev), v];
         }
         const statusMessage = back(ur.statusMessage ?? '');
-        res.writeHead(ur.statusCode ?? 502, statusMessage, outHeaders);
+        try {
+          res.writeHead(status, statusMessage, outHeaders);
+        } catch (e) {
+          return bad(`the upstream server's answer cannot be passed on: ${(e as Error).message}`);
+        }
         ur.on('data', (c: Buffer) => (inn += c.length));
         const body = swap.length ? ur.pipe(new ReplaceStream(swap)) : ur;
         body.pipe(res);
