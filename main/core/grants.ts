@@ -255,7 +255,9 @@ export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, t
     const workspace = workspaceOf(taskCwd);
     const words = bashWords(part.resources);
     return words !== null && words.every((res) => {
-      if (/[$`]/.test(res) || sensitivePart(res, r.claudeDirs) !== null) return false;
+      // `~user/x`, `~-/x`, `~1/x` (kept as written, sh-words.ts resolvePath) lead wherever bash's
+      // tilde expansion says: `{tee,tee *}` covered `tee ~nobody/x` (the write fuzzer, seed 21).
+      if (/[$`]/.test(res) || /^~(?!\/|$)/.test(res) || sensitivePart(res, r.claudeDirs) !== null) return false;
       const abs = res === '~' || res.startsWith('~/') ? os.homedir() + res.slice(1) : res;
       return !abs.startsWith('/') || (workspace !== null && isWithin(path.posix.normalize(abs), workspace));
     });

@@ -168,6 +168,9 @@ function mktempMade(line: string, named: string[], e: Effect): boolean {
 const within = (p: string, n: string) =>
   isWithin(p, n) || (/[*?[{]/.test(n) && (globMatches(n, p) || globMatches(`${n}/**`, p))) || (n.endsWith('*') && p.startsWith(n.slice(0, -1)) && !p.slice(n.length - 1).includes('/'));
 
+/** A resource known only at run time: an expansion, or a tilde other than `~`/`~/` (`~user/x`, `~-/x`, sh-words.ts). */
+const computed = (r: string) => /[$`]/.test(r) || /^~(?!\/|$)/.test(r);
+
 /** Whether a change is one the classification names (within a named path, or a directory on the way to one). */
 export { within };
 
@@ -175,7 +178,7 @@ export function effectNamed(line: string, c: Pick<CommandClassification, 'parts'
   // A part that says it writes files it does not list (tar -x, unzip, patch) announced them;
   // one whose path is computed at run time (`> $f`) names any path. No grant covers either
   // (the grant check, classify-write-grants.ts, holds them to that).
-  if (c.parts.some((p) => p.action !== 'read' && (p.unlisted || p.resources.some((r) => /[$`]/.test(r))))) return true;
+  if (c.parts.some((p) => p.action !== 'read' && (p.unlisted || p.resources.some(computed)))) return true;
   const named = namedPaths(c);
   if (named.some((n) => within(e.path, n))) return true;
   if (mktempMade(line, named, e)) return true;
@@ -219,6 +222,8 @@ function judgeTrace(line: string, c: Pick<CommandClassification, 'parts'>, trace
       // the attempt, which on a real system would have succeeded.
       const file = f.kind === 'write' ? f.detail.replace(/ \(.*$/, '') : /^\w+\(([^,)]*)/.exec(f.detail)?.[1] ?? '';
       if (!file.startsWith('/') || file.startsWith('/tmp/') || file.startsWith('/dev/') || file.startsWith('/proc/')) continue;
+      // A path the classification says is computed at run time may be this one (no grant covers it).
+      if (c.parts.some((p) => p.action !== 'read' && p.resources.some(computed))) continue;
       if (paths.some((n) => within(file, n) || isWithin(n, file))) continue; // named, or a directory on the way (mkdir -p)
       // sed -i's temporary copy, beside the file it edits (its real target, --follow-symlinks)
       // and renamed over it.

@@ -188,4 +188,24 @@ describe('differential write fuzzer: what it found, run for real under a grant',
     await asksAndIsDenied(t.token, cwd, `curl -s -D .git/hooks/pre-commit ${url}`, '.git/hooks/pre-commit', /hook/);
     await agent.call('task.end', { task: t.token });
   });
+
+  test('cp x ~-/pre-commit under the suggested {cp,cp *} grant, after a cd into .git/hooks in the agent\'s shell: ~- is $OLDPWD, not a name in the project, so it asks (write fuzzer, seed 21)', async () => {
+    const cwd = project();
+    const t = await startTask('fw tilde', cwd);
+    assert.equal(await allowForTask(t.token, cwd, 'cp a.txt bk/'), '{cp,cp *}');
+    // The agent's shell keeps OLDPWD from its last cd (Claude Code's Bash tool is one shell).
+    const env = { ...d.env, OLDPWD: path.join(cwd, '.git', 'hooks') };
+    const execOld = (cmd: string) => run(process.execPath, [CLI, 'exec', '--task', t.token, '--shell', '--', cmd], { cwd, env, timeoutMs: 30_000 });
+    // Covered: another copy in the project runs silently.
+    assert.equal((await execOld('cp x bk/y')).code, 0);
+    assert.ok(fs.existsSync(path.join(cwd, 'bk', 'y')));
+    await bashHarms('cd .git/hooks; cd ../..; cp x ~-/pre-commit', '.git/hooks/pre-commit');
+    const pending = execOld('cp x ~-/pre-commit');
+    const p = await human.next(20_000);
+    assert.ok(JSON.stringify(p.resources).includes('~-/pre-commit'), JSON.stringify(p.resources));
+    await human.decide(p.id, 'deny', 'once');
+    assert.equal((await pending).code, 126);
+    assert.equal(fs.existsSync(path.join(cwd, '.git', 'hooks', 'pre-commit')), false, 'the hook was written');
+    await agent.call('task.end', { task: t.token });
+  });
 });

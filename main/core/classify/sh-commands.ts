@@ -81,6 +81,14 @@ function positionals(args: Arg[], withValue: ReadonlySet<string> = new Set(), lo
     }
     if (a.text.startsWith('--') && a.text.length > 2) {
       const eq = a.text.indexOf('=');
+      // An option whose name is computed at run time (`--warc-file$x`, `--output-file$(:)`)
+      // may take the next word as its value: a word for the caller to judge as computed, as
+      // a short one is (`wget --warc-file$x lnk-hooks/pre-commit URL` wrote into .git/hooks
+      // under a grant for that command; the write fuzzer, seed 21).
+      if (a.dynamic && /[$`]/.test(eq > 0 ? a.text.slice(0, eq) : a.text)) {
+        pos.push(a);
+        continue;
+      }
       const name = full(eq > 0 ? a.text.slice(0, eq) : a.text);
       if (eq > 0) opts.set(name, { text: a.text.slice(eq + 1), dynamic: a.dynamic });
       else if (withValue.has(name) && i + 1 < args.length) opts.set(name, args[++i]);
@@ -262,12 +270,14 @@ function curl(args: Arg[], ctx: CmdContext): CmdResult {
 const WGET_WRITES = ['-o', '--output-file', '-a', '--append-output', '--save-cookies', '--rejected-log', '--hsts-file', '-P', '--directory-prefix'];
 
 function wget(args: Arg[], ctx: CmdContext): CmdResult {
-  const { pos, opts } = positionals(args, WGET_VALUE);
+  const { pos, opts } = positionals(args, WGET_VALUE, ['--background']);
   const r = result('transfer', pos.map((u) => hostOf(u.text) ?? u.text), { download: true });
   for (const o of WGET_WRITES) {
     const v = opts.get(o);
     if (v && v !== true && v.text !== '-') r.resources.push(resolvePath(v.text, ctx.cwd, v.dynamic));
   }
+  // In the background (-b) without -o/-a, wget logs to wget-log (wget-log.1 …) in the cwd (seed 21).
+  if ((opts.has('-b') || opts.has('--background')) && !WGET_WRITES.slice(0, 4).some((o) => opts.has(o))) r.resources.push(resolvePath('wget-log*', ctx.cwd));
   const warc = opts.get('--warc-file');
   if (warc && warc !== true) r.resources.push(resolvePath(`${warc.text}.warc.gz`, ctx.cwd, warc.dynamic));
   const prefix = opts.get('-P') ?? opts.get('--directory-prefix');
@@ -1127,7 +1137,10 @@ function derivedOutputs(name: string, pos: Arg[], opts: Map<string, Arg | true>,
   if (name === 'split') {
     // split IN PREFIX writes PREFIXaa, PREFIXab … (x by default); IN may be `-` (standard input).
     const prefix = pos[1];
-    return [prefix ? resolvePath(`${prefix.text}*`, ctx.cwd, prefix.dynamic) : resolvePath('x*', ctx.cwd)];
+    // A glob may match several files: the second is the prefix (`split *.txt` with a.txt and
+    // b.txt writes b.txtaa; seed 21).
+    const globbed = pos.slice(0, 2).filter((a) => a.glob).map((a) => resolvePath(`${a.text}*`, ctx.cwd, a.dynamic));
+    return [prefix ? resolvePath(`${prefix.text}*`, ctx.cwd, prefix.dynamic) : resolvePath('x*', ctx.cwd), ...globbed];
   }
   if (name === 'ln' && files.length === 1 && !opts.has('-t') && !opts.has('--target-directory')) {
     // `ln TARGET` makes the link in the working directory, under TARGET's name.

@@ -1,0 +1,84 @@
+// Ways around a grant found by the third session of the differential write fuzzer
+// (test/fuzz/classify-write.fuzz.ts, seeds 21 onwards, and lines that create a path and use
+// it in the same line). Each row is first shown doing it with the real bash (the control),
+// then classified as what it is and checked against the grants a human would make; each
+// failed on the code before its fix.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { classifyShell } from '../../main/core/classify/shell';
+import type { Grant } from '../../main/contract/approver';
+import { partCovered } from '../../main/core/grants';
+import type { CoreRequest } from '../../main/core/request';
+
+const c = (cmd: string) => classifyShell(cmd, '/repo');
+
+/** Runs `script` with the real bash in a fresh directory holding a.txt and .git/; returns its output and the paths that exist afterwards among `look`. */
+function bash(script: string, look: string[] = []): { out: string; left: string[] } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'airlock-fw3-'));
+  try {
+    writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+    mkdirSync(path.join(dir, '.git'));
+    writeFileSync(path.join(dir, '.git', 'config'), '[core]\n');
+    let out = '';
+    try {
+      out = execFileSync('bash', ['-c', script], { cwd: dir, env: { PATH: process.env.PATH, HOME: dir }, encoding: 'utf8', timeout: 10_000 });
+    } catch {
+      /* the effect is what counts */
+    }
+    return { out, left: look.filter((f) => existsSync(path.join(dir, f))) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const grant = (resource: string, action: Grant['action'] = 'write'): Grant => ({ id: 'g', task: 't', source: '*', tool: '*', action, resource, key: null, effect: 'allow', expiresAt: null, usesLeft: null, forwarded: false, remote: null, note: null, createdAt: 0, createdBy: 'human', revokedAt: null, lastUsedAt: null, when: null });
+/** Whether `g` covers every non-read part of `line` (cwd /repo), as the core decides a shell command. */
+function covers(line: string, g: Grant): boolean {
+  const cl = classifyShell(line, '/repo');
+  const req = { source: 'exec', tool: 'exec', action: cl.action, resource: null, resources: cl.resources, summary: line, argsText: null, args: { command: line }, task: 't', cwd: '/repo', parts: cl.parts, classifierRisk: [] } as unknown as CoreRequest;
+  return cl.parts.filter((p) => p.action !== 'read').every((p) => partCovered(g, req, p, 1, '/repo'));
+}
+
+test('a tilde other than ~ and ~/ is expanded by bash (~user/x is that home, ~- is $OLDPWD, ~N the directory stack; of=~user/x and {~user,b}/x too): no TASKDIR/** or command grant covers it (seed 21)', () => {
+  // Controls: bash makes these other directories of them.
+  assert.deepEqual(bash('cd .git; cd ..; echo x >> ~-/config; grep -c x .git/config').out.trim(), '1', 'control: ~- was not .git');
+  assert.deepEqual(bash('echo ~root/x of=~root/y {~root,b}/z').out.trim(), '/root/x of=/root/y /root/z b/z', 'control: bash did not expand ~root');
+  for (const line of ['cd .git; cd ..; echo x >> ~-/config', 'tee -a ~nobody/x < a.txt', 'cp a.txt ~root/.profile', 'dd if=a.txt of=~root/.bashrc', 'cp a.txt {~root,dir}/x', 'cp a.txt ~1/x']) {
+    const cl = c(line);
+    assert.ok(!cl.resources.some((r) => r.includes('/repo/~')), `${line}: taken for a name in the task: ${JSON.stringify(cl.resources)}`);
+    assert.equal(covers(line, grant('/repo/**')), false, `${line}: covered by /repo/**`);
+    const program = line.replace(/^.*; /, '').split(' ')[0]!;
+    // A command grant too, even where the daemon could not say where the word leads.
+    assert.equal(covers(line, grant(`{${program},${program} *}`)), false, `${line}: covered by {${program},${program} *}`);
+  }
+  // `~+` is the working directory, `~/x` the home directory.
+  assert.deepEqual(c('echo x > ~+/a').resources, ['/repo/a']);
+  assert.deepEqual(c('cp a.txt ~/x').resources, ['/repo/a.txt', '~/x']);
+  assert.equal(covers('cp a.txt x', grant('/repo/**')), true, 'control: the grant covers a plain write');
+});
+
+test('an option whose name is computed at run time (--warc-file$x, --output$x) takes the next word as its value: that word is not a URL or a name a command grant covers (seed 21)', () => {
+  assert.deepEqual(bash('gzip --suffix$x .z a.txt', ['a.txt.z']).left, ['a.txt.z'], 'control: gzip saw --suffix .z');
+  if (existsSync('/usr/bin/wget')) assert.deepEqual(bash('mkdir d; wget -q --tries=1 --warc-file$x d/w http://127.0.0.1:9/', ['d/w.warc.gz']).left, ['d/w.warc.gz'], 'control: wget saw --warc-file d/w');
+  for (const line of ['wget -q --warc-file$x lnk-hooks/pre-commit http://127.0.0.1:9/x', 'wget -q --output-file"$x" .git/config http://127.0.0.1:9/x', 'curl -s --output$(:) lnk-hooks/pre-commit http://127.0.0.1:9/x', 'gzip --suffix$x .z a.txt']) {
+    const program = line.split(' ')[0]!;
+    const action = program === 'gzip' ? 'write' : 'transfer';
+    assert.equal(covers(line, grant(line.replace(/[\\*?[\]{}$"()]/g, '\\$&'), action)), false, `${line}: covered by the grant for that command`);
+    assert.equal(covers(line, grant(`{${program},${program} *}`, action)), false, `${line}: covered by {${program},${program} *}`);
+  }
+  // A computed value after `=` is the option's value as before.
+  assert.ok(c('wget -q --warc-file="$x" http://h.test/').resources.includes('$x.warc.gz'));
+  assert.equal(covers('gzip --suffix .z a.txt', grant('{gzip,gzip *}')), true, 'control: the grant covers the command spelled out');
+});
+
+test('seed 21: a glob given to split may be input and prefix (split *.txt writes b.txtaa); wget -b logs to wget-log in the cwd', () => {
+  assert.deepEqual(bash('touch b.txt; split *.txt', ['b.txtaa']).left, ['b.txtaa'], 'control: the second match was the prefix');
+  assert.ok(c('split *.txt').resources.includes('/repo/*.txt*'), JSON.stringify(c('split *.txt').resources));
+  if (existsSync('/usr/bin/wget')) assert.deepEqual(bash('wget --tries=1 -b http://127.0.0.1:9/ >/dev/null; sleep 0.5', ['wget-log']).left, ['wget-log'], 'control: wget -b wrote wget-log');
+  for (const line of ['wget -qb http://h.test/x', 'wget --backgr http://h.test/x']) assert.ok(c(line).resources.includes('/repo/wget-log*'), line);
+  assert.ok(!c('wget -b -o log http://h.test/x').resources.includes('/repo/wget-log*'), 'wget -b -o writes its log to -o');
+});
