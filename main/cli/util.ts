@@ -67,9 +67,17 @@ export function fmtTime(ms: number | null): string {
 
 /** A fixed-width table for terminals. Cells hold agent-supplied text (summaries, tools,
  *  resources, task names): escapes and bidi/invisible characters are shown escaped. */
-export function table(raw: string[][]): string {
+/**
+ * Columns are cut at 60 characters, with `…` where a cell was cut (it was cut silently: a
+ * grant's long resource, its key or its condition looked like a shorter, different one).
+ * `full` names columns never cut (what a grant covers, blackbox9); the last one never is.
+ */
+export function table(raw: string[][], opts: { full?: number[] } = {}): string {
   if (raw.length === 0) return '';
   const rows = raw.map((r) => r.map((c) => visible(c)));
-  const widths = rows[0]!.map((_, i) => Math.min(60, Math.max(...rows.map((r) => (r[i] ?? '').length))));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.slice(0, widths[i]).padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+  const full = new Set(opts.full ?? []);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const cap = widths.map((w, i) => (full.has(i) ? w : Math.min(60, w)));
+  const cell = (c: string, i: number) => (c.length > cap[i]! ? `${c.slice(0, cap[i]! - 1)}…` : c.padEnd(cap[i]!));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : cell(c, i))).join('  ')).join('\n') + '\n';
 }

@@ -101,7 +101,20 @@ export type AgentAnswer = z.infer<typeof AgentAnswer>;
 export const TaskStartParams = z.strictObject({
   name: text(LIMITS.name).min(1),
   cwd: workDir().optional(),
-  grants: z.array(GrantSpec.omit({ task: true })).max(64).optional(),
+  /**
+   * `remote` is refused (blackbox9): a task's grants are limited to the remote whose socket the
+   * task was started through (or to this machine), never to one the request names — the daemon
+   * used to drop a named remote silently, so an agent asking for a grant "for remote build only"
+   * got one for this machine instead.
+   */
+  grants: z
+    .array(
+      GrantSpec.omit({ task: true }).extend({
+        remote: z.null({ error: "a task's grants are limited to where the task was started (this machine, or the remote whose socket it came through), never to a remote the request names: leave remote out" }).optional(),
+      }),
+    )
+    .max(64)
+    .optional(),
   /** Secrets (by name, see `airlock secrets`) the task's sandbox may use through its egress proxy: it sees only placeholders. */
   secrets: z.array(z.string().regex(SECRET_NAME, 'must be a secret name (letters, digits, _)')).max(32).optional(),
 });

@@ -11,6 +11,7 @@ import type { CelInput } from '@bufbuild/cel';
 import { celArgs, compileCondition, ConditionError, type CompiledCondition } from './condition';
 import { CONDITION_INDEX_MIN, ConditionIndex } from './condition-index';
 import { expandBraces } from './classify/sh-braces';
+import { commandForms } from './command-forms';
 import { escapeGlob, globMatches, isPathPattern } from './glob';
 import type { CoreRequest } from './request';
 import { sensitivePart } from './risk';
@@ -237,6 +238,8 @@ export function partCovered(g: Grant, r: CoreRequest, part: Part, now: number, t
   if (conditionMiss(g, r)) return false;
   if (g.effect === 'allow' && part.unlisted && g.resource !== '*' && g.resource !== '**') return false;
   const commandPattern = !isPathPattern(g.resource) && g.resource !== '*' && g.resource !== '**';
+  // A deny reaches every spelling of the command (`/bin/rm`, `\rm`, `env rm`, `sudo rm`, …).
+  if (commandPattern && g.effect === 'deny' && commandForms(part.command).some((f) => globMatches(g.resource, f))) return true;
   if (commandPattern && globMatches(g.resource, part.command)) {
     if (g.effect === 'deny') return true;
     // A command pattern allows the command doing what it did when the grant was made, or
@@ -271,6 +274,20 @@ export interface PartsVerdict {
   /** The allow grants used, when every part is covered by a grant or `policyAllows`. */
   covered?: Grant[];
   uncovered: Part[];
+}
+
+/**
+ * The first deny grant that reaches some part of a shell command: checked before any allow
+ * of the whole request, since deny beats allow. A command-pattern deny (`rm *`, `git push *`)
+ * or a deny of a lesser action on one part (`-a read -r '/secret/**'` for `cat /secret/x; rm y`)
+ * was never looked at once an allow covered the whole request (blackbox9).
+ */
+export function partsDeny(grants: readonly Grant[], r: CoreRequest, now: number, taskCwd: string | null = null): Grant | undefined {
+  for (const part of r.parts ?? []) {
+    const deny = grants.find((g) => g.effect === 'deny' && partCovered(g, r, part, now, taskCwd));
+    if (deny) return deny;
+  }
+  return undefined;
 }
 
 /** Decides a shell command part by part: any denied part denies it; all covered allows it. */

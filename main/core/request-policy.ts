@@ -10,7 +10,7 @@ import { taskIdOf } from '../contract/task-ref';
 import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from './classify/mcp';
 import { mcpMethodVerdict } from './classify/mcp-methods';
 import { conditionWords } from './condition';
-import { conditionMissText, conditionOutcome, coversLocalDestination, evaluateGrants, evaluateParts, nearMissText, type GrantIndex } from './grants';
+import { conditionMissText, conditionOutcome, coversLocalDestination, evaluateGrants, evaluateParts, nearMissText, partsDeny, type GrantIndex } from './grants';
 import { capArgs } from './history-recorder';
 import type { ClaudeDirKeeper, CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
@@ -268,6 +268,10 @@ export class RequestPolicy {
     const answer = (decision: 'allow' | 'deny', decidedBy: 'grant' | 'policy', grant: string | null, reason: string): Verdict => ({ kind: 'answer', req, risk, decision, decidedBy, grant, reason });
 
     if (verdict.deny) return answer('deny', 'grant', verdict.deny.id, denyReason(verdict.deny, req));
+    // Deny beats allow part by part too: a deny reaching one part of a shell command denies it
+    // even when an allow covers the whole request (blackbox9).
+    const partDeny = req.parts?.length ? partsDeny(index.forTool(req.tool), req, now, req.taskInfo?.cwd ?? null) : undefined;
+    if (partDeny) return answer('deny', 'grant', partDeny.id, denyReason(partDeny, req));
     if (verdict.allow && risk.level !== 'critical') return allowByGrants(req, risk, [verdict.allow]);
     if (req.parts?.length) {
       const allows = (a: Action) => settings.policy[a] === 'allow' && rank(risk.level) < rank('high');

@@ -1,15 +1,17 @@
 import type { Command } from 'commander';
 import type { Grant } from '../../contract/approver';
 import { ACTIONS } from '../../contract/common';
-import { callUi, fmtTime, parseDuration, parseWhole, printJson, table } from '../util';
+import { CliError, callUi, fmtTime, parseDuration, parseWhole, printJson, table } from '../util';
 
 export function describeGrant(g: Grant): string[] {
   return [
     g.id,
     g.effect,
     Array.isArray(g.action) ? g.action.join(',') : g.action,
-    g.tool,
-    g.resource + (g.when ? ` when ${g.whenText ?? g.when}` : ''),
+    // The source, key and forwarded mark are part of what a grant covers: the list showed
+    // neither, so a grant for one key (or one source) read the same as one for any (blackbox9).
+    g.source !== '*' ? `${g.source} · ${g.tool}` : g.tool,
+    g.resource + (g.key ? ` key ${g.key}` : '') + (g.forwarded ? ' forwarded ok' : '') + (g.when ? ` when ${g.whenText ?? g.when}` : ''),
     g.remote ? `${g.task ?? 'any task'} @${g.remote}` : (g.task ?? 'any task'),
     g.expiresAt ? fmtTime(g.expiresAt) : 'never',
     g.usesLeft === null ? '∞' : String(g.usesLeft),
@@ -27,7 +29,7 @@ export function registerGrants(program: Command): void {
       const r = await callUi<{ grants: Grant[] }>('grants.list', { ...(o.task ? { task: o.task } : {}), includeInactive: o.all ?? false });
       if (o.json) return printJson(r.grants);
       if (r.grants.length === 0) return void process.stdout.write('no grants\n');
-      process.stdout.write(table([['ID', 'EFFECT', 'ACTION', 'TOOL', 'RESOURCE', 'TASK', 'EXPIRES', 'USES'], ...r.grants.map(describeGrant)]));
+      process.stdout.write(table([['ID', 'EFFECT', 'ACTION', 'TOOL', 'RESOURCE', 'TASK', 'EXPIRES', 'USES'], ...r.grants.map(describeGrant)], { full: [3, 4] }));
     });
   grants
     .command('add')
@@ -48,6 +50,12 @@ export function registerGrants(program: Command): void {
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExamples:\n  airlock grants add -a write -t Write -r "$PWD/src/**" --task t_abc\n  airlock grants add -a delete --deny -r "/home/me/mail/**" --note "never delete my mail"\n  airlock grants add -a write -t "payments/pay" --when \'args.amount <= 50 && args.to in ["alice@example.com"]\'\n  airlock grants add -a write,delete,transfer,execute --deny -t "gmail/*" --note "gmail: never change anything"')
     .action(async (o: Record<string, string | number | boolean | undefined>) => {
+      // An option given with an empty value is refused, never taken as left out: in
+      // `--task "$AIRLOCK_TASK"` (mcp-grants.md) an unset variable made a grant for every task
+      // that never died; `--key ""` one for every key, `--expires ""` one that never expires (blackbox9).
+      for (const k of ['task', 'key', 'expires', 'remote'] as const) {
+        if (o[k] !== undefined && String(o[k]).trim() === '') throw new CliError(`--${k} is empty (is the variable you passed set?); leave the option out for ${k === 'task' ? 'a grant of every task' : k === 'key' ? 'any key' : k === 'expires' ? 'no expiry' : 'this machine only'}`);
+      }
       const action = typeof o.action === 'string' && o.action.includes(',') ? o.action.split(',').map((a) => a.trim()) : o.action;
       const spec = {
         action,

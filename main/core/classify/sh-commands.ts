@@ -637,7 +637,40 @@ const TOOLCHAIN_PROXY: Record<string, string | undefined> = lookupTable({
   pnpm: "pnpm switches to the pnpm version package.json's packageManager names, downloaded from the registry .npmrc names, and runs it",
 });
 
+/**
+ * Options of npm, pnpm and yarn that take the project (or the program that runs its scripts,
+ * or a config file that can name one) from elsewhere than the working directory. Their values
+ * are resources, so a grant for `npm test *` in the task's directory does not run another
+ * directory's package (`npm test --prefix ~/other`, `-C ../x`, `--workspace ../../y`) or a
+ * script shell outside it (blackbox9: the project was always the working directory).
+ */
+const PKG_ELSEWHERE: Record<string, readonly string[] | undefined> = lookupTable({
+  npm: ['--prefix', '-C', '--workspace', '-w', '--userconfig', '--globalconfig', '--script-shell'],
+  pnpm: ['--dir', '-C', '--prefix', '--workspace-dir', '--config-dir', '--script-shell'],
+  yarn: ['--cwd'],
+});
+
+function projectElsewhere(name: string, args: Arg[], ctx: CmdContext): string[] {
+  const opts = PKG_ELSEWHERE[name];
+  if (!opts) return [];
+  const out: string[] = [];
+  args.forEach((a, i) => {
+    const eq = a.text.indexOf('=');
+    const key = eq > 0 ? a.text.slice(0, eq) : a.text;
+    if (!opts.includes(key)) return;
+    const value = eq > 0 ? { text: a.text.slice(eq + 1), dynamic: a.dynamic } : args[i + 1];
+    if (value && value.text !== '') out.push(resolvePath(value.text, ctx.cwd, value.dynamic));
+  });
+  return out;
+}
+
 function packageManager(name: string, args: Arg[], ctx: CmdContext): CmdResult {
+  const r = packageManagerIn(name, args, ctx);
+  const elsewhere = projectElsewhere(name, args, ctx);
+  return elsewhere.length ? { ...r, resources: [...r.resources, ...elsewhere.filter((x) => !r.resources.includes(x))] } : r;
+}
+
+function packageManagerIn(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   const { pos } = positionals(args, new Set(['-C', '--prefix', '-w', '--workspace', '--filter', '-r', '--requirement', '-t', '--target']));
   const sub = pos[0]?.text ?? '';
   const repo = ctx.cwd ?? '.';

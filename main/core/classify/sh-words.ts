@@ -172,6 +172,36 @@ export function withRawPaths<T>(fn: () => T): T {
   }
 }
 
+/**
+ * Paths resolvePath could not place (relative to a working directory a `cd -`, `cd "$X"` or
+ * `pushd +1` made unknown, or a tilde word such as `~alice`, `~-`): collected while a
+ * command is classified, so a part that writes one can say no grant short of "anything"
+ * covers it (shell.ts addPart). A command-pattern grant took such a relative path for a file
+ * inside the task's directory (blackbox9).
+ */
+let unplaced: Set<string> | null = null;
+
+export function trackUnplaced<T>(fn: () => T): { value: T; unplaced: ReadonlySet<string> } {
+  const was = unplaced;
+  const mine = new Set<string>();
+  unplaced = mine;
+  try {
+    return { value: fn(), unplaced: mine };
+  } finally {
+    unplaced = was;
+  }
+}
+
+/** Whether `p` is a path the current classification could not place (see trackUnplaced). */
+export function isUnplaced(p: string): boolean {
+  return unplaced?.has(p) ?? false;
+}
+
+function notPlaced(p: string): string {
+  unplaced?.add(p);
+  return p;
+}
+
 export function resolvePath(p: string, cwd: string | undefined, dynamic = false): string {
   if (dynamic || p.includes('$(') || p.startsWith('$')) return p;
   if (p.startsWith('~') && !isHomePath(p)) {
@@ -181,18 +211,20 @@ export function resolvePath(p: string, cwd: string | undefined, dynamic = false)
     // covered by a grant on the task's directory). Kept as written: no path grant covers them,
     // and the daemon resolves `~user` (main/os/real-path.ts).
     const plus = /^~\+(\/|$)/.exec(p);
-    if (!plus) return p;
-    if (!cwd) return p;
+    if (!plus || !cwd) return notPlaced(p);
     p = p.slice(plus[0].length) || '.';
   }
-  if (rawPaths) return p.startsWith('/') || isHomePath(p) || !cwd || !(cwd.startsWith('/') || isHomePath(cwd)) ? p : `${cwd}/${p}`;
+  if (rawPaths) {
+    if (p.startsWith('/') || isHomePath(p)) return p;
+    return !cwd || !(cwd.startsWith('/') || isHomePath(cwd)) ? notPlaced(p) : `${cwd}/${p}`;
+  }
   if (isHomePath(p)) return homeNormalize(p);
   if (p.startsWith('/')) return path.posix.normalize(p);
   if (cwd && cwd.startsWith('/')) return path.posix.resolve(cwd, p);
   // After `cd` alone (or `cd ~/x`) the working directory is the home directory: a relative
   // path is under `~`, not a bare relative name no path grant or deny could see (blackbox9).
   if (cwd && isHomePath(cwd)) return homeNormalize(`${cwd}/${p}`);
-  return path.posix.normalize(p);
+  return notPlaced(path.posix.normalize(p));
 }
 
 /** `~` or `~/…`: the home directory as bash expands it. */

@@ -16,7 +16,7 @@ import { assignVerdict, prefixVerdict } from './sh-env';
 import { findHazards } from './sh-hazards';
 import { cpuMs } from './cpu-clock';
 import { sh, shErrorText, shOps, type ShBinaryCmd, type ShCallExpr, type ShNode, type ShStmt, type ShStmtList, type ShWord } from './sh-ast';
-import { charIndex, hereDocText, resolvePath, sourceOf, withRawPaths, wordValue, wordValues } from './sh-words';
+import { charIndex, hereDocText, isUnplaced, resolvePath, sourceOf, trackUnplaced, withRawPaths, wordValue, wordValues } from './sh-words';
 
 /** Commands longer than this are not parsed (a prompt could not show them anyway). */
 export const MAX_COMMAND_CHARS = 128 * 1024;
@@ -79,6 +79,14 @@ const raise = (st: State, a: Action) => {
 
 function addPart(st: State, command: string, action: Action, resources: string[], unlisted?: string): void {
   raise(st, action);
+  // A part that changes something at a path nobody can place (`cd -; echo x > y`, `> ~alice/x`)
+  // is covered by no grant but one for anything: a command pattern took it for a file inside
+  // the task's directory, and no path grant or deny can judge it (blackbox9).
+  const lost = action === 'read' || unlisted ? undefined : resources.find(isUnplaced);
+  if (lost !== undefined) {
+    unlisted = `${clip(lost, 80)} is in a directory Airlock cannot tell (after \`cd -\`, \`pushd +N\`, \`cd\` to a computed place, or a \`~user\`/\`~-\` word)`;
+    addReason(st, { level: 'medium', reason: `${unlisted}: no grant covers that, so it asks each time` });
+  }
   const res = [...new Set(resources.map((r) => clip(r, LIMITS.text)))];
   for (const r of res) if (st.resources.length < LIMITS.resources && !st.resources.includes(r)) st.resources.push(r);
   if (st.parts.length < MAX_PARTS) st.parts.push({ command: oneLine(command), action, resources: res, ...(unlisted ? { unlisted } : {}) });
@@ -440,7 +448,7 @@ function classifyInto(src: string, st: State, depth: number): void {
   visitList(parsed.stmts, src, st, depth);
 }
 
-export const classifyShell: CommandClassifier = (command, cwd, opts) => (opts?.rawPaths ? withRawPaths(() => classify(command, cwd)) : classify(command, cwd));
+export const classifyShell: CommandClassifier = (command, cwd, opts) => trackUnplaced(() => (opts?.rawPaths ? withRawPaths(() => classify(command, cwd)) : classify(command, cwd))).value;
 
 function classify(command: string, cwd?: string): CommandClassification {
   // Load the parser (first call only) before the clock starts.
