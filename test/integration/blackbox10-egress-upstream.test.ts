@@ -20,14 +20,26 @@ let secure: tls.Server;
 let plainPort = 0;
 let securePort = 0;
 
-/** Answers by the request path: `/status-099` gets `HTTP/1.1 099 …`, `/ok` a 200. */
+/** Every request the servers got, as bytes (latin1). */
+const got: string[] = [];
+/** Names of Object.prototype members, as header names. */
+const PROTO_NAMES = ['__proto__', 'constructor', 'hasOwnProperty', 'toString'];
+
+/** Answers by the request path: `/status-099` gets `HTTP/1.1 099 …`, `/proto-names` headers named like Object.prototype members, `/ok` a 200. */
 function answer(s: net.Socket): void {
   s.on('error', () => undefined);
   s.once('data', (b: Buffer) => {
-    const m = /^[A-Z]+ \/status-(\d+)/.exec(b.toString('latin1'));
-    s.end(m ? `HTTP/1.1 ${m[1]} Odd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n` : 'HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n');
+    const text = b.toString('latin1');
+    got.push(text);
+    const m = /^[A-Z]+ \/status-(\d+)/.exec(text);
+    if (m) return void s.end(`HTTP/1.1 ${m[1]} Odd\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    if (/^[A-Z]+ \/proto-names/.test(text)) return void s.end(`HTTP/1.1 200 OK\r\n${PROTO_NAMES.map((n) => `${n}: up-${n}\r\n`).join('')}Content-Length: 3\r\nConnection: close\r\n\r\nok\n`);
+    s.end('HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n');
   });
 }
+
+/** The header lines of a raw message named `name` (case-insensitive). */
+const linesNamed = (raw: string, name: string) => raw.split('\r\n\r\n')[0]!.split('\r\n').filter((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
 
 before(async () => {
   ca = makeTestCa(tempHome('bb10u-ca-'), ['api.example.test']);
@@ -75,5 +87,32 @@ describe('blackbox10: what an allowed upstream answers cannot take the daemon do
     // Each is recorded with what went wrong.
     const { events } = await ui.call<{ events: { tool: string; summary: string }[] }>('history.query', { task: r.task, source: 'egress', limit: 100 });
     assert.ok(events.filter((e) => e.tool === 'net.request' && /invalid status/i.test(e.summary)).length >= 4, JSON.stringify(events.map((e) => e.summary)));
+  });
+
+  test('headers named like Object.prototype members (__proto__, constructor, hasOwnProperty) go through as sent, each way (the proxy sent the source of its own functions instead)', async () => {
+    const agent = await d.agent();
+    const r = await agent.call<{ task: string; egress: { sock: string; caBundle: string; placeholders: Record<string, string> } }>('task.start', { name: 'proto names', secrets: ['API_TOKEN'] });
+    agent.close();
+    await ui.call('grants.create', { task: r.task, source: 'egress', action: 'transfer', resource: `127.0.0.1:${plainPort}`, effect: 'allow' });
+    await ui.call('grants.create', { task: r.task, source: 'egress', action: 'transfer', resource: `api.example.test:${securePort}`, effect: 'allow' });
+    const sent = PROTO_NAMES.map((n) => `${n}: agent-${n}\r\n`).join('');
+    const backs = [
+      await rawExchange(r.egress.sock, `GET http://127.0.0.1:${plainPort}/proto-names-plain HTTP/1.1\r\nHost: x\r\n${sent}Connection: close\r\n\r\n`, 5000),
+      await exchange(
+        await tlsInTunnel(r.egress.sock, `api.example.test:${securePort}`, 'api.example.test', r.egress.caBundle),
+        `GET /proto-names-tls HTTP/1.1\r\nHost: api.example.test:${securePort}\r\n${sent}Connection: close\r\n\r\n`,
+        5000,
+      ),
+    ];
+    for (const [i, path] of ['/proto-names-plain', '/proto-names-tls'].entries()) {
+      const upstream = got.find((g) => g.includes(`GET ${path} `)) ?? '';
+      const back = backs[i]!;
+      assert.match(back, /^HTTP\/1\.1 200/, back);
+      for (const n of PROTO_NAMES) {
+        assert.deepEqual(linesNamed(upstream, n), [`${n}: agent-${n}`], `${path}: upstream got ${JSON.stringify(upstream)}`);
+        assert.deepEqual(linesNamed(back, n), [`${n}: up-${n}`], `${path}: the sandbox got ${JSON.stringify(back)}`);
+      }
+      assert.ok(!/native code/.test(upstream + back), 'nothing of the daemon\'s own code went anywhere');
+    }
   });
 });

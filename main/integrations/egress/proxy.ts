@@ -105,6 +105,16 @@ function requestText(req: http.IncomingMessage): string {
   return `${req.method ?? '?'} ${req.url ?? ''} HTTP/${req.httpVersion}\r\nHost: ${req.headers.host ?? ''}`;
 }
 
+/**
+ * Headers rebuilt from what a peer sent, in an object without a prototype: in a plain one a
+ * header named `constructor`, `toString` or `__proto__` found Object.prototype's member as
+ * an earlier value of itself, so the source of those functions went upstream (and to the
+ * sandbox) beside what was sent, and `__proto__` was lost.
+ */
+function headerMap(init: http.OutgoingHttpHeaders): http.OutgoingHttpHeaders {
+  return Object.assign(Object.create(null) as http.OutgoingHttpHeaders, init);
+}
+
 function headerBytes(h: http.IncomingHttpHeaders | http.OutgoingHttpHeaders): number {
   let n = 0;
   for (const [k, v] of Object.entries(h)) n += k.length + 4 + (Array.isArray(v) ? v.join(', ').length : String(v ?? '').length);
@@ -470,7 +480,7 @@ export class EgressProxy {
     // Identity encoding from a secret's host, so an echoed value can be swapped back. Asked
     // for, not only the agent's Accept-Encoding dropped: a request naming no encoding accepts
     // any (RFC 9110 §12.5.3), and a server that then compressed its echo handed the value over.
-    const headers: http.OutgoingHttpHeaders = { Host: req.headers.host, ...(isTls ? { 'Accept-Encoding': 'identity' } : {}) };
+    const headers = headerMap({ Host: req.headers.host, ...(isTls ? { 'Accept-Encoding': 'identity' } : {}) });
     // Hop-by-hop headers, those the request's Connection names included, are dropped before
     // any injection (hop-headers.ts): a secret never goes into a header that is not forwarded.
     const hop = requestHopHeaders(req.rawHeaders);
@@ -526,7 +536,7 @@ export class EgressProxy {
     // The Host is the one of the allowed URL, whatever the request says (RFC 9112 §3.2.2: a
     // proxy generates it from the target): another name on the same address is another
     // destination, which nobody allowed.
-    const headers: http.OutgoingHttpHeaders = { Host: hostHeaderOf(t, 80) };
+    const headers = headerMap({ Host: hostHeaderOf(t, 80) });
     const leaks = new Set<string>();
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i]!;
@@ -605,7 +615,7 @@ export class EgressProxy {
         const pairs = f.swap.filter((p) => p.from.length > 0);
         const swap = pairs.map((p) => ({ from: Buffer.from(p.from), to: Buffer.from(p.to) }));
         const back = (text: string) => pairs.reduce((v, p) => v.split(p.from).join(p.to), text);
-        const outHeaders: http.OutgoingHttpHeaders = {};
+        const outHeaders = headerMap({});
         const dropped = responseHopHeaders(ur.rawHeaders);
         for (let i = 0; i < ur.rawHeaders.length; i += 2) {
           const name = ur.rawHeaders[i]!;
