@@ -71,7 +71,9 @@ export class EgressSockets implements EgressService {
     // The system store plus the task's CA: clients that replace their store with this file
     // (curl, git, Python) still verify every other host as before.
     const caBundle = ca ? write('egress-ca.pem', `${this.trust.upstream}\n${ca.certPem}`) : null;
-    const proxy = new EgressProxy({ task, core: this.core, resolver: this.resolver, secrets, ca, upstreamCa: this.trust.upstream, ownListeners: () => this.own, currentScope: (s) => this.secrets.currentScope(s.name, s.lineage) });
+    const proxy = new EgressProxy({ task, core: this.core, resolver: this.resolver, secrets, ca, upstreamCa: this.trust.upstream, ownListeners: () => this.own, currentScope: (s) => this.secrets.currentScope(s.name, s.lineage),
+      foreign: () => [...this.open_].filter(([id]) => id !== task).flatMap(([id, o]) => o.proxy.placeholders().map((p) => ({ task: id, ...p }))),
+    });
     const server = await listenPrivate(sock, {
       onPeer: (s, peer) => proxy.accept(s, peer),
       onForeign: (cred) => {

@@ -169,3 +169,30 @@ describe('blackbox10: the human narrowing a secret reaches a running task', () =
     assert.equal(echo.seen.at(-1)?.authorization, VALUE);
   });
 });
+
+describe('blackbox10: a placeholder is recognised wherever it shows up', () => {
+  test('another task\'s placeholder sent by this task is recorded as a leak and makes this task critical, to the secret\'s own host too, and is never injected (it went by unseen)', async () => {
+    await ui.call('secrets.add', { name: 'SHARED', value: 'shared_REAL_value_0123456789', hosts: ['api.example.test'], headers: ['authorization'] });
+    const a = await startTask('placeholder owner', ['SHARED']);
+    const b = await startTask('placeholder thief', ['SHARED']);
+    const theirs = a.ph.SHARED!;
+    const s = await tlsInTunnel(b.sock, `api.example.test:${echo.port}`, 'api.example.test', b.caBundle);
+    const back = await exchange(s, `GET /theirs HTTP/1.1\r\nHost: api.example.test:${echo.port}\r\nAuthorization: ${theirs}\r\nConnection: close\r\n\r\n`);
+    assert.match(back, /^HTTP\/1\.1 200/, back);
+    assert.equal(echo.seen.at(-1)?.authorization, theirs, 'another task\'s placeholder is never injected');
+    const leaks = async () =>
+      (await ui.call<{ events: { tool: string; summary: string; risk: { level: string } }[] }>('history.query', { task: b.task, limit: 100 })).events.filter((e) => e.tool === 'net.placeholder-leak');
+    for (let i = 0; i < 200 && (await leaks()).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    const leak = (await leaks())[0];
+    assert.ok(leak, 'the other task\'s placeholder in this task\'s request is recorded');
+    assert.equal(leak.risk.level, 'critical');
+    assert.match(leak.summary, new RegExp(`SHARED of task ${a.task}`), leak.summary);
+    // The owner's own use of it is no leak (control).
+    const own = await tlsInTunnel(a.sock, `api.example.test:${echo.port}`, 'api.example.test', a.caBundle);
+    await exchange(own, `GET /own HTTP/1.1\r\nHost: api.example.test:${echo.port}\r\nAuthorization: ${theirs}\r\nConnection: close\r\n\r\n`);
+    assert.equal(echo.seen.at(-1)?.authorization, 'shared_REAL_value_0123456789');
+    const ownEvents = (await ui.call<{ events: { tool: string }[] }>('history.query', { task: a.task, limit: 100 })).events;
+    assert.ok(!ownEvents.some((e) => e.tool === 'net.placeholder-leak'), 'its own placeholder to its own host is no leak');
+  });
+});
+

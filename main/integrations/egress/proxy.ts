@@ -53,6 +53,8 @@ export interface EgressProxyOptions {
    * even once a secret of the same name is added again). Headers `[]`: any header.
    */
   currentScope?: (secret: TaskSecret) => { hosts: readonly string[]; headers: readonly string[] } | null;
+  /** The placeholders of the other running tasks, read at each request: one sent by this task is a leak too (never injected). */
+  foreign?: () => readonly { task: string; name: string; placeholder: string }[];
   /** Airlock's own TCP listeners on this machine (the web UI), read at each decision. */
   ownListeners?: () => readonly { port: number; what: string }[];
 }
@@ -167,6 +169,22 @@ export class EgressProxy {
       this.refused(tunnel?.peer, `a CONNECT inside the tunnel to ${tunnel?.target.resource ?? '?'}`, requestText(req), 'CONNECT inside a tunnel is not supported', tunnel?.target);
       refuseRaw(sock, 405, 'Method Not Allowed', 'airlock egress: CONNECT inside a tunnel is not supported');
     });
+  }
+
+  /** This task's placeholders (no values): what another task's proxy recognises as a leak. */
+  placeholders(): { name: string; placeholder: string }[] {
+    return this.o.secrets.map((s) => ({ name: s.name, placeholder: s.placeholder }));
+  }
+
+  /**
+   * Placeholders this task may not send anywhere: its secrets but `except`, and every other
+   * running task's (named `NAME of task ID`). Each task's placeholder is its own, so one that
+   * shows up in another task's traffic came from that task (a shared file, a message); it
+   * went by unseen, even to the secret's own host. Only ever scanned for, never injected.
+   */
+  private notHere(except: readonly TaskSecret[] = []): TaskSecret[] {
+    const foreign = (this.o.foreign?.() ?? []).map((f) => ({ name: `${f.name} of task ${f.task}`, hosts: [], headers: [], value: '', placeholder: f.placeholder }));
+    return [...this.o.secrets.filter((s) => !except.includes(s)), ...foreign];
   }
 
   /** What the task sent and received so far (bytes), and to how many destinations. */
@@ -366,7 +384,7 @@ export class EgressProxy {
     let out = 0;
     let inn = 0;
     // Placeholders are visible in a tunnel only when what it carries is not TLS; look anyway.
-    const scan = new StreamScanner(this.o.secrets.map((s) => ({ name: s.name, text: s.placeholder })));
+    const scan = new StreamScanner(this.notHere().map((s) => ({ name: s.name, text: s.placeholder })));
     sock.on('data', (c: Buffer) => {
       out += c.length;
       this.sent += c.length;
@@ -463,7 +481,7 @@ export class EgressProxy {
     const hostHeader = (req.headers.host ?? '').toLowerCase();
     const okHost = [t.host, t.resource, `${t.host}:${t.port}`].map((x) => x.toLowerCase());
     if (!okHost.includes(hostHeader) && !(net.isIPv6(t.host) && hostHeader === `[${t.host}]`)) {
-      const leaked = placeholdersIn(JSON.stringify(req.headers) + path, this.o.secrets);
+      const leaked = placeholdersIn(JSON.stringify(req.headers) + path, this.notHere());
       if (leaked.length) this.leak({ ...t, host: hostHeader || t.host }, leaked, 'a Host header that differs from the tunnel', tunnel.peer);
       this.refused(tunnel.peer, `Host ${JSON.stringify(hostHeader.slice(0, 100))} inside the tunnel to ${t.resource} (another destination)`, requestText(req), 'the Host must name the tunnel\'s host (domain fronting)', t);
       return refuseRes(res, 421, 'Misdirected Request', `airlock egress: this tunnel was allowed to ${t.resource}; Host ${JSON.stringify(hostHeader.slice(0, 100))} is another destination`);
@@ -471,7 +489,7 @@ export class EgressProxy {
     const isTls = req.socket instanceof tls.TLSSocket;
     const forHost = isTls ? secretsForHost(this.o.secrets, t.host) : [];
     const mine = this.injectable(forHost, t.host);
-    const others = this.o.secrets.filter((s) => !forHost.includes(s));
+    const others = this.notHere(forHost);
     const injected = new Set<string>();
     const echoes: { from: string; to: string }[] = [];
     // Exactly one Host goes upstream, the one checked above: a second `Host:` line (Node's
@@ -538,18 +556,19 @@ export class EgressProxy {
     // destination, which nobody allowed.
     const headers = headerMap({ Host: hostHeaderOf(t, 80) });
     const leaks = new Set<string>();
+    const others = this.notHere();
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i]!;
-      for (const n of placeholdersIn(name, this.o.secrets)) leaks.add(n);
+      for (const n of placeholdersIn(name, others)) leaks.add(n);
       if (hop.drop(name.toLowerCase()) || name.toLowerCase() === 'host') continue;
-      for (const n of placeholdersIn(req.rawHeaders[i + 1]!, this.o.secrets)) leaks.add(n);
+      for (const n of placeholdersIn(req.rawHeaders[i + 1]!, others)) leaks.add(n);
       const prev = headers[name];
       headers[name] = prev === undefined ? req.rawHeaders[i + 1]! : Array.isArray(prev) ? [...prev, req.rawHeaders[i + 1]!] : [String(prev), req.rawHeaders[i + 1]!];
     }
-    for (const n of placeholdersIn(t.path, this.o.secrets)) leaks.add(n);
+    for (const n of placeholdersIn(t.path, others)) leaks.add(n);
     // A secret never travels in clear text, not even to its own host: plain HTTP gets none.
     if (leaks.size) this.leak(t, [...leaks], 'in a plain-HTTP request line or headers', peer);
-    await this.forward(req, res, { t, address: d.address, tls: false, path: t.path, headers, injected: [], swap: [], others: this.o.secrets, connectEvent: d.event, peer });
+    await this.forward(req, res, { t, address: d.address, tls: false, path: t.path, headers, injected: [], swap: [], others, connectEvent: d.event, peer });
   }
 
   private forward(
