@@ -5,7 +5,7 @@
 // it is risky, the paths it acts on and the keys stay on screen. Before, the card was cut
 // from its end: a long process chain on a 24-row terminal pushed a critical upload's
 // "secret sent out" reason and the keys line off the screen.
-import { splitColumns, visible } from '../../../shared/display-text';
+import { columnsOfChar, splitColumns, visible } from '../../../shared/display-text';
 
 export interface LineGroup {
   lines: string[];
@@ -64,4 +64,13 @@ export function wrapLabelled(label: string, text: string, width: number, indent 
   // The first piece takes the whole width; the rest are re-split under the indent.
   const rest = splitColumns(pieces.slice(1).join(''), w).map((p) => indent + p);
   return [pieces[0]!, ...rest];
+}
+
+/** The end of a (visible) line in at most `width` columns, with "…" when its start was cut. */
+export function tailColumns(s: string, width: number): string {
+  const chars = Array.from(s);
+  let used = 0;
+  let i = chars.length;
+  while (i > 0 && used + columnsOfChar(chars[i - 1]!) <= width - 1) used += columnsOfChar(chars[--i]!);
+  return i === 0 ? s : `…${chars.slice(i).join('')}`;
 }

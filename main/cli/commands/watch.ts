@@ -29,7 +29,8 @@ import { columnsOf, fitColumns, splitColumns, visible } from '../../../shared/di
 import { allowedChoices, literalOf, type Choice } from '../../../shared/prompt-choices';
 import { ACTION_ORIGIN_WORDS, bytesInWords, conditionParts } from '../../../shared/request-origin';
 import { connectUi } from '../util';
-import { fitGroups, wrapLabelled, type LineGroup } from './watch-layout';
+import { fitGroups, tailColumns, wrapLabelled, type LineGroup } from './watch-layout';
+import { blankRunWords, foldBlankLines, literalEnding } from '../../../shared/literal-fold';
 
 /** Keystrokes within this long of a prompt coming on screen are ignored. */
 const GUARD_MS = 500;
@@ -224,7 +225,14 @@ export function registerWatch(program: Command): void {
           one(`[${p.risk.level.toUpperCase()}] ${p.action} · ${p.tool} · ${p.id} · denies in ${left}s${armed() ? '' : ' · (keys wake up in ½ s)'}`);
           const specs = grantSpecs(p);
           if (!specs) {
-            add(wrap(literalOf(p), width, Number.MAX_SAFE_INTEGER), 3, 2, (n) => `    (+${n} more lines)`, LITERAL_LINES + 1);
+            // Runs of blank lines are counted, not drawn, and a cut literal says how it ends:
+            // padding cannot push what the command runs past the cut (shared/literal-fold.ts).
+            const lit = literalOf(p);
+            const litLines = foldBlankLines(lit).flatMap((l) => ('blank' in l ? [`    ${blankRunWords(l.blank)}`] : wrap(l.text, width, Number.MAX_SAFE_INTEGER)));
+            const cutLit = litLines.length > LITERAL_LINES + 1;
+            add(litLines, 3, 2, (n) => `    (+${n} more lines${cutLit ? '; it ends with:' : ''})`, LITERAL_LINES + (cutLit ? 0 : 1));
+            const ending = cutLit ? literalEnding(lit, 1) : null;
+            if (ending !== null) one(`    ${tailColumns(visible(ending.replace(/\t/g, '  ')), width - 6)}`, 2);
             one(`  summary: ${p.summary}`, 2);
           } else one(`  task "${p.taskName ?? p.task}" asks for ${specs.length} standing grant(s), each listed below`);
           // Every path or host the request acts on, wrapped, never only the first few: an

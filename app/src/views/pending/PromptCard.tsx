@@ -9,6 +9,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { DecideParams, Prompt } from '../../../../preload/types';
 import { allowedChoices, literalOf, type Choice } from '../../../../shared/prompt-choices';
 import { grantInWords } from '../../../../shared/grant-words';
+import { blankRunWords, foldBlankLines, literalEnding } from '../../../../shared/literal-fold';
 import { airlock } from '../../bridge';
 import { Countdown } from '../../components/Countdown';
 import { ProcessChain } from '../../components/ProcessChain';
@@ -38,6 +39,26 @@ function initialPattern(p: Prompt): { tool: string; resource: string } {
   // command its exact parts. Prefilling the first resource instead would grant a raw
   // string read as a glob (and, for a command, everything run in that directory).
   return { tool: p.tool, resource: '' };
+}
+
+/** A folded literal: each run of blank lines is one marked line that counts them. */
+function FoldedLiteral({ text }: { text: string }) {
+  return (
+    <>
+      {foldBlankLines(text).map((l, i) => (
+        <span key={i}>
+          {i > 0 && '\n'}
+          {'blank' in l ? (
+            <span className="esc" data-testid="blank-run" title="blank lines the agent sent, counted (Show all draws them)">
+              {blankRunWords(l.blank)}
+            </span>
+          ) : (
+            <V text={l.text} multiline />
+          )}
+        </span>
+      ))}
+    </>
+  );
 }
 
 export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boolean }) {
@@ -185,6 +206,8 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
 
   const off = busy || !guard.armed;
   const fold = literal.length > LITERAL_FOLD_CHARS || literal.split('\n').length > 4;
+  /** Folded, how the literal ends is shown too: padding cannot push what it runs out of sight. */
+  const literalEnd = fold ? literalEnding(literal) : null;
   return (
     <article
       className={`prompt-card risk-border-${prompt.risk.level}${expired ? ' expired' : ''}`}
@@ -210,8 +233,14 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
       </header>
       <div className={`literal-wrap${fold && !showAll ? ' folded' : ''}`}>
         <pre id={`${uid}-literal`} className="literal" data-testid="prompt-literal">
-          <V text={literal} multiline />
+          {fold && !showAll ? <FoldedLiteral text={literal} /> : <V text={literal} multiline />}
         </pre>
+        {fold && !showAll && literalEnd !== null && (
+          <div className="literal-end" data-testid="literal-end">
+            <span className="muted small">ends with</span>
+            <pre className="literal"><V text={literalEnd} multiline /></pre>
+          </div>
+        )}
         {fold && (
           <button className="btn link small" data-testid="literal-toggle" aria-expanded={showAll} onClick={() => setShowAll(!showAll)}>
             {showAll ? 'Show less' : `Show all (${literal.length.toLocaleString()} characters)`}
