@@ -28,8 +28,13 @@ import { SANDBOX_CWD, within, type Effect } from './classify-write-oracle';
 
 const TASK = 'fuzzwrite';
 const NOW = 1_800_000_000_000;
-/** Only grants decide: every action asks by default. */
-const ASK_ALL = { ...DEFAULT_SETTINGS, policy: { read: 'ask', write: 'ask', delete: 'ask', transfer: 'ask', execute: 'ask', sign: 'ask', other: 'ask' } as const };
+/**
+ * Only grants decide what changes things: every other action asks. Reads are allowed, as by
+ * default: a line's read parts (`cd $x`, `cd -`) then need no grant, so a grant for its write
+ * part alone decides (with reads asking, `cd $x; cp a b` under `{cp,cp *}` was never covered
+ * and the fuzzer never saw where the cp really wrote).
+ */
+const ASK_ALL = { ...DEFAULT_SETTINGS, policy: { read: 'allow', write: 'ask', delete: 'ask', transfer: 'ask', execute: 'ask', sign: 'ask', other: 'ask' } as const };
 
 export interface GrantCheck {
   name: 'exact' | 'suggested' | 'workspace';

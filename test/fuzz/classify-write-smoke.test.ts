@@ -45,6 +45,21 @@
 // 8,933 generated, 2,995 read, 2,946 run, 4 flagged, none real (gunzip runs gzip, xargs
 // e{xpr,} runs the expr it names through braces: the read oracle learnt both; getent hosts
 // localhost asks DNS, by design).
+//
+// Third session (2026-11-24, 10 min each, niced, machine busy). Seed 21: 4,284 generated,
+// 3,273 write/delete/transfer, 2,930 run, 4 flagged, 4 real but none under a grant the run
+// tried (`--warc-file$(:) .` and `--hsts$(:) *`: an option whose name is computed took the
+// next word, and `wget --warc-file$x lnk-hooks/pre-commit URL` was covered by the grant for that
+// command; `split *.txt` uses the second match as prefix; `wget -b` writes wget-log). Found by
+// hand beside it: `~-/x`, `~user/x` under command grants (`cp x ~-/pre-commit`, `{cp,cp *}`).
+// Seed 22 (after those fixes): 2,205 generated, 1,675, 1,539 run, 0 flagged. Seed 23: 2,458
+// generated, 1,870, 1,713 run, 3 flagged, 2 real and minor, left (`touch -r *.txt` takes the
+// glob's first match as reference and touches the rest; chmod's `-f` after `--` is a file),
+// 1 noise (zip's temporary zi* left when a pipe killed it). The grant probe allowed reads as
+// by default only from then on (with reads asking, a line with a `cd` part was never covered);
+// at once `x=.git/hooks; cd $x; cp ../../a pre-commit` under `{cp,cp *}`, `env -C .git/hooks
+// touch pre-commit` and `nice tar -xf a.tar` under TASKDIR/** showed (fixed; tests in
+// test/unit/classify-fuzzwrite3.test.ts, redteam-fuzzwrite).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

@@ -208,4 +208,16 @@ describe('differential write fuzzer: what it found, run for real under a grant',
     assert.equal(fs.existsSync(path.join(cwd, '.git', 'hooks', 'pre-commit')), false, 'the hook was written');
     await agent.call('task.end', { task: t.token });
   });
+
+  test('x=.git/hooks; cd $x; cp ../../x pre-commit under the suggested {cp,cp *} grant: after a cd to a place known only at run time a relative path can be a hook, so it asks (write fuzzer)', async () => {
+    const cwd = project();
+    const t = await startTask('fw cd unknown', cwd);
+    assert.equal(await allowForTask(t.token, cwd, 'cp a.txt bk/'), '{cp,cp *}');
+    // Covered: a copy after a cd to a known place runs silently.
+    assert.equal((await exec(t.token, cwd, 'cd bk; cp ../x y')).code, 0);
+    assert.ok(fs.existsSync(path.join(cwd, 'bk', 'y')));
+    await bashHarms('x=.git/hooks; cd $x; cp ../../x pre-commit', '.git/hooks/pre-commit');
+    await asksAndIsDenied(t.token, cwd, 'x=.git/hooks; cd $x; cp ../../x pre-commit', '.git/hooks/pre-commit', /cannot tell|relative paths lead anywhere/);
+    await agent.call('task.end', { task: t.token });
+  });
 });

@@ -82,3 +82,27 @@ test('seed 21: a glob given to split may be input and prefix (split *.txt writes
   for (const line of ['wget -qb http://h.test/x', 'wget --backgr http://h.test/x']) assert.ok(c(line).resources.includes('/repo/wget-log*'), line);
   assert.ok(!c('wget -b -o log http://h.test/x').resources.includes('/repo/wget-log*'), 'wget -b -o writes its log to -o');
 });
+
+test('a command run somewhere else than the line says: relative paths after cd $x or cd -, env -C DIR and sudo -D DIR, and what a wrapped tar -x or unzip writes, are covered by no grant on the task or the command', () => {
+  // Controls: bash writes the hook in each.
+  assert.deepEqual(bash('mkdir -p .git/hooks; x=.git/hooks; cd $x; cp ../../a.txt pre-commit', ['.git/hooks/pre-commit']).left, ['.git/hooks/pre-commit'], 'control: cd $x');
+  assert.deepEqual(bash('mkdir -p .git/hooks; env -C .git/hooks touch pre-commit', ['.git/hooks/pre-commit']).left, ['.git/hooks/pre-commit'], 'control: env -C');
+  assert.deepEqual(bash('mkdir -p .git/hooks; env -iC.git/hooks touch pre-commit; env --ch=.git touch x', ['.git/hooks/pre-commit', '.git/x']).left, ['.git/hooks/pre-commit', '.git/x'], 'control: env -iCDIR, --ch=DIR');
+  const task = grant('/repo/**', 'execute');
+  for (const line of ['x=.git/hooks; cd $x; cp ../../a.txt pre-commit', 'cd .git/hooks; cd -; cd -; cp a.txt pre-commit', 'pushd +1; echo x > config']) {
+    assert.equal(covers(line, grant('{cp,cp *}')) || covers(line, grant('{echo,echo *}')), false, `${line}: covered by a command grant`);
+    assert.ok(c(line).parts.some((p) => p.unlisted), `${line}: ${JSON.stringify(c(line).parts)}`);
+  }
+  for (const line of ['env -C .git/hooks touch pre-commit', 'env -iC.git/hooks touch pre-commit', 'env --ch=.git/hooks touch pre-commit', 'sudo -D .git/hooks touch pre-commit', 'sudo --chdir=.git/hooks touch pre-commit']) {
+    assert.ok(c(line).resources.includes('/repo/.git/hooks/pre-commit'), `${line}: ${JSON.stringify(c(line).resources)}`);
+    assert.equal(covers(line, task), false, `${line}: covered by /repo/**`);
+  }
+  for (const line of ['env -C "$d" touch pre-commit', 'nice tar -xf a.tar', 'timeout 9 unzip -o a.zip', 'env tar -xf a.tar']) {
+    assert.equal(covers(line, task), false, `${line}: covered by /repo/**`);
+    assert.equal(covers(line, grant(line.replace(/[\\*?[\]{}$"()]/g, '\\$&'), 'execute')), false, `${line}: covered by the grant for that command`);
+  }
+  // Where the directory is known, the paths are under it and a grant on the task covers them.
+  assert.deepEqual(c('env -C dir touch n').resources, ['/repo/dir/n']);
+  assert.equal(covers('env -C dir touch n', task), true);
+  assert.equal(covers('cd dir; cp ../a.txt x', grant('{cp,cp *}')), true, 'control: a cd to a known place is followed');
+});

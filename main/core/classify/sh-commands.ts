@@ -13,7 +13,7 @@ import { prefixVerdict } from './sh-env';
 import { checkForm } from './sh-flags';
 import { GIT_GLOBAL, GIT_MIXED, GIT_READ } from './sh-git';
 import { checkRead, DOCKER_READ, KUBECTL_READ } from './sh-readonly';
-import { resolvePath, type WordValue } from './sh-words';
+import { isHomePath, resolvePath, type WordValue } from './sh-words';
 import { isWithin } from './path-within';
 import { expandBraces } from './sh-braces';
 
@@ -795,7 +795,7 @@ function find(args: Arg[], ctx: CmdContext): CmdResult {
  * a plain `rm` must not look less severe wrapped than bare. The inner command is still
  * classified so its resources and reasons show in the prompt.
  */
-function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; script?: Arg } | null {
+function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; script?: Arg; chdir?: Arg } | null {
   const skipOpts = (withValue: Set<string>, stopAtAssign = false): Arg[] => {
     let i = 0;
     while (i < args.length) {
@@ -822,7 +822,14 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
       const rest = skipOpts(new Set(['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '--user', '--group', '--chdir', '--prompt', '--role', '--type', '--other-user', '--close-from', '--command-timeout', '--host', '-s', '--shell']), true);
       const c = args.findIndex((a) => a.text === '-c' || a.text === '--command');
       if ((name === 'su' || name === 'runuser') && c >= 0 && args[c + 1]) return { args: [], reason: { level: 'high', reason: `runs as another user (${name})` }, script: args[c + 1] };
-      return { args: rest, reason: { level: 'high', reason: `runs as another user (${name})` } };
+      // sudo -D DIR (--chdir) runs the command in DIR, as env -C does.
+      const opts = args.slice(0, args.length - rest.length);
+      let chdir: Arg | undefined;
+      opts.forEach((a, k) => {
+        const m = /^(?:-D|--chdir=?)(.*)$/s.exec(a.text);
+        if (m && name === 'sudo') chdir = m[1] ? { text: m[1], dynamic: a.dynamic } : opts[k + 1];
+      });
+      return { args: rest, reason: { level: 'high', reason: `runs as another user (${name})` }, ...(chdir ? { chdir } : {}) };
     }
     case 'nice':
       return { args: skipOpts(new Set(['-n', '--adjustment'])), reason: wraps('at another priority') };
@@ -892,35 +899,64 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
 const XARGS_VALUE = new Set(['-I', '-L', '-n', '-P', '-d', '-E', '-s', '-a', '--max-args', '--max-procs', '--delimiter', '--arg-file']);
 const XARGS_SWITCH = new Set(['-0', '-r', '-t', '-x', '-p', '-o', '-e', '-i', '-l', '--eof', '--replace', '--max-lines', '--null', '--no-run-if-empty', '--verbose', '--exit', '--interactive', '--open-tty']);
 
-/** `env [-i] [-u X] [-0] [VAR=x …] [cmd …]`: null args when nothing runs. */
-function envArgs(args: Arg[]): { args: Arg[]; assigns: Arg[]; split: Arg | null; unknown: string | null } {
+/** GNU env's long options (any unambiguous prefix is the option: `env --ch=DIR`). */
+const ENV_LONG = ['--ignore-environment', '--null', '--unset', '--chdir', '--split-string', '--block-signal', '--default-signal', '--ignore-signal', '--list-signal-handling', '--debug', '--help', '--version'];
+
+/**
+ * `env [-i] [-u X] [-0] [-C DIR] [VAR=x …] [cmd …]`: null args when nothing runs. `chdir`:
+ * the directory -C/--chdir runs the command in (`-CDIR`, `-iC DIR`, `--ch=DIR` too).
+ */
+function envArgs(args: Arg[]): { args: Arg[]; assigns: Arg[]; split: Arg | null; unknown: string | null; chdir: Arg | null } {
   const assigns: Arg[] = [];
   let split: Arg | null = null;
-  let i = 0;
-  for (; i < args.length; i++) {
-    const a = args[i].text;
-    if (a === '--') {
-      i++;
-      break;
-    }
+  let chdir: Arg | null = null;
+  const out = (i: number, unknown: string | null = null) => ({ args: args.slice(i), assigns, split, unknown, chdir });
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i];
+    const a = w.text;
+    if (a === '--') return out(i + 1);
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) {
-      assigns.push(args[i]);
+      assigns.push(w);
       continue;
     }
-    if (a === '-S' || a === '--split-string' || a.startsWith('-S') || a.startsWith('--split-string=')) {
-      split = a === '-S' || a === '--split-string' ? (args[++i] ?? { text: '', dynamic: false }) : { text: a.replace(/^(-S|--split-string=)/, ''), dynamic: args[i].dynamic };
-      i++;
-      break;
-    }
-    if (a === '-u' || a === '--unset' || a === '-C' || a === '--chdir') {
-      i++;
+    if (a === '-') continue; // -i
+    if (a.startsWith('--')) {
+      const eq = a.indexOf('=');
+      const name = eq > 0 ? a.slice(0, eq) : a;
+      const hits = ENV_LONG.filter((o) => o.startsWith(name));
+      const opt = hits.includes(name) ? name : hits.length === 1 ? hits[0] : null;
+      if (!opt || w.dynamic) return out(i, a);
+      const value = (): Arg => (eq > 0 ? { text: a.slice(eq + 1), dynamic: w.dynamic } : (args[++i] ?? { text: '', dynamic: false }));
+      if (opt === '--split-string') {
+        split = value();
+        return out(i + 1);
+      }
+      if (opt === '--chdir') chdir = value();
+      else if (opt === '--unset') value();
+      else if (opt === '--help' || opt === '--version' || opt === '--list-signal-handling') return out(args.length);
       continue;
     }
-    if (/^-[i0v]+$/.test(a) || a === '--ignore-environment' || a === '--null' || a === '-' || a === '--debug' || a.startsWith('--unset=') || a.startsWith('--chdir=')) continue;
-    if (a.startsWith('-')) return { args: args.slice(i), assigns, split, unknown: a };
-    break;
+    if (a.startsWith('-') && a.length > 1) {
+      if (w.dynamic) return out(i, a);
+      // Short options may be bundled (`-iC DIR`, `-CDIR`); -u, -C and -S take a value.
+      for (let j = 1; j < a.length; j++) {
+        const o = a[j];
+        if (o === 'i' || o === '0' || o === 'v') continue;
+        if (o !== 'u' && o !== 'C' && o !== 'S') return out(i, a);
+        const rest = a.slice(j + 1);
+        const v: Arg = rest ? { text: rest, dynamic: false } : (args[++i] ?? { text: '', dynamic: false });
+        if (o === 'S') {
+          split = v;
+          return out(i + 1);
+        }
+        if (o === 'C') chdir = v;
+        break;
+      }
+      continue;
+    }
+    return out(i);
   }
-  return { args: args.slice(i), assigns, split, unknown: null };
+  return out(args.length);
 }
 
 /** Builtins that define or change how later commands run: never a read. */
@@ -982,12 +1018,31 @@ export function classifyArgv(argv: Arg[], ctx: CmdContext, depth = 0): CmdResult
 const clipText = (s: string, n = 80) => (s.length > n ? s.slice(0, n - 1) + '…' : s);
 
 /** Wraps an inner argv's result: execute, with the inner's resources and reasons. */
+/**
+ * The command `args` as run in `chdir` (env -C DIR, sudo -D DIR) or where it is: its relative
+ * paths are under DIR (`env -C .git/hooks touch pre-commit` was judged as ./pre-commit and
+ * covered by a grant on the task's directory; the write fuzzer). A DIR known only at run time
+ * leaves them anywhere: that asks each time.
+ */
+function classifyIn(chdir: Arg | null, how: string, args: Arg[], ctx: CmdContext, depth: number): CmdResult {
+  if (!chdir) return classifyArgv(args, ctx, depth + 1);
+  const dir = chdir.dynamic ? null : resolvePath(chdir.text, ctx.cwd);
+  const known = dir !== null && (dir.startsWith('/') || isHomePath(dir));
+  const inner = classifyArgv(args, { ...ctx, cwd: known ? dir : undefined }, depth + 1);
+  if (!known && inner.resources.length && !inner.unlisted) inner.unlisted = `${how} ${clipText(chdir.text, 60)} runs the command in a directory known only at run time, where relative paths lead anywhere`;
+  return inner;
+}
+
 function wrapped(reason: RiskReason, inner: CmdResult | null, extra: Partial<CmdResult> = {}): CmdResult {
   const r = result('execute', inner ? [...inner.resources] : [], extra);
   r.reasons.push(reason, ...(inner?.reasons ?? []));
   if (inner?.download) r.download = true;
   if (inner?.runsStdin) r.runsStdin = inner.runsStdin;
   if (inner?.runs) r.runs = inner.runs;
+  // What the command writes beyond its words (tar -x, unzip, patch, env -C $d …) still holds
+  // under a wrapper: `nice tar -xf a.tar` wrote the hook the archive held under a grant on the
+  // task's directory (the write fuzzer).
+  if (inner?.unlisted) r.unlisted = inner.unlisted;
   return r;
 }
 
@@ -1005,14 +1060,14 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
     if (e.unknown) return result('execute', [], { reasons: [{ level: 'medium', reason: `unknown flag ${e.unknown} for env: not known to be read-only` }] });
     if (e.split) return result('execute', [], { reasons: [{ level: 'high', reason: 'env -S runs a command given as one string' }, ...reasons], script: e.split, scriptOpaque: true });
     if (e.args.length === 0) return result('read'); // prints the environment
-    const inner = classifyArgv(e.args, ctx, depth + 1);
+    const inner = classifyIn(e.chdir, 'env -C', e.args, ctx, depth);
     return wrapped({ level: 'medium', reason: 'env runs a command (with a changed environment)' }, { ...inner, reasons: [...reasons, ...inner.reasons] });
   }
   const w = unwrap(name, args);
   if (w) {
     if (w.script) return wrapped(w.reason, null, { script: { text: w.script.text, dynamic: w.script.dynamic }, scriptOpaque: true });
     if (w.args.length === 0) return name === 'time' || name === 'exec' || name === 'command' || name === 'nice' ? result('read') : result('execute', [], { reasons: [w.reason] });
-    return wrapped(w.reason, classifyArgv(w.args, ctx, depth + 1));
+    return wrapped(w.reason, classifyIn(w.chdir ?? null, `${name} -D`, w.args, ctx, depth));
   }
   if (name === 'xargs') {
     let i = 0;
