@@ -199,6 +199,20 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
     return () => window.removeEventListener('keydown', onKey);
   }, [keyboard, specs]);
 
+  // A card comes on screen from its top: after the human scrolled down a long card and answered
+  // it, the next one kept that scroll position, its risk badge, headline and literal above the
+  // viewport (black-box wave 8). Before the first paint, so the guard's half second counts
+  // from a frame that shows them.
+  const cardRef = useRef<HTMLElement>(null);
+  useLayoutEffect(() => {
+    const card = cardRef.current;
+    if (!card || card.getBoundingClientRect().top >= 0) return;
+    for (let el: HTMLElement | null = card.parentElement; el; el = el.parentElement) if (el.scrollTop > 0) el.scrollTop = 0;
+    const doc = document.scrollingElement;
+    if (doc && doc.scrollTop > 0) doc.scrollTop = 0;
+    if (card.getBoundingClientRect().top < 0) card.scrollIntoView({ block: 'start' });
+  }, []);
+
   useEffect(() => {
     // Deny is the default: Enter on a fresh prompt denies (and is guarded like the rest).
     if (keyboard) denyRef.current?.focus({ preventScroll: true });
@@ -210,6 +224,7 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
   const literalEnd = fold ? literalEnding(literal) : null;
   return (
     <article
+      ref={cardRef}
       className={`prompt-card risk-border-${prompt.risk.level}${expired ? ' expired' : ''}`}
       role="alertdialog"
       aria-modal="false"
