@@ -290,6 +290,18 @@ export function partsDeny(grants: readonly Grant[], r: CoreRequest, now: number,
   return undefined;
 }
 
+/**
+ * A path deny that may reach a part whose files cannot be placed (`unlisted`: written after
+ * `cd -` or `cd "$X"`, to `~user/…`, or extracted by `tar -x`). Only an allow of anything
+ * covers such a part, and under one a deny of `/etc/**` never saw `cd /etc; cd -; echo x > passwd`
+ * (blackbox9): with such a deny in scope the request is asked instead.
+ */
+export function denyMayReach(grants: readonly Grant[], r: CoreRequest, now: number): Grant | undefined {
+  const blind = (r.parts ?? []).filter((p) => p.unlisted);
+  if (blind.length === 0) return undefined;
+  return grants.find((g) => g.effect === 'deny' && isPathPattern(g.resource) && blind.some((p) => actionCovers(g.action, p.action)) && !scopeMiss(g, r, now));
+}
+
 /** Decides a shell command part by part: any denied part denies it; all covered allows it. */
 export function evaluateParts(
   grants: readonly Grant[],

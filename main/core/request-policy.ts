@@ -10,7 +10,7 @@ import { taskIdOf } from '../contract/task-ref';
 import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from './classify/mcp';
 import { mcpMethodVerdict } from './classify/mcp-methods';
 import { conditionWords } from './condition';
-import { conditionMissText, conditionOutcome, coversLocalDestination, evaluateGrants, evaluateParts, nearMissText, partsDeny, type GrantIndex } from './grants';
+import { conditionMissText, conditionOutcome, coversLocalDestination, denyMayReach, evaluateGrants, evaluateParts, nearMissText, partsDeny, type GrantIndex } from './grants';
 import { capArgs } from './history-recorder';
 import type { ClaudeDirKeeper, CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
 import { applyRealPaths } from './real-paths';
@@ -272,6 +272,11 @@ export class RequestPolicy {
     // even when an allow covers the whole request (blackbox9).
     const partDeny = req.parts?.length ? partsDeny(index.forTool(req.tool), req, now, req.taskInfo?.cwd ?? null) : undefined;
     if (partDeny) return answer('deny', 'grant', partDeny.id, denyReason(partDeny, req));
+    const blindDeny = req.parts?.length ? denyMayReach(index.forTool(req.tool), req, now) : undefined;
+    if (blindDeny) {
+      const blind = req.parts!.find((p) => p.unlisted)!;
+      return { kind: 'prompt', req, risk, nearMiss: `deny grant ${blindDeny.id} (\`${blindDeny.resource}\`${blindDeny.note ? `, ${blindDeny.note}` : ''}) may reach what \`${blind.command}\` writes, and Airlock cannot tell where that is: asked, not allowed by a grant` };
+    }
     if (verdict.allow && risk.level !== 'critical') return allowByGrants(req, risk, [verdict.allow]);
     if (req.parts?.length) {
       const allows = (a: Action) => settings.policy[a] === 'allow' && rank(risk.level) < rank('high');

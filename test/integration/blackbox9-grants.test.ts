@@ -111,6 +111,30 @@ describe('deny beats allow for every part of a command and every spelling of the
   });
 });
 
+describe('a path deny and a write nobody can place', () => {
+  test('under an allow of anything, a deny on a directory makes `cd DIR; cd -; echo x > y` and `cd "$X"; echo x > y` ask; a placed write is still allowed', async () => {
+    const sec = path.join(s.root, 'sec');
+    fs.mkdirSync(sec, { recursive: true });
+    const ids = [
+      await grant({ source: 'exec', action: '*', resource: '**', effect: 'allow', note: 'bb9 anything (blind)' }),
+      await grant({ action: ['write', 'delete'], resource: `${sec}/**`, effect: 'deny', note: 'never sec' }),
+    ];
+    try {
+      const placed = await outcome(shell('echo x > placed.txt'));
+      assert.notEqual(placed, 'asked', 'control: a write the daemon can place is the allow\'s');
+      assert.equal((placed as Answer).decision, 'allow');
+      const direct = await outcome(shell(`echo x > ${sec}/y`));
+      assert.notEqual(direct, 'asked');
+      assert.equal((direct as Answer).decision, 'deny', 'control: the deny reaches the directory written plainly');
+      for (const c of [`cd ${sec}; cd ${proj}; cd -; echo x > y`, 'cd "$X"; echo x > y']) {
+        assert.equal(await outcome(shell(c)), 'asked', `${c}: the deny may reach it, so it must not be allowed by the allow of anything`);
+      }
+    } finally {
+      for (const id of ids) await s.ui.ok('grants.revoke', { id });
+    }
+  });
+});
+
 describe("a command grant from the prompt's own suggestion stays in the task's directory", () => {
   test('{npm test,npm test *} for the task: npm test -- --grep x is covered; --prefix, -C, --workspace elsewhere and a write after cd - ask', async () => {
     const t = await agent.ok<{ task: string; token: string }>('task.start', { name: 'bb9 npm', cwd: proj });
@@ -192,5 +216,36 @@ describe('grants list shows what a grant covers', () => {
     assert.match(line(ids[0]!), new RegExp(`ssh · ssh-sign .*git@github\\.com key ${key.replace(/[+/]/g, '\\$&')} forwarded ok`), list.stdout);
     assert.doesNotMatch(line(ids[1]!), /key |forwarded|ssh · /, 'a grant for any key and source says neither');
     for (const id of ids) assert.equal((await airlock(['grants', 'revoke', id], { env })).code, 0);
+  });
+});
+
+describe('a blank cheque asked for at task start is marked and needs its own confirmation', () => {
+  test('*:443 (every HTTPS destination), git@* (a login anywhere) and sshsig:* need confirmGrants; api.github.com:443 does not; a plain allow creates only the narrow one', async () => {
+    const started = agent.call(
+      'task.start',
+      {
+        name: 'bb9 cheques',
+        cwd: proj,
+        grants: [
+          { action: 'transfer', resource: '*:443', effect: 'allow' },
+          { action: 'sign', resource: 'git@*', effect: 'allow' },
+          { action: 'sign', resource: 'sshsig:*', effect: 'allow' },
+          { action: 'transfer', resource: 'api.github.com:443', effect: 'allow' },
+        ],
+      },
+      60_000,
+    );
+    let p: (Awaited<ReturnType<typeof pendingList>>[number] & { grants?: { index: number; resource: string; needsConfirmation: boolean }[] }) | undefined;
+    await waitFor(async () => (p = (await pendingList(s.ui)).find((x) => x.tool === 'task.start')) !== undefined, 'the task grants prompt', 20_000);
+    assert.deepEqual(
+      p!.grants?.map((g) => [g.resource, g.needsConfirmation]),
+      [['*:443', true], ['git@*', true], ['sshsig:*', true], ['api.github.com:443', false]],
+    );
+    await s.ui.ok('pending.decide', { id: p!.id, decision: 'allow', scope: 'once' });
+    const res = (await started).result as unknown as { task: string; token: string; grants: string[]; declined?: number[] };
+    assert.deepEqual(res.declined, [0, 1, 2]);
+    const made = (await s.ui.ok<{ grants: { id: string; resource: string }[] }>('grants.list', { task: res.task })).grants.map((g) => g.resource);
+    assert.deepEqual(made, ['api.github.com:443']);
+    await agent.ok('task.end', { task: res.token });
   });
 });
