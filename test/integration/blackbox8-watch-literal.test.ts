@@ -26,3 +26,19 @@ test('a command padded with blank lines: the download piped to sh after them is 
     assert.equal((await answer).decision, 'deny');
   }
 });
+
+test('a padded tool name cannot push the prompt\'s id and countdown off the header line, nor fake them', async () => {
+  const tool = `fs.write · p_FAKEFAKEFAKE · denies in 60s${' '.repeat(150)}end`;
+  const answer = pane.agent.call<AgentAnswer>('request', { source: 'api', tool, action: 'write', resource: '/srv/x', summary: 'padded tool name' });
+  const s = await waitForCard(pane.screen, /padded tool name/, 'the prompt');
+  const header = s.split('\n').find((l) => l.startsWith('[MEDIUM]')) ?? '';
+  const ui = await pane.d.ui();
+  const { prompts } = await ui.call<{ prompts: { id: string }[] }>('pending.list', {});
+  ui.close();
+  const id = prompts[0]!.id;
+  assert.ok(header.includes(`· ${id} · denies in`), `the real id and countdown are on the header line:\n${header}`);
+  assert.match(s, /tool: fs\.write · p_FAKEFAKEFAKE/, 'the whole tool name is on a line of its own');
+  await sleep(600);
+  pane.tmux('send-keys', '-t', pane.session, 'd');
+  assert.equal((await answer).decision, 'deny');
+});

@@ -41,6 +41,8 @@ const LITERAL_LINES = 6;
 const DIFF_LINES = 12;
 /** Agent processes listed: the nearest ones, shown oldest first like the web card. */
 const AGENT_LINES = 4;
+/** Columns of the agent's tool name in the header line, before the prompt's id and countdown. */
+const TOOL_COLUMNS = 40;
 
 type Decide = { decision: 'allow' | 'deny'; scope: 'once' | 'task' | 'duration' | 'always'; durationSec?: number; pattern?: { tool: string; resource?: string }; confirmGrants?: number[]; serverReadOnly?: boolean };
 
@@ -222,7 +224,13 @@ export function registerWatch(program: Command): void {
         if (!p) one(connected ? '  no pending prompts' : '  (reconnecting…)');
         else {
           const left = Math.max(0, Math.ceil((p.expiresAt - Date.now()) / 1000));
-          one(`[${p.risk.level.toUpperCase()}] ${p.action} · ${p.tool} · ${p.id} · denies in ${left}s${armed() ? '' : ' · (keys wake up in ½ s)'}`);
+          // The tool name is the agent's: in the header it is cut to TOOL_COLUMNS, so padding
+          // (or a fake "· p_… · denies in 60s") cannot push the prompt's own id and countdown
+          // off the line; a cut name is shown whole on a line of its own.
+          const toolShown = visible(p.tool);
+          const toolCut = columnsOf(toolShown) > TOOL_COLUMNS;
+          one(`[${p.risk.level.toUpperCase()}] ${p.action} · ${toolCut ? fitColumns(toolShown, TOOL_COLUMNS) : toolShown} · ${p.id} · denies in ${left}s${armed() ? '' : ' · (keys wake up in ½ s)'}`);
+          if (toolCut) add(wrapLabelled('  tool: ', p.tool, width), 2, 1, (n) => `    (+${n} more lines of the tool name)`);
           const specs = grantSpecs(p);
           if (!specs) {
             // Runs of blank lines are counted, not drawn, and a cut literal says how it ends:
