@@ -214,10 +214,16 @@ test('web UI: prompts, choices, grants, input guard, revoke', { skip: skip ?? fa
     const card = page.locator(`[data-prompt-id="${a.prompt.id}"]`);
     assert.equal(await card.getAttribute('data-swallowed'), '1', 'the early key was swallowed');
     await page.click(`[data-prompt-id="${a.prompt.id}"] [data-testid=choice-once]`, { force: true }); // an early click too
-    if (Date.now() - seen < 450) assert.equal(await card.getAttribute('data-swallowed'), '2', 'the early click was swallowed');
-    assert.ok((await pendingIds(ui)).includes(a.prompt.id), 'still pending after the early input');
-    await waitArmed(page, a.prompt.id);
-    await page.keyboard.press('o');
+    // Only a click that surely came within the guard must have been swallowed; on a loaded
+    // machine it can land after the guard, and then it answers (it failed here once that way).
+    if (Date.now() - seen < 450) {
+      assert.equal(await card.getAttribute('data-swallowed'), '2', 'the early click was swallowed');
+      assert.ok((await pendingIds(ui)).includes(a.prompt.id), 'still pending after the early input');
+    }
+    if ((await pendingIds(ui)).includes(a.prompt.id)) {
+      await waitArmed(page, a.prompt.id);
+      await page.keyboard.press('o');
+    }
     const ans = await a.answer;
     assert.equal(ans.decision, 'allow', 'the same key works once the guard has passed');
   });

@@ -102,7 +102,11 @@ export function whatAndWho(p: Prompt, width: number): string[] {
     const chain = [...p.agent].reverse();
     out.push('  agent:');
     if (chain.length > AGENT_LINES) out.push(`    (+${chain.length - AGENT_LINES} older processes)`);
-    for (const n of chain.slice(-AGENT_LINES)) out.push(`    ${n.commandLine} (pid ${n.pid})`);
+    // A long command line is cut before its pid, not the pid off the end of the line.
+    for (const n of chain.slice(-AGENT_LINES)) {
+      const pid = ` (pid ${n.pid})`;
+      out.push(`    ${fitColumns(visible(n.commandLine), Math.max(10, width - 4 - pid.length))}${pid}`);
+    }
   }
   return out;
 }
