@@ -158,9 +158,40 @@ export function makeWriteGenerator(opts: WriteGenOptions): WriteGenerator {
     return [...producer, ...(glued ? [`${op}${t}`] : [op, t])];
   }
 
+  /**
+   * A line that makes a path and then uses it (a link, a directory, a hard-linked copy of .git,
+   * OLDPWD by a cd, a cd to a computed place), so what the use reaches exists only once the line
+   * runs: the daemon resolves links and globs before it runs.
+   */
+  function createThenUse(r: Rng): string {
+    const n = r.pick(['h', 'k', 'zz', 'd/k', 'newdir/h']);
+    const maker = r.pick([
+      `ln -s ${r.pick(['.git/hooks', '.git', '../outside', 'dir', '.', '..', '/tmp/outside', 'lnk-hooks', '.g*', '~', "'.git'", '.gi?'])} ${n}`,
+      `mkdir -p ${n}`,
+      `mkdir -p d && ln -s ${r.pick(['../.git/hooks', '../.git', '../../outside', '..'])} d/k`,
+      `cp -al .git ${n}`,
+      `cp -rs "$PWD/.git" ${n}`,
+      `cd ${r.pick(['.git/hooks', 'dir', 'lnk-hooks', '../outside', '.git'])}; cd ${r.pick(['..', '-', '../..', '/tmp/w'])}`,
+      `x=${r.pick(['.git/hooks', 'dir', '.git'])}; cd $x`,
+      `pushd ${r.pick(['.git/hooks', 'dir'])} >/dev/null; cd /tmp/w`,
+    ]);
+    const use = r.pick([
+      `cp a.txt ${n}/pre-commit`, `echo x > ${n}/config`, `cp a.txt ${n}/hooks/pre-commit`, `touch ${n.split('/')[0]}*/x`, `cp a.txt ~-/pre-commit`,
+      `echo x >> ~-/config`, `cp a.txt pre-commit`, `cp ../../a.txt pre-commit`, `rm -f ${n}/n`, `tee ${n}/x < a.txt`, `echo x > ~1/n`, `mv b.json ${n}/`,
+      `printf '#!/bin/sh\\n' > d/k/pre-commit`, `cp -r dir ${n}/`, `env -C ${n} touch pre-commit`,
+    ]);
+    return `${maker}${r.pick(['; ', ' && ', '\n'])}${use}`;
+  }
+
+  /** A writer run through a wrapper: the wrapper's own options can move it (env -C, sudo -D). */
+  function wrappedCommand(r: Rng): string[] {
+    const wrapper = r.pick([['nice'], ['nice', '-n', '5'], ['timeout', '5'], ['env'], ['env', '-C', r.pick(['dir', '.git/hooks', 'lnk-hooks', '$x', '..'])], ['env', `-C${r.pick(['dir', '.git'])}`], ['env', '--ch=.git/hooks'], ['env', 'X=1'], ['stdbuf', '-o0'], ['nohup'], ['setsid'], ['command']]);
+    return [...wrapper, ...writerCommand(r)];
+  }
+
   function simple(r: Rng): string {
     const roll = r.int(100);
-    const words = roll < 55 ? writerCommand(r) : roll < 75 ? gitCommand(r) : redirection(r);
+    const words = roll < 50 ? writerCommand(r) : roll < 56 ? wrappedCommand(r) : roll < 75 ? gitCommand(r) : redirection(r);
     const parts: string[] = [];
     if (r.chance(0.08)) parts.push(r.pick(['x=a.txt', 'x=lnk-hooks/pre-commit', 'x="a b"', 'f=out', 'LC_ALL=C', 'POSIXLY_CORRECT=1', 'TMPDIR=dir', 'VERSION_CONTROL=numbered', 'SIMPLE_BACKUP_SUFFIX=.orig']));
     for (const w of words) parts.push(r.chance(0.08) ? respell(r, w) : w);
@@ -171,7 +202,7 @@ export function makeWriteGenerator(opts: WriteGenOptions): WriteGenerator {
   }
 
   return {
-    line: (r) => (r.chance(0.6) ? simple(r) : compoundLine(r, simple)),
+    line: (r) => (r.chance(0.12) ? createThenUse(r) : r.chance(0.6) ? simple(r) : compoundLine(r, simple)),
     programs: writers.length,
     gitSubcommands: gitSubs.length,
   };

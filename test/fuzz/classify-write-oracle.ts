@@ -189,7 +189,8 @@ export function effectNamed(line: string, c: Pick<CommandClassification, 'parts'
 /** Hosts a line names (a transfer part's resources that are not paths). */
 function namedHosts(c: Pick<CommandClassification, 'parts'>): Set<string> {
   const hosts = new Set<string>();
-  for (const p of c.parts) if (p.action === 'transfer') for (const r of p.resources) if (!r.startsWith('/')) hosts.add(r.replace(/:\d+$/, '').toLowerCase());
+  // A transfer under a wrapper (`nice curl …`) is an execute part naming its host the same way.
+  for (const p of c.parts) if (p.action === 'transfer' || p.action === 'execute') for (const r of p.resources) if (!r.startsWith('/')) hosts.add(r.replace(/:\d+$/, '').toLowerCase());
   if (hosts.has('localhost')) hosts.add('127.0.0.1').add('::1');
   return hosts;
 }

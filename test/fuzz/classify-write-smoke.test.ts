@@ -59,7 +59,12 @@
 // by default only from then on (with reads asking, a line with a `cd` part was never covered);
 // at once `x=.git/hooks; cd $x; cp ../../a pre-commit` under `{cp,cp *}`, `env -C .git/hooks
 // touch pre-commit` and `nice tar -xf a.tar` under TASKDIR/** showed (fixed; tests in
-// test/unit/classify-fuzzwrite3.test.ts, redteam-fuzzwrite).
+// test/unit/classify-fuzzwrite3.test.ts, redteam-fuzzwrite). The generator then also made
+// lines that create a path and use it (a link, `cp -al .git`, OLDPWD, `cd $x`) and writers under
+// wrappers (env -C, nice, timeout …, judged though execute). Seed 24 (5 min): 4,377 generated,
+// 3,382 judged, 3,043 run, 19 flagged: 10 real, one cause (`ln -s ../.git d/k`: a relative
+// link's target is relative to its own directory; it asked, naming /.git), 9 the oracle's
+// (hosts of a wrapped curl/wget, an execute part, were not counted as named).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';

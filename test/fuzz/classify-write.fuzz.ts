@@ -33,6 +33,13 @@ export interface WriteFuzzOptions extends FuzzOptions {
 }
 
 const JUDGED = new Set(['write', 'delete', 'transfer']);
+/**
+ * A writer under a wrapper is execute (`nice tar -xf a.tar`, `env -C d touch x`), yet a grant on
+ * the task's directory or the wrapper's command covers it: judged too, when every part that is
+ * not a read is such a wrapper (classify-write-gen.ts wrappedCommand).
+ */
+const WRAPPED = /^(env|nice|timeout|stdbuf|nohup|setsid|command)(\s|$)/;
+const judged = (c: ReturnType<typeof classifyShell>) => JUDGED.has(c.action) || (c.action === 'execute' && c.parts.some((p) => p.action !== 'read') && c.parts.every((p) => p.action === 'read' || WRAPPED.test(p.command)));
 
 export async function fuzz(opts: WriteFuzzOptions): Promise<FuzzReport> {
   const t0 = Date.now();
@@ -58,7 +65,7 @@ export async function fuzz(opts: WriteFuzzOptions): Promise<FuzzReport> {
       stats.generated!++;
       const c = classifyShell(line, SANDBOX_CWD);
       stats[`action:${c.action}`] = (stats[`action:${c.action}`] ?? 0) + 1;
-      if (!JUDGED.has(c.action)) continue;
+      if (!judged(c)) continue;
       stats.classified!++;
       if (seen.has(line)) {
         stats.duplicate!++;

@@ -106,3 +106,11 @@ test('a command run somewhere else than the line says: relative paths after cd $
   assert.equal(covers('env -C dir touch n', task), true);
   assert.equal(covers('cd dir; cp ../a.txt x', grant('{cp,cp *}')), true, 'control: a cd to a known place is followed');
 });
+
+test('a relative symbolic link made in the line leads from its own directory: mkdir -p d && ln -s ../.git d/k names ./.git, not ../.git (create-then-use lines, seed 24)', () => {
+  assert.deepEqual(bash('mkdir -p d && ln -s ../.git d/k && echo x > d/k/config; grep -c x .git/config').out.trim(), '1', 'control: d/k was ./.git');
+  for (const [line, real] of [['mkdir -p d && ln -s ../.git d/k', '/repo/.git'], ['ln -s ../.git/hooks d/k', '/repo/.git/hooks'], ['ln -sf ../../outside d/e/k', '/repo/outside']] as const) {
+    assert.ok(c(line).resources.includes(real), `${line}: ${JSON.stringify(c(line).resources)}`);
+  }
+  assert.equal(covers('mkdir -p d && ln -s ../.git d/k', grant('/repo/**')), false);
+});

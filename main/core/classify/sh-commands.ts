@@ -1230,6 +1230,22 @@ function derivedOutputs(name: string, pos: Arg[], opts: Map<string, Arg | true>,
     const globbed = pos.slice(0, 2).filter((a) => a.glob).map((a) => resolvePath(`${a.text}*`, ctx.cwd, a.dynamic));
     return [prefix ? resolvePath(`${prefix.text}*`, ctx.cwd, prefix.dynamic) : resolvePath('x*', ctx.cwd), ...globbed];
   }
+  if (name === 'ln' && (opts.has('-s') || opts.has('--symbolic'))) {
+    // A relative symbolic link's target is relative to the directory the link is in, not the
+    // cwd: `mkdir -p d && ln -s ../.git d/k` makes d/k lead to ./.git, taken for ../.git (the
+    // write fuzzer's create-then-use lines). Named both ways: beside DEST, and in DEST when it
+    // is a directory the link goes into.
+    const t = opts.get('-t') ?? opts.get('--target-directory');
+    const dest = t && t !== true ? t : files.length >= 2 ? files[files.length - 1]! : null;
+    const out: string[] = [];
+    if (dest && !dest.dynamic) {
+      for (const f of t && t !== true ? files : files.slice(0, -1)) {
+        if (f.dynamic || f.text.startsWith('/') || f.text.startsWith('~')) continue;
+        out.push(resolvePath(path.posix.join(path.posix.dirname(dest.text), f.text), ctx.cwd), resolvePath(path.posix.join(dest.text, f.text), ctx.cwd));
+      }
+    }
+    return out;
+  }
   if (name === 'ln' && files.length === 1 && !opts.has('-t') && !opts.has('--target-directory')) {
     // `ln TARGET` makes the link in the working directory, under TARGET's name.
     return [resolvePath(path.posix.basename(files[0]!.text), ctx.cwd, files[0]!.dynamic)];
