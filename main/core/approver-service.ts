@@ -85,6 +85,12 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
       if (p.expiresAt !== undefined && p.expiresAt <= Date.now()) {
         throw new RpcError(RPC.invalidParams, `invalid params: expiresAt: ${new Date(p.expiresAt).toISOString()} is in the past; give a time to come (or leave it out for no expiry)`);
       }
+      // An allow for a remote that does not exist (a typo, or one removed) would wait for any
+      // server later added under that name, which starts with no grants (remotes.remove): refuse
+      // it. A deny may name one ahead of time: it only ever refuses.
+      if (p.remote && p.effect === 'allow' && !store.listRemotes().some((r) => r.name === p.remote)) {
+        throw new RpcError(RPC.notFound, `no remote ${p.remote}: add it first (airlock remote add ${p.remote} USER@HOST); airlock remote list shows the remotes`);
+      }
       return { grant: withConditionWords(tasks.createGrant(p, 'human')) };
     },
     'grants.revoke': async (p) => {
