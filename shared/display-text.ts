@@ -19,12 +19,13 @@
  *   (U+E0000–E007F, "ASCII smuggling"), interlinear annotations;
  * - Zl/Zp: U+2028/U+2029, line breaks that a one-line display does not expect;
  * - Cs: lone surrogates (not text at all);
- * - fillers that draw nothing: U+034F, U+115F, U+1160, U+3164, U+FFA0, U+180E, and the
- *   variation selectors supplement U+E0100–E01EF (invisible payload carriers).
+ * - fillers that draw nothing: U+034F, U+115F, U+1160, U+3164, U+FFA0, U+180E, the braille
+ *   blank U+2800 (a space to the eye, part of the word to the shell), and the variation
+ *   selectors supplement U+E0100–E01EF (invisible payload carriers).
  */
 // U+034F is a combining mark on purpose: it is listed alone, to be escaped, not combined.
 // eslint-disable-next-line no-misleading-character-class
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u034f\u115f\u1160\u180e\u3164\uffa0\u{e0100}-\u{e01ef}]/gu;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u034f\u115f\u1160\u180e\u2800\u3164\uffa0\u{e0100}-\u{e01ef}]/gu;
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

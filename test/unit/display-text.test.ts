@@ -23,6 +23,7 @@ const cases: [string, string, string][] = [
   ['Unicode tags (invisible ASCII)', 'ok\u{e0072}\u{e006d}', 'ok\\u{e0072}\\u{e006d}'],
   ['fillers that draw nothing', '\u034f\u115f\u1160\u3164\uffa0\u180e', '\\u034f\\u115f\\u1160\\u3164\\uffa0\\u180e'],
   ['variation selectors supplement', 'x\u{e0100}y', 'x\\u{e0100}y'],
+  ['the braille blank, which draws a space that is not one (rm\u2800-rf is one word)', 'rm\u2800-rf x', 'rm\\u2800-rf x'],
   ['lone surrogates', 'a\ud800b\udfffc', 'a\\ud800b\\udfffc'],
 ];
 
