@@ -64,7 +64,9 @@
 // wrappers (env -C, nice, timeout …, judged though execute). Seed 24 (5 min): 4,377 generated,
 // 3,382 judged, 3,043 run, 19 flagged: 10 real, one cause (`ln -s ../.git d/k`: a relative
 // link's target is relative to its own directory; it asked, naming /.git), 9 the oracle's
-// (hosts of a wrapped curl/wget, an execute part, were not counted as named).
+// (hosts of a wrapped curl/wget, an execute part, were not counted as named). The read fuzzer,
+// seed 141 (5 min): 7,901 generated, 2,569 read, 2,528 run, 2 flagged, none real (getent hosts
+// asks DNS, as for seed 131; `ss --resolve` asks rpcbind's local socket for service names).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
