@@ -114,3 +114,17 @@ test('a relative symbolic link made in the line leads from its own directory: mk
   }
   assert.equal(covers('mkdir -p d && ln -s ../.git d/k', grant('/repo/**')), false);
 });
+
+test('find -execdir runs its command in every directory it finds: its relative words lead there, not to the line\'s directory (find .git -name hooks -execdir touch hooks/pre-commit wrote the hook, named as ./hooks/pre-commit under TASKDIR/**)', () => {
+  // Control: bash and find really write the hook.
+  assert.deepEqual(bash('mkdir -p .git/hooks; find .git -name hooks -execdir touch hooks/pre-commit \\;', ['.git/hooks/pre-commit', 'hooks/pre-commit']).left, ['.git/hooks/pre-commit']);
+  for (const line of ['find .git -name hooks -execdir touch hooks/pre-commit \\;', 'find .git/hooks -name "*.sample" -execdir cp /tmp/x pre-commit \\;', 'find . -name config -okdir tee -a config \\;']) {
+    assert.equal(covers(line, grant('/repo/**')), false, `${line}: covered by /repo/**`);
+    assert.equal(covers(line, grant('{find,find *}')), false, `${line}: covered by {find,find *}`);
+    assert.ok(c(line).riskReasons.some((r) => /runs \S+ in every directory it finds/.test(r.reason)), line);
+  }
+  // {} is the file find found (under its starting points), and absolute words stay where they are.
+  assert.equal(covers('find build -name "*.o" -execdir rm -f {} \\;', grant('/repo/**', 'delete')), true);
+  assert.equal(covers('find build -execdir cp {} /repo/out/ \\;', grant('/repo/**')), true);
+  assert.equal(c('find . -execdir cat {} \\;').action, 'read');
+});

@@ -737,6 +737,7 @@ function find(args: Arg[], ctx: CmdContext): CmdResult {
   const expr = args.slice(i);
   const out = result('read', roots);
   const inners: Arg[][] = [];
+  let execdirWhere: string | null = null;
   for (let j = 0; j < expr.length; j++) {
     const a = expr[j];
     const t = a.text;
@@ -768,6 +769,13 @@ function find(args: Arg[], ctx: CmdContext): CmdResult {
       if ((t === '-execdir' || t === '-okdir') && (prog === 'git' || inner[0]?.dynamic)) {
         return result('execute', roots, { reasons: [{ level: 'high', reason: `find ${t} runs ${clipText(inner[0]?.text ?? '')} in every directory it finds, where a planted repository config would apply` }] });
       }
+      // Its relative words are relative to each directory find visits, not to the line's:
+      // `find .git -name hooks -execdir touch hooks/pre-commit ;` writes .git/hooks/pre-commit,
+      // which read as ./hooks/pre-commit and was covered by a grant on the task's directory.
+      if ((t === '-execdir' || t === '-okdir') && !execdirWhere) {
+        const loose = inner.slice(1).find((x) => x.text !== roots[0] && !x.text.startsWith('-') && !x.text.startsWith('/') && x.text !== '~' && !x.text.startsWith('~/'));
+        if (loose) execdirWhere = `find ${t} runs ${clipText(inner[0]?.text ?? '', 40)} in every directory it finds, where ${clipText(loose.text, 60)} leads anywhere under ${clipText(roots.join(' '), 60)}`;
+      }
       inners.push(inner);
       j = end;
       continue;
@@ -782,7 +790,7 @@ function find(args: Arg[], ctx: CmdContext): CmdResult {
   }
   if (inners.length) {
     // The inner command's action is what find does with each file it finds.
-    return { ...out, argv: inners[0], argvMode: 'inner', ...(inners.length > 1 ? { reasons: [...out.reasons, { level: 'medium', reason: 'find runs several commands (-exec …); only the first is shown' }], action: 'execute' as Action } : {}) };
+    return { ...out, argv: inners[0], argvMode: 'inner', ...(execdirWhere ? { unlisted: execdirWhere } : {}), ...(inners.length > 1 ? { reasons: [...out.reasons, { level: 'medium', reason: 'find runs several commands (-exec …); only the first is shown' }], action: 'execute' as Action } : {}) };
   }
   return out;
 }
