@@ -128,3 +128,17 @@ test('find -execdir runs its command in every directory it finds: its relative w
   assert.equal(covers('find build -execdir cp {} /repo/out/ \\;', grant('/repo/**')), true);
   assert.equal(c('find . -execdir cat {} \\;').action, 'read');
 });
+
+test('unshare --wd / -w and nsenter --wd run the command in that directory: unshare -r --wd=.git/hooks touch pre-commit wrote the hook, judged ./pre-commit; a root or nsenter\'s bare -w places it nowhere', () => {
+  // Control: an unprivileged user namespace really writes the hook (where unshare -r works).
+  const control = bash('mkdir -p .git/hooks; unshare -r --wd=.git/hooks touch pre-commit', ['.git/hooks/pre-commit', 'pre-commit']).left;
+  assert.ok(control.length === 0 || control[0] === '.git/hooks/pre-commit', `control: ${JSON.stringify(control)}`);
+  for (const line of ['unshare -r --wd=.git/hooks touch pre-commit', 'unshare -r -w .git/hooks touch pre-commit', 'unshare -r --wd .git/hooks touch pre-commit', 'nsenter --wd=.git/hooks touch pre-commit']) {
+    assert.ok(c(line).resources.includes('/repo/.git/hooks/pre-commit'), `${line}: ${JSON.stringify(c(line).resources)}`);
+  }
+  for (const line of ['unshare -rw .git/hooks touch pre-commit', 'nsenter -t 1 -w touch pre-commit', 'unshare -R /tmp/r touch pre-commit', 'unshare --wd=$d touch pre-commit']) {
+    assert.equal(covers(line, grant('/repo/**', 'execute')), false, `${line}: covered by /repo/**`);
+    assert.equal(covers(line, grant('{unshare,unshare *}', 'execute')) && covers(line, grant('{nsenter,nsenter *}', 'execute')), false, `${line}: covered by a command grant`);
+  }
+  assert.deepEqual(c('unshare -r touch x').resources, ['/repo/x'], 'without a directory option nothing moves');
+});

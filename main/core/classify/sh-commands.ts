@@ -877,11 +877,32 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
     case 'xvfb-run':
     case 'dbus-launch':
     case 'systemd-run':
-    case 'unshare':
-    case 'nsenter':
     case 'sg':
     case 'ssh-agent':
       return { args: skipOpts(new Set(['-o', '-e', '-p', '-s', '-u', '-f', '-c'])), reason: wraps(`under ${name}`) };
+    case 'unshare':
+    case 'nsenter': {
+      // Both can run the command in another directory or root (`unshare -r --wd=.git/hooks
+      // touch pre-commit` wrote the hook, judged as ./pre-commit): its relative paths are under
+      // that directory, or nowhere known (a root, nsenter's bare -w: the target's directory).
+      const values = name === 'unshare'
+        ? new Set(['-w', '--wd', '-R', '--root', '-S', '--setuid', '-G', '--setgid', '--map-user', '--map-group', '--map-users', '--map-groups', '--propagation', '--setgroups'])
+        : new Set(['-t', '--target', '-S', '--setuid', '-G', '--setgid']);
+      const rest = skipOpts(values);
+      const opts = args.slice(0, args.length - rest.length);
+      const unknown: Arg = { text: `(${name}'s directory)`, dynamic: true };
+      let chdir: Arg | undefined;
+      for (let k = 0; k < opts.length; k++) {
+        const t = opts[k]!.text;
+        if (t === '--') break;
+        const sep = name === 'unshare' && (t === '-w' || t === '--wd');
+        const joined = /^(?:-w|--wd=)(.+)$/s.exec(t);
+        if (sep) chdir = opts[k + 1] ?? unknown;
+        else if (joined) chdir = { text: joined[1]!, dynamic: opts[k]!.dynamic };
+        else if (/^--(?:wd|root)/.test(t) || (/^-[a-zA-Z]+$/.test(t) && (name === 'unshare' ? /[wR]/ : /[wr]/).test(t))) chdir = unknown;
+      }
+      return { args: rest, reason: wraps(`under ${name}`), ...(chdir ? { chdir } : {}) };
+    }
     case 'flock': {
       const c = args.findIndex((a) => a.text === '-c' || a.text === '--command');
       if (c >= 0 && args[c + 1]) return { args: [], reason: wraps('while holding a lock'), script: args[c + 1] };
@@ -1075,7 +1096,7 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
   if (w) {
     if (w.script) return wrapped(w.reason, null, { script: { text: w.script.text, dynamic: w.script.dynamic }, scriptOpaque: true });
     if (w.args.length === 0) return name === 'time' || name === 'exec' || name === 'command' || name === 'nice' ? result('read') : result('execute', [], { reasons: [w.reason] });
-    return wrapped(w.reason, classifyIn(w.chdir ?? null, `${name} -D`, w.args, ctx, depth));
+    return wrapped(w.reason, classifyIn(w.chdir ?? null, name === 'sudo' ? 'sudo -D' : `${name} --wd`, w.args, ctx, depth));
   }
   if (name === 'xargs') {
     let i = 0;
