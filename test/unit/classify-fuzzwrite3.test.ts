@@ -142,3 +142,15 @@ test('unshare --wd / -w and nsenter --wd run the command in that directory: unsh
   }
   assert.deepEqual(c('unshare -r touch x').resources, ['/repo/x'], 'without a directory option nothing moves');
 });
+
+test('a write the command line does not name (awk print > ".git/hooks/x") is placed nowhere: no grant on the task or on the command covers it', () => {
+  assert.deepEqual(bash('mkdir -p .git/hooks; awk \'BEGIN{print "x" > ".git/hooks/pre-commit"}\'', ['.git/hooks/pre-commit']).left, ['.git/hooks/pre-commit'], 'control: awk wrote the hook');
+  const line = 'awk \'BEGIN{print "x" > ".git/hooks/pre-commit"}\'';
+  assert.equal(c(line).action, 'write');
+  assert.equal(covers(line, grant('/repo/**')), false, 'covered by /repo/**');
+  assert.equal(covers(line, grant('{awk,awk *}')), false, 'covered by {awk,awk *}');
+  assert.ok(c(line).riskReasons.some((r) => /the file awk writes is not named on the command line/.test(r.reason)), JSON.stringify(c(line).riskReasons));
+  // A read stays a read; a write that names its file is judged by that file.
+  assert.equal(c("awk '{print $1}' a.txt").action, 'read');
+  assert.equal(covers("sed -i s/a/b/ a.txt", grant('/repo/**')), true);
+});

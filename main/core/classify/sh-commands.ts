@@ -1169,7 +1169,10 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
   const check = checkRead(name, args, ctx.cwd);
   if (check.known) {
     if (!check.action) return result('read', check.resources);
-    return result(check.action, check.resources, { reasons: [{ level: check.level ?? 'medium', reason: check.reason ?? `${name}: not known to be read-only` }], ...(check.action === 'write' && check.resources.length ? { writes: check.resources } : {}) });
+    // A write or delete that names no file (`awk 'BEGIN{print > ".git/hooks/x"}'`) is placed
+    // nowhere: a grant on the task's directory or on the command must not cover it.
+    const blind = (check.action === 'write' || check.action === 'delete') && check.resources.length === 0;
+    return result(check.action, check.resources, { reasons: [{ level: check.level ?? 'medium', reason: check.reason ?? `${name}: not known to be read-only` }], ...(check.action === 'write' && check.resources.length ? { writes: check.resources } : {}), ...(blind ? { unlisted: `the file ${clipText(name, 40)} ${check.action === 'write' ? 'writes' : 'deletes'} is not named on the command line` } : {}) });
   }
   const runsFlag = commandFlag(name, args);
   if (runsFlag) {
