@@ -10,6 +10,7 @@ import { ACTION_RANK, type Action } from '../contract/common';
 import type { CelInput } from '@bufbuild/cel';
 import { celArgs, compileCondition, ConditionError, type CompiledCondition } from './condition';
 import { CONDITION_INDEX_MIN, ConditionIndex } from './condition-index';
+import { argsInPathForm } from './condition-paths';
 import { expandBraces } from './classify/sh-braces';
 import { commandForms } from './command-forms';
 import { escapeGlob, globMatches, isPathPattern } from './glob';
@@ -46,16 +47,30 @@ export function conditionArgs(r: CoreRequest): { args: unknown } | { error: stri
   return { args: a ?? {} };
 }
 
-/** The condition input of a request, converted once per request (a decision may check many grants). */
-const inputs = new WeakMap<CoreRequest, { input: CelInput } | { error: string }>();
-function conditionInput(r: CoreRequest): { input: CelInput } | { error: string } {
+/**
+ * The condition input of a request, converted once per request (a decision may check many
+ * grants): the arguments as written and, when they hold oddly spelled paths, the same in
+ * each PathForm (condition-paths.ts).
+ */
+interface ConditionInput {
+  input: CelInput;
+  /** The arguments with their paths in plain form (an allow must hold here too), if that differs. */
+  plain?: CelInput;
+  /** More spellings a deny is checked against (absolute, `~`), those that differ. */
+  denyAlso: CelInput[];
+}
+const inputs = new WeakMap<CoreRequest, ConditionInput | { error: string }>();
+function conditionInput(r: CoreRequest): ConditionInput | { error: string } {
   let v = inputs.get(r);
   if (!v) {
     const a = conditionArgs(r);
     if ('error' in a) v = a;
     else {
       try {
-        v = { input: celArgs(a.args ?? {}) };
+        const raw = a.args ?? {};
+        const plain = argsInPathForm(raw, 'plain');
+        const denyAlso = (['absolute', 'tilde'] as const).map((f) => argsInPathForm(raw, f)).filter((x) => x !== null).map((x) => celArgs(x));
+        v = { input: celArgs(raw), ...(plain !== null ? { plain: celArgs(plain) } : {}), denyAlso };
       } catch (e) {
         v = { error: (e as Error).message };
       }
@@ -63,6 +78,11 @@ function conditionInput(r: CoreRequest): { input: CelInput } | { error: string }
     inputs.set(r, v);
   }
   return v;
+}
+
+/** Whether the request's arguments are checked in more than one spelling (the condition index looks up only one). */
+function hasPathForms(input: ConditionInput): boolean {
+  return input.plain !== undefined || input.denyAlso.length > 0;
 }
 
 /** true: the condition holds; false: it does not; a string: it could not be checked (why). */
@@ -81,8 +101,21 @@ export function conditionOutcome(g: Grant, r: CoreRequest): true | false | strin
   if (typeof c === 'string') return c;
   const input = conditionInput(r);
   if ('error' in input) return input.error;
-  const v = c.evaluateInput(input.input);
-  return v.ok ? v.value : v.error;
+  const cond = c;
+  const one = (x: CelInput): true | false | string => {
+    const v = cond.evaluateInput(x);
+    return v.ok ? v.value : v.error;
+  };
+  const asWritten = one(input.input);
+  if (!hasPathForms(input)) return asWritten;
+  if (g.effect === 'allow') {
+    // Holds only if it holds for the paths as written and as they resolve.
+    if (asWritten !== true || input.plain === undefined) return asWritten;
+    return one(input.plain);
+  }
+  // A deny holds if it holds for any spelling; an error in one still counts (conditionMiss).
+  const all = [asWritten, ...(input.plain !== undefined ? [one(input.plain)] : []), ...input.denyAlso.map(one)];
+  return all.find((o) => o === true) ?? all.find((o) => typeof o === 'string') ?? false;
 }
 
 /**
@@ -538,7 +571,7 @@ export class GrantIndex {
     const index = e.conditions();
     if (!index) return undefined;
     const input = conditionInput(r);
-    return 'error' in input ? undefined : index.certainlyFalse(input.input);
+    return 'error' in input || hasPathForms(input) ? undefined : index.certainlyFalse(input.input);
   }
 
   /**

@@ -1,0 +1,105 @@
+// A grant condition about a path, against an agent that spells the path another way:
+// `/repo/../etc`, `/repo//x`, `~/.ssh` for `/home/me/.ssh` and back. An allow must hold for
+// the path as written and as it resolves; a deny holds for any spelling.
+// main/core/condition-paths.ts, grants.ts (conditionOutcome).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as os from 'node:os';
+import type { Grant } from '../../main/contract/approver';
+import { argsInPathForm, pathForm } from '../../main/core/condition-paths';
+import { evaluateGrants, GrantIndex, grantMiss } from '../../main/core/grants';
+import type { CoreRequest } from '../../main/core/request';
+
+const HOME = os.homedir();
+
+function grant(p: Partial<Grant>): Grant {
+  return {
+    id: 'g_1', task: null, source: '*', tool: '*', action: '*', resource: '**', key: null, effect: 'allow', expiresAt: null, usesLeft: null,
+    forwarded: false, note: null, createdAt: 0, createdBy: 'test', revokedAt: null, lastUsedAt: null, when: null, ...p,
+  };
+}
+
+function mcpReq(args: unknown): CoreRequest {
+  return {
+    source: 'mcp', tool: 'fs/write_file', action: 'write', resource: null, resources: [], summary: 's', argsText: null,
+    args: { arguments: args, annotations: {} }, task: null, cwd: null, classifierRisk: [],
+  };
+}
+
+describe('path forms', () => {
+  const rows: [string, string | null, string | null, string | null][] = [
+    // input, plain, absolute, tilde
+    ['/repo/x', null, null, null],
+    ['/repo/../etc/passwd', '/etc/passwd', '/etc/passwd', '/etc/passwd'],
+    ['/repo/./x', '/repo/x', '/repo/x', '/repo/x'],
+    ['/repo//x', '/repo/x', '/repo/x', '/repo/x'],
+    ['~/notes.txt', null, `${HOME}/notes.txt`, null],
+    ['~/a/../.ssh/id', '~/.ssh/id', `${HOME}/.ssh/id`, '~/.ssh/id'],
+    ['~/../../etc/passwd', '/etc/passwd', '/etc/passwd', '/etc/passwd'],
+    [`${HOME}/.ssh/id`, null, null, '~/.ssh/id'],
+    ['src/../../etc', '../etc', '../etc', '../etc'],
+    ['https://example.com//a/../b', null, null, null],
+    ['two words ../x', null, null, null],
+    ['/repo/../my docs/x', '/my docs/x', '/my docs/x', '/my docs/x'],
+    ['../a b', null, null, null],
+    ['./x/../a b', 'a b', 'a b', 'a b'],
+    ['', null, null, null],
+  ];
+  for (const [s, plain, abs, tilde] of rows) {
+    test(`${JSON.stringify(s)} → ${plain} / ${abs} / ${tilde}`, () => {
+      assert.equal(pathForm(s, 'plain'), plain);
+      assert.equal(pathForm(s, 'absolute'), abs);
+      assert.equal(pathForm(s, 'tilde'), tilde);
+    });
+  }
+
+  test('arguments: nested strings change, nothing else; unchanged arguments give null', () => {
+    assert.deepEqual(argsInPathForm({ path: '/a/../b', n: 1, list: ['x', '/c/./d'], o: { p: 'y' } }, 'plain'), { path: '/b', n: 1, list: ['x', '/c/d'], o: { p: 'y' } });
+    assert.equal(argsInPathForm({ path: '/a/b', n: 1 }, 'plain'), null);
+    const proto = JSON.parse('{"__proto__": "/a/../b"}') as unknown;
+    const out = argsInPathForm(proto, 'plain') as Record<string, unknown>;
+    assert.equal(Object.getOwnPropertyDescriptor(out, '__proto__')?.value, '/b', '__proto__ stays an own key');
+  });
+});
+
+describe('conditions on paths spelled another way', () => {
+  test('allow args.path.startsWith("/repo/"): /repo/../ leaves it, so it does not hold; /repo/./x and /repo//x do', () => {
+    const g = grant({ tool: 'fs/write_file', action: 'write', when: 'args.path.startsWith("/repo/")' });
+    assert.equal(grantMiss(g, mcpReq({ path: '/repo/src/a.ts' }), 0), null);
+    assert.equal(grantMiss(g, mcpReq({ path: `/repo/../${HOME}/.ssh/authorized_keys` }), 0), 'condition');
+    assert.equal(grantMiss(g, mcpReq({ path: '/repo/src/../../etc/cron.d/x' }), 0), 'condition');
+    assert.equal(grantMiss(g, mcpReq({ path: '/repo/../etc/cron.d/a b' }), 0), 'condition', 'a space in the path changes nothing');
+    assert.equal(grantMiss(g, mcpReq({ path: '/repo/./src/a.ts' }), 0), null);
+    assert.equal(grantMiss(g, mcpReq({ path: '/repo//src/a.ts' }), 0), null);
+  });
+
+  test('allow args.path.startsWith("~/work/"): a ~ path that resolves out of it does not hold', () => {
+    const g = grant({ tool: 'fs/write_file', action: 'write', when: 'args.path.startsWith("~/work/")' });
+    assert.equal(grantMiss(g, mcpReq({ path: '~/work/a.txt' }), 0), null, 'an honest ~ path still matches a ~ condition');
+    assert.equal(grantMiss(g, mcpReq({ path: '~/work/../.ssh/authorized_keys' }), 0), 'condition');
+  });
+
+  test('deny on the home directory spelled out stops ~ and .. spellings, and the other way round', () => {
+    const allowAll = grant({ id: 'g_all', tool: 'fs/*', action: 'write' });
+    const denyAbs = grant({ id: 'g_deny', tool: 'fs/*', action: 'write', effect: 'deny', when: `args.path.startsWith("${HOME}/.ssh/")` });
+    const denyTilde = grant({ id: 'g_deny_t', tool: 'fs/*', action: 'write', effect: 'deny', when: 'args.path.startsWith("~/.ssh/")' });
+    for (const p of ['~/.ssh/authorized_keys', `/tmp/..${HOME}/.ssh/authorized_keys`, `${HOME}//.ssh/authorized_keys`, `${HOME}/x/../.ssh/authorized_keys`, '~/x/../.ssh/authorized_keys']) {
+      assert.equal(evaluateGrants([allowAll, denyAbs], mcpReq({ path: p }), 0).deny?.id, 'g_deny', p);
+      assert.equal(evaluateGrants([allowAll, denyTilde], mcpReq({ path: p }), 0).deny?.id, 'g_deny_t', p);
+    }
+    assert.equal(evaluateGrants([allowAll, denyTilde], mcpReq({ path: `${HOME}/.ssh/config` }), 0).deny?.id, 'g_deny_t');
+    assert.equal(evaluateGrants([allowAll, denyAbs, denyTilde], mcpReq({ path: '~/notes/a.txt' }), 0).allow?.id, 'g_all', 'other paths are still allowed');
+  });
+
+  test('the condition index (many grants) does not skip a deny whose literal matches only the resolved path', () => {
+    const fill = Array.from({ length: 20 }, (_, i) => grant({ id: `g_f${i}`, tool: 'fs/*', action: 'write', when: `args.path == "/srv/p${i}"` }));
+    const deny = grant({ id: 'g_deny', tool: 'fs/*', action: 'write', effect: 'deny', when: 'args.path == "/etc/shadow"' });
+    const allowAll = grant({ id: 'g_all', tool: 'fs/*', action: 'write' });
+    const index = new GrantIndex([...fill, deny, allowAll]);
+    assert.equal(index.evaluate(mcpReq({ path: '/etc/shadow' }), 0).deny?.id, 'g_deny');
+    assert.equal(index.evaluate(mcpReq({ path: '/etc/./shadow' }), 0).deny?.id, 'g_deny');
+    assert.equal(index.evaluate(mcpReq({ path: '/srv/p3/../../etc/shadow' }), 0).deny?.id, 'g_deny');
+    assert.equal(index.evaluate(mcpReq({ path: '/srv/p3/../p4' }), 0).allow?.id !== undefined, true);
+    assert.equal(index.evaluate(mcpReq({ path: '/srv/p3/../p4' }), 0).deny, undefined);
+  });
+});
