@@ -21,9 +21,12 @@ function walk(dir) {
   }
   return out;
 }
-const files = walk(path.join(root, process.env.AIRLOCK_OUT || 'dist', 'test'))
+// Filters match the path under dist/test (`unit/grants`), not the checkout's own path: a
+// checkout at /work/wt/unit would otherwise run everything for the filter `unit`.
+const testRoot = path.join(root, process.env.AIRLOCK_OUT || 'dist', 'test');
+const files = walk(testRoot)
   .filter((f) => !f.includes(`${path.sep}bench${path.sep}`))
-  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .filter((f) => filters.length === 0 || filters.some((x) => path.relative(testRoot, f).includes(x)))
   .sort();
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(' ')}`);
