@@ -28,6 +28,8 @@ export function pathForm(s: string, form: PathForm, home: string = os.homedir())
   if (s.length === 0 || s.includes('\0')) return null;
   // A URL (`https://x//y`) is not a path, nor is prose with a stray `./`; but a path may hold
   // spaces, so anything that starts like one is one (`/repo/../my docs/x`).
+  const uri = /^file:\/\/(?:localhost)?(\/.*)$/is.exec(s);
+  if (uri) return fileUriForm(s, uri[1]!);
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) return null;
   if (!/^(\/|~(\/|$)|\.\.?(\/|$))/.test(s) && /\s/.test(s)) return null;
   const tilde = s === '~' || s.startsWith('~/');
@@ -37,6 +39,22 @@ export function pathForm(s: string, form: PathForm, home: string = os.homedir())
   if (form === 'tilde' || (form === 'plain' && tilde)) {
     if (underHome) out = out === home ? '~' : `~${out.slice(home.length)}`;
   }
+  return out === s ? null : out;
+}
+
+/**
+ * A `file:` URI's plain form: its path with percent escapes read (`%2e%2e` is `..` to a server)
+ * and dot segments resolved, as `file://` + path (the same for every PathForm).
+ */
+function fileUriForm(s: string, uriPath: string): string | null {
+  let p: string;
+  try {
+    p = decodeURIComponent(uriPath);
+  } catch {
+    return null; // a broken escape: no server reads it as a path either
+  }
+  if (p.includes('\0')) return null;
+  const out = `file://${path.posix.normalize(p)}`;
   return out === s ? null : out;
 }
 

@@ -39,6 +39,10 @@ describe('path forms', () => {
     [`${HOME}/.ssh/id`, null, null, '~/.ssh/id'],
     ['src/../../etc', '../etc', '../etc', '../etc'],
     ['https://example.com//a/../b', null, null, null],
+    ['file:///repo/x', null, null, null],
+    ['file:///repo/../etc/passwd', 'file:///etc/passwd', 'file:///etc/passwd', 'file:///etc/passwd'],
+    ['FILE://localhost/repo/%2e%2e/etc/passwd', 'file:///etc/passwd', 'file:///etc/passwd', 'file:///etc/passwd'],
+    ['file:///repo/%2', null, null, null],
     ['two words ../x', null, null, null],
     ['/repo/../my docs/x', '/my docs/x', '/my docs/x', '/my docs/x'],
     ['../a b', null, null, null],
@@ -71,6 +75,13 @@ describe('conditions on paths spelled another way', () => {
     assert.equal(grantMiss(g, mcpReq({ path: '/repo/../etc/cron.d/a b' }), 0), 'condition', 'a space in the path changes nothing');
     assert.equal(grantMiss(g, mcpReq({ path: '/repo/./src/a.ts' }), 0), null);
     assert.equal(grantMiss(g, mcpReq({ path: '/repo//src/a.ts' }), 0), null);
+  });
+
+  test('allow args.uri.startsWith("file:///repo/"): file:///repo/%2e%2e/… and /../ leave it, so it does not hold', () => {
+    const g = grant({ tool: 'fs/*', action: 'write', when: 'args.uri.startsWith("file:///repo/")' });
+    assert.equal(grantMiss(g, mcpReq({ uri: 'file:///repo/a.txt' }), 0), null);
+    assert.equal(grantMiss(g, mcpReq({ uri: 'file:///repo/%2e%2e/etc/shadow' }), 0), 'condition');
+    assert.equal(grantMiss(g, mcpReq({ uri: 'file:///repo/../etc/shadow' }), 0), 'condition');
   });
 
   test('allow args.path.startsWith("~/work/"): a ~ path that resolves out of it does not hold', () => {
