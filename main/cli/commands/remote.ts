@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import type { Remote } from '../../contract/approver';
 import { RemoteName } from '../../contract/common';
 import { airlockPaths } from '../../os/paths';
+import { hasHidden, visible } from '../../../shared/display-text';
 import { shellWord } from '../../../shared/shell-word';
 import { callUi, CliError, fmtTime, printJson, table } from '../util';
 
@@ -22,6 +23,22 @@ export interface RemotePlan {
   env: { AIRLOCK_REQUEST_SOCK: string };
   /** One line to paste: the options, the destination, a login shell with the env set. */
   command: string;
+}
+
+/**
+ * Why `destination` cannot stand where the printed ssh line puts it, or null. The line is
+ * pasted into a shell as it is: a destination starting with `-` is read by ssh as an option
+ * (`-oProxyCommand=…` runs a command here, `-J host` goes through another machine); one with
+ * a blank, a control, bidi or invisible character, or a shell metacharacter names no host
+ * and would make the line read as something it is not (OpenSSH 9.6 refuses such names too).
+ */
+export function destinationProblem(destination: string): string | null {
+  if (destination === '') return 'it is empty';
+  if (destination.startsWith('-')) return 'it starts with "-", so ssh would read it as an option';
+  if (destination.length > 1024) return 'it is over 1024 characters';
+  if (/[\s]/u.test(destination) || hasHidden(destination)) return 'it holds a blank, a control, bidi or invisible character';
+  if (/['"`$\\;&|<>(){}*?!#]/.test(destination)) return 'it holds a shell metacharacter (\' " ` $ \\ ; & | < > ( ) { } * ? ! #)';
+  return null;
 }
 
 export function planRemote(remote: Remote, destination: string, serverSocket: string | undefined, agentSock: string | null): RemotePlan {
@@ -54,6 +71,8 @@ export function registerRemote(program: Command): void {
     .addHelpText('after', '\nExample:\n  airlock remote add build me@build.example.com\n  # then run the printed ssh command; on the server `airlock exec -- make deploy` asks here')
     .action(async (name: string, destination: string | undefined, o: { serverSocket?: string; agent: boolean; json?: boolean }) => {
       if (!RemoteName.safeParse(name).success) throw new CliError(`bad remote name "${name}": letters, digits and dashes (up to 32)`);
+      const problem = destination === undefined ? null : destinationProblem(destination);
+      if (problem !== null && destination !== undefined) throw new CliError(`bad destination ${JSON.stringify(visible(destination))}: ${problem}; give [user@]host or ssh://[user@]host[:port]`);
       if (o.serverSocket !== undefined && !o.serverSocket.startsWith('/')) throw new CliError('--server-socket must be an absolute path (sshd resolves relative ones against /)');
       const { remote: r } = await callUi<{ remote: Remote }>('remotes.add', { name });
       const plan = planRemote(r, destination ?? 'SERVER', o.serverSocket, o.agent ? airlockPaths().agentSock : null);
