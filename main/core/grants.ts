@@ -10,7 +10,7 @@ import { ACTION_RANK, type Action } from '../contract/common';
 import type { CelInput } from '@bufbuild/cel';
 import { celArgs, compileCondition, ConditionError, type CompiledCondition } from './condition';
 import { CONDITION_INDEX_MIN, ConditionIndex } from './condition-index';
-import { argsInPathForm } from './condition-paths';
+import { argsInPathForm, pathForm } from './condition-paths';
 import { expandBraces } from './classify/sh-braces';
 import { commandForms } from './command-forms';
 import { escapeGlob, globMatches, isPathPattern } from './glob';
@@ -220,13 +220,30 @@ export function resourcesCovered(glob: string, given: string[], effect: 'allow' 
   if (!any && resources.length === 0) return false;
   // A deny reaches a request when it reaches any one of its resources: a write listed as
   // both `dir/h/x` and its real target `.git/hooks/x` is denied by a deny on either.
-  if (effect === 'deny') return any || resources.some((res) => globMatches(glob, res));
+  if (effect === 'deny') return any || resources.some((res) => globMatches(glob, res) || otherSpellings(res).some((x) => globMatches(glob, x)));
   return resources.every((res, i) => {
     if (!any && !globMatches(glob, res)) return false;
     if (!WILDCARD.test(glob)) return true;
     const part = sensitiveParts(resources, claudeDirs)[i];
     return part === null || glob.includes(part!);
   });
+}
+
+/**
+ * A resource's other spellings of the same path: `..`/`.` resolved, `~` spelled out and the
+ * home directory spelled `~`. A deny on `/etc/**` or `$HOME/Mail/**` must reach a resource
+ * written `/tmp/../etc/x` or `~/Mail/x` by the matcher alone: the daemon adds real paths
+ * (real-paths.ts) before it gets here, but past-matches and any caller of this pure
+ * function get none. An allow needs no such help: a glob never matches a `..` segment, so
+ * such a resource asks.
+ */
+function otherSpellings(res: string): string[] {
+  const out: string[] = [];
+  for (const f of ['plain', 'absolute', 'tilde'] as const) {
+    const x = pathForm(res, f);
+    if (x !== null && !out.includes(x)) out.push(x);
+  }
+  return out;
 }
 
 /**
@@ -483,9 +500,13 @@ class Buckets {
 
   lookup(action: string, resources: readonly string[]): Grant[] {
     const segs = new Set<string>([ANY_SEGMENT]);
+    // A deny is matched against a resource's other spellings too (`//etc/x`, `/tmp/../etc/x`,
+    // `~/x`: otherSpellings), so their first directories are looked up as well.
     for (const res of resources) {
-      const m = FIRST_SEGMENT.exec(res);
-      if (m) segs.add(m[1]!);
+      for (const x of [res, ...otherSpellings(res)]) {
+        const m = FIRST_SEGMENT.exec(x);
+        if (m) segs.add(m[1]!);
+      }
     }
     // JSON, not a joined string: a segment may hold any character (`/a\nb/x`), and two
     // requests whose keys collided would share a candidate list, hiding a deny from one.

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as os from 'node:os';
 import type { Grant } from '../../main/contract/approver';
 import { argsInPathForm, pathForm } from '../../main/core/condition-paths';
-import { evaluateGrants, GrantIndex, grantMiss } from '../../main/core/grants';
+import { evaluateGrants, GrantIndex, grantMiss, resourcesCovered } from '../../main/core/grants';
 import type { CoreRequest } from '../../main/core/request';
 
 const HOME = os.homedir();
@@ -112,5 +112,26 @@ describe('conditions on paths spelled another way', () => {
     assert.equal(index.evaluate(mcpReq({ path: '/srv/p3/../../etc/shadow' }), 0).deny?.id, 'g_deny');
     assert.equal(index.evaluate(mcpReq({ path: '/srv/p3/../p4' }), 0).allow?.id !== undefined, true);
     assert.equal(index.evaluate(mcpReq({ path: '/srv/p3/../p4' }), 0).deny, undefined);
+  });
+});
+
+describe('path denies against resources spelled another way', () => {
+  test('a deny on /etc/** or $HOME/Mail/** reaches /tmp/../etc/x, ~/Mail/x, $HOME/x/../Mail/x; an allow still never matches a .. segment', () => {
+    assert.equal(resourcesCovered('/etc/**', ['/tmp/../etc/cron.d/x'], 'deny'), true);
+    assert.equal(resourcesCovered('/etc/**', ['/etc/./cron.d/x'], 'deny'), true);
+    assert.equal(resourcesCovered(`${HOME}/Mail/**`, ['~/Mail/inbox'], 'deny'), true);
+    assert.equal(resourcesCovered(`${HOME}/Mail/**`, [`${HOME}/x/../Mail/inbox`], 'deny'), true);
+    assert.equal(resourcesCovered('~/Mail/**', [`${HOME}/Mail/inbox`], 'deny'), true);
+    assert.equal(resourcesCovered(`${HOME}/Mail/**`, ['~/Notes/a'], 'deny'), false, 'another directory');
+    assert.equal(resourcesCovered('/repo/**', ['/repo/../etc/x'], 'allow'), false);
+    assert.equal(resourcesCovered('/repo/**', ['/repo/./x'], 'allow'), false);
+  });
+
+  test('an API request writing /tmp/../etc/x under allow ** and deny /etc/** is denied', () => {
+    const allowAll = grant({ id: 'g_all', source: 'api', action: 'write' });
+    const deny = grant({ id: 'g_etc', action: 'write', resource: '/etc/**', effect: 'deny' });
+    const req = (res: string): CoreRequest => ({ source: 'api', tool: 'fs.write', action: 'write', resource: res, resources: [res], summary: 's', argsText: null, args: {}, task: null, cwd: null, classifierRisk: [] });
+    assert.equal(evaluateGrants([allowAll, deny], req('/tmp/../etc/cron.d/x'), 0).deny?.id, 'g_etc');
+    assert.equal(evaluateGrants([allowAll, deny], req('/srv/x'), 0).allow?.id, 'g_all');
   });
 });
