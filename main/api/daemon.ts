@@ -98,7 +98,9 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     // Airlock's own entry points (bin/airlock, dist/…): "who" on a prompt walks past them to the agent.
     const installRoot = path.resolve(__dirname, '..', '..', '..');
     const ownInstall = { roots: [path.join(installRoot, 'bin'), path.join(installRoot, 'dist')] };
-    const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, consequences: createConsequenceProbe(), ownInstall });
+    const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, consequences: createConsequenceProbe(), ownInstall, riskOf: (r) => policy.riskOf(r) });
+    // A task's chain rules changed (a secret read, a hook written): its waiting prompts are assessed again.
+    recorder.onTaskMemory = (task) => queue.reassessTask(task);
     const broker = new Broker({ policy, queue, recorder, grants: tasks });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
     const ssh = await startSshAgent({

@@ -76,6 +76,13 @@ export class HistoryRecorder implements RejectionRecorder {
 
   private readonly rejections: RejectionCoalescer;
 
+  /**
+   * Told, synchronously, when what a running task did changes its chain rules (it read a
+   * secret, wrote a git hook, leaked a placeholder): its prompts still waiting were assessed
+   * before that, and the daemon has them assessed again (PromptQueue.reassessTask).
+   */
+  onTaskMemory?: (task: string) => void;
+
   constructor(
     private readonly store: HistoryStore,
     private readonly bus: NotificationBus,
@@ -95,6 +102,8 @@ export class HistoryRecorder implements RejectionRecorder {
    */
   answer(d: Decision): AgentAnswer {
     const { req } = d;
+    // Loaded before this event is staged, so the event itself counts as a change.
+    const memory = d.decision === 'allow' && req.task ? this.memoryOf(req.task) : null;
     const ev = this.store.stageEvent(
       {
         ts: this.now(),
@@ -119,7 +128,7 @@ export class HistoryRecorder implements RejectionRecorder {
       },
       { consumeGrants: d.consumeGrants, createGrant: d.createGrant },
     );
-    if (d.decision === 'allow' && req.task) remember(this.memoryOf(req.task), req.action, req.resources, undefined, undefined, req.claudeDirs);
+    if (memory && remember(memory, req.action, req.resources, undefined, undefined, req.claudeDirs)) this.onTaskMemory?.(req.task!);
     const a: AgentAnswer = { decision: d.decision, reason: d.reason, event: ev.id, ...(d.grant ? { grant: d.grant } : {}), ...(req.task ? { task: req.task } : {}) };
     const commit = this.store.committed(ev);
     // Announced only once committed: a watcher must never be told of an event history does
@@ -289,6 +298,7 @@ export class HistoryRecorder implements RejectionRecorder {
   recordPlaceholderLeak(p: { task: string; secret: string; host: string; port: number; where: string; process?: CoreRequest['process'] }): void {
     const resource = hostPort(p.host, p.port);
     const reason = `the placeholder for ${p.secret} was sent to ${p.host} (${p.where}); it was left as is`;
+    const memory = this.memoryOf(p.task);
     this.recordEgressEvent({
       task: p.task,
       tool: PLACEHOLDER_LEAK_TOOL,
@@ -300,7 +310,7 @@ export class HistoryRecorder implements RejectionRecorder {
       risk: { level: 'critical', reasons: [reason] },
       reason,
     });
-    remember(this.memoryOf(p.task), 'transfer', [resource], PLACEHOLDER_LEAK_TOOL, reason);
+    if (remember(memory, 'transfer', [resource], PLACEHOLDER_LEAK_TOOL, reason)) this.onTaskMemory?.(p.task);
   }
 
   /**

@@ -8,16 +8,14 @@ import { LIMITS, riskier, type Action, type DecidedBy, type Risk, type Scope } f
 import { RPC, RpcError } from '../contract/rpc';
 import { newId } from '../store/ids';
 import { splitMcpTool } from './classify/mcp';
-import { suggestConditions } from './condition-suggest';
 import { overPendingCap } from './flood';
-import { conditionArgs } from './grants';
 import { capArgs, type HistoryRecorder } from './history-recorder';
 import type { NotificationBus } from './notification-bus';
 import type { ConsequenceProbe, RequestContext } from './ports';
 import { checkDecision, grantFromDecision, grantShortfall, serverReadOnlyGrants, taskGrantChoice } from './prompt-decisions';
 import type { CoreRequest } from './request';
-import { suggest, type Suggestion } from './suggest';
-import { countPastMatches, PAST_WINDOW } from './past-matches';
+import { suggest } from './suggest';
+import { conditionSuggestions, withPastMatches } from './prompt-suggestions';
 import { scopeRefusal } from './friction';
 import { promptFacts } from './prompt-facts';
 import type { OwnInstall } from './agent-chain';
@@ -60,7 +58,12 @@ export interface PromptQueueDeps {
   consequences?: ConsequenceProbe;
   /** Where this Airlock is installed, so "who" skips its own processes (core/agent-chain.ts). */
   ownInstall?: OwnInstall;
+  /** A request's risk as the policy assesses it now (RequestPolicy.riskOf); without it prompts are never assessed again. */
+  riskOf?: (req: CoreRequest) => Risk;
 }
+
+/** How many replaced prompt ids are remembered, to tell a late answer where its prompt went. */
+const REPLACED_KEPT = 256;
 
 export class PromptQueue {
   private readonly pending = new Map<string, Pending>();
@@ -72,8 +75,12 @@ export class PromptQueue {
   private readonly schedule: Schedule;
   private readonly consequences?: ConsequenceProbe;
   private readonly ownInstall: OwnInstall;
+  private readonly riskOf?: (req: CoreRequest) => Risk;
+  /** Prompts shown again under a new id because their risk rose (reassessTask): old id → why. */
+  private readonly replaced = new Map<string, string>();
 
   constructor(deps: PromptQueueDeps) {
+    this.riskOf = deps.riskOf;
     this.consequences = deps.consequences;
     this.ownInstall = deps.ownInstall ?? { roots: [] };
     this.recorder = deps.recorder;
@@ -249,8 +256,45 @@ export class PromptQueue {
     for (const p of [...this.pending.values()]) this.finish(p, 'deny', 'system', null, null, reason);
   }
 
+  /**
+   * What the task did since its prompts were made changed its chain rules (it read a secret,
+   * wrote a git hook, leaked a placeholder): each of its prompts still waiting is assessed
+   * again, and one whose risk changed is shown again under a new id with the new risk — never
+   * left as it was for an answer to what the human saw to decide what the request has become
+   * (black-box wave 11: an egress prompt shown as high, then the task read .env silently, was
+   * allowed once and the tunnel carried .env). An answer to the old id changes nothing
+   * (-32004 saying where it went). Runs inside the answer that changed the memory: no decision comes between.
+   */
+  reassessTask(task: string): void {
+    if (!this.riskOf) return;
+    for (const p of [...this.pending.values()]) {
+      if (p.prompt.task !== task || p.taskGrants) continue;
+      const req = p.waiters[0]!.req;
+      const risk = this.riskOf(req);
+      if (risk.level === p.risk.level && JSON.stringify(risk.reasons) === JSON.stringify(p.risk.reasons)) continue;
+      const old = p.prompt;
+      const suggestion = withPastMatches(suggest(req, risk, req.taskInfo?.cwd ?? null), req.task, this.recorder);
+      const prompt: Prompt = { ...old, id: newId('p'), risk };
+      if (suggestion) prompt.suggestion = suggestion;
+      else delete prompt.suggestion;
+      p.cancelTimer();
+      this.pending.delete(old.id);
+      const why = `its risk changed from ${p.risk.level} to ${risk.level} while it waited (${risk.reasons.filter((r) => !p.risk.reasons.includes(r)).join('; ') || 'reasons changed'}); shown again as ${prompt.id}`;
+      this.replaced.set(old.id, why.slice(0, LIMITS.text));
+      if (this.replaced.size > REPLACED_KEPT) this.replaced.delete(this.replaced.keys().next().value!);
+      const cancelTimer = this.schedule(() => this.timeout(prompt.id), Math.max(0, old.expiresAt - this.now()));
+      this.pending.set(prompt.id, { ...p, prompt, risk, coalesceKey: coalesceKey(req, risk), cancelTimer });
+      // The new one first: a UI showing the old one moves to it (same place in the queue, a
+      // new id, so its input guard starts again), and is never left with an empty screen.
+      this.bus.publish({ method: 'pending.added', params: prompt });
+      this.bus.publish({ method: 'pending.resolved', params: { id: old.id, decision: 'deny', reason: `not answered: ${why}`.slice(0, LIMITS.text), event: 0 } });
+    }
+  }
+
   decide(d: DecideParams): { grant?: Grant; notCovered?: string } {
     const p = this.pending.get(d.id);
+    const moved = p ? undefined : this.replaced.get(d.id);
+    if (moved) throw new RpcError(RPC.notFound, `prompt ${d.id} was not answered: ${moved}; answer that one`);
     if (!p) throw new RpcError(RPC.notFound, `no pending prompt ${d.id} (it was answered or timed out)`);
     if (p.taskGrants) return this.decideTaskGrants(p, d);
     const req = p.waiters[0]!.req;
@@ -328,27 +372,4 @@ function coalesceKey(r: CoreRequest, risk: Risk): string {
   // Also shown on the prompt: where an MCP action came from (the server's annotation, the
   // human's pin, the tool's name) and which ssh connection carried a remote's request.
   return JSON.stringify([r.task, r.source, r.tool, r.action, r.resources, r.summary, r.argsText, r.cwd, risk.level, risk.reasons, who, r.ssh?.fingerprint, r.ssh?.forwarded, r.ssh?.host, r.ssh?.user, r.remote?.name, r.remote?.via, r.actionOrigin]);
-}
-
-/** Conditions the human can start from, built from this request's own arguments. */
-function conditionSuggestions(req: CoreRequest): { conditions?: { when: string; words: string }[] } {
-  if (req.ssh) return {};
-  const input = conditionArgs(req);
-  if ('error' in input) return {};
-  const list = suggestConditions(input.args);
-  return list.length ? { conditions: list } : {};
-}
-
-/**
- * The suggestion with how many of the task's last PAST_WINDOW events it would have
- * matched. Never fatal: a history that cannot be read leaves the suggestion without it.
- */
-function withPastMatches(s: Suggestion | null | undefined, task: string | null, recorder: Pick<HistoryRecorder, 'recentTaskEvents'>): (Suggestion & { pastMatches?: { matched: number; of: number } }) | null | undefined {
-  if (!s || !task) return s;
-  try {
-    const events = recorder.recentTaskEvents(task, PAST_WINDOW);
-    return { ...s, pastMatches: { matched: countPastMatches(s, events), of: events.length } };
-  } catch {
-    return s;
-  }
 }

@@ -250,9 +250,14 @@ export class RequestPolicy {
     return { action: v.action, ...(pinned ? { pinned } : {}), resources: v.resources, reasons };
   }
 
+  /** A normalised request's risk with what its task has done so far (chain rules). */
+  riskOf(req: CoreRequest): Risk {
+    return assessRisk(req, req.task ? this.facts.memoryOf(req.task) : {}, this.ownPaths);
+  }
+
   /** Risk, then grants, then the default policy; what none of them settles is a prompt. */
   evaluate(req: CoreRequest): Verdict {
-    const risk = assessRisk(req, req.task ? this.facts.memoryOf(req.task) : {}, this.ownPaths);
+    const risk = this.riskOf(req);
     const settings = this.facts.settings();
     const now = this.now();
     const index = this.facts.activeGrants();

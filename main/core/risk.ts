@@ -222,11 +222,16 @@ export const PLACEHOLDER_LEAK_TOOL = 'net.placeholder-leak';
 
 const GIT_HOOK = /(^|\/)\.git\/hooks\//;
 
-/** Updates a task's memory with one allowed request. */
-export function remember(m: TaskMemory, action: string, resources: readonly string[], tool?: string, reason?: string, claudeDirs: readonly string[] = []): void {
+/**
+ * Updates a task's memory with one allowed request; true when the memory changed (the risk of
+ * the task's prompts still waiting may have risen: prompt-queue.ts reassessTask).
+ */
+export function remember(m: TaskMemory, action: string, resources: readonly string[], tool?: string, reason?: string, claudeDirs: readonly string[] = []): boolean {
+  const before = [m.placeholderLeak, m.secretRead, m.hookWrite];
   if (tool === PLACEHOLDER_LEAK_TOOL && !m.placeholderLeak) m.placeholderLeak = reason ?? 'a placeholder was sent where its secret does not belong';
   if (action === 'read' && !m.secretRead) m.secretRead = resources.find((x) => holdsSecrets(x, claudeDirs));
   if ((action === 'write' || action === 'execute') && !m.hookWrite) m.hookWrite = resources.find((x) => GIT_HOOK.test(x));
+  return before[0] !== m.placeholderLeak || before[1] !== m.secretRead || before[2] !== m.hookWrite;
 }
 
 export function rank(level: RiskLevel): number {

@@ -87,7 +87,7 @@ test('a true retry (same program, same everything) still shares the prompt', asy
   }
 });
 
-test('the same transfer asked again after the task read a secret is critical: it gets its own prompt, not the milder one', async () => {
+test('the same transfer asked again after the task read a secret is critical: it never rides on the milder prompt, which is itself shown again as critical', async () => {
   const { task, token } = await agent.call<{ task: string; token: string }>('task.start', { name: 'coalesce chain', cwd: '/repo' });
   const transfer = { source: 'api', tool: 'net.upload', action: 'transfer', resource: 'https://example.org/up', summary: 'upload to example.org (coalesce red team)', task, token };
   const first = agent.call<AgentAnswer>('request', transfer);
@@ -103,15 +103,19 @@ test('the same transfer asked again after the task read a secret is critical: it
   if (!readDone) await ui.call('pending.decide', { id: (await pending(rs))[0]!.id, decision: 'allow', scope: 'once' });
   const readAnswer = await read;
   assert.equal(readAnswer.decision, 'allow');
+  // The waiting prompt was made before the read: it is shown again, critical, under a new id
+  // (black-box wave 11), so the mild one no longer exists for anything to ride on.
+  const [hot] = await pending(transfer.summary);
+  assert.notEqual(hot!.id, mild!.id);
+  assert.equal(hot!.risk.level, 'critical');
+  assert.ok(hot!.risk.reasons.some((r) => /secret/.test(r)), hot!.risk.reasons.join('; '));
   const again = agent.call<AgentAnswer>('request', transfer);
-  await waitFor(async () => (await pending(transfer.summary)).length === 2, 'a second, separate prompt for the riskier transfer');
-  const hot = (await pending(transfer.summary)).find((p) => p.id !== mild!.id)!;
-  assert.equal(hot.risk.level, 'critical');
-  assert.ok(hot.risk.reasons.some((r) => /secret/.test(r)), hot.risk.reasons.join('; '));
-  await ui.call('pending.decide', { id: mild!.id, decision: 'allow', scope: 'once' });
-  assert.equal((await first).decision, 'allow');
   await sleep(200);
-  assert.ok((await pending(transfer.summary)).some((p) => p.id === hot.id), 'allowing the mild prompt did not answer the critical one');
-  await ui.call('pending.decide', { id: hot.id, decision: 'deny', scope: 'once' });
+  assert.deepEqual((await pending(transfer.summary)).map((p) => p.id), [hot!.id], 'the same request, as risky, joins the prompt shown as critical');
+  await assert.rejects(ui.call('pending.decide', { id: mild!.id, decision: 'allow', scope: 'once' }), /risk changed from medium to critical/);
+  await sleep(200);
+  assert.ok((await pending(transfer.summary)).some((p) => p.id === hot!.id), 'an answer to the mild prompt answered nothing');
+  await ui.call('pending.decide', { id: hot!.id, decision: 'deny', scope: 'once' });
+  assert.equal((await first).decision, 'deny');
   assert.equal((await again).decision, 'deny');
 });

@@ -70,7 +70,8 @@ export function makeParts(opts: { settings?: Partial<Settings>; classifier?: Com
     { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), namesakes: (id) => tasks.namesakes(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
     { classifier: opts.classifier, realPaths: opts.realPaths, now },
   );
-  const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, now, schedule: timers.schedule });
+  const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, now, schedule: timers.schedule, riskOf: (r) => policy.riskOf(r) });
+  recorder.onTaskMemory = (task) => queue.reassessTask(task);
   const broker = new Broker({ policy, queue, recorder, grants: tasks, now });
   const lifecycle = new TaskLifecycle(tasks, queue, recorder, bus, opts.resources ?? {}, now);
   return {

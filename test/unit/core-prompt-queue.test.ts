@@ -243,3 +243,32 @@ test('queue: requests that differ only in what the prompt says about them get pr
     for (const x of p.queue.list()) p.queue.decide({ id: x.id, decision: 'deny', scope: 'once' });
     assert.deepEqual([(await a1).decision, (await a2).decision, (await r2).decision], ['deny', 'deny', 'deny']);
   }));
+
+test('queue: a prompt shown again because its task read a secret keeps its deadline and its place; a retry joins the new one; the timeout answers every waiter once', () =>
+  withParts(async (p) => {
+    const t = await p.lifecycle.startTask({ name: 'bb11', cwd: '/repo' }, {});
+    const send = { source: 'api', tool: 'http.post', action: 'transfer', resource: 'https://upload.example.com/x', summary: 'post hello', task: t.task, token: t.token } as const;
+    const first = p.broker.ask(send, { connection: 'c1' });
+    const [shown] = p.queue.list();
+    assert.equal(shown!.risk.level, 'medium');
+    p.clock.now += 20_000;
+    // A silent read of a secret (the default policy allows reads) raises the waiting transfer.
+    assert.equal((await p.broker.ask({ source: 'api', tool: 'fs.read', action: 'read', resource: '/repo/.env', summary: 'read .env', task: t.task, token: t.token }, { connection: 'c1' })).decision, 'allow');
+    const [again] = p.queue.list();
+    assert.notEqual(again!.id, shown!.id);
+    assert.equal(again!.risk.level, 'critical');
+    assert.deepEqual([again!.createdAt, again!.expiresAt], [shown!.createdAt, shown!.expiresAt]);
+    assert.equal(p.timers.live(), 1, 'the old timer is cancelled, one new one runs');
+    assert.equal(p.timers.scheduled.find((x) => !x.cancelled)!.ms, 40_000, 'what was left of the deadline, not a new minute');
+    assert.throws(() => p.queue.decide({ id: shown!.id, decision: 'allow', scope: 'once' }), (e: unknown) => e instanceof RpcError && e.code === RPC.notFound && /risk changed from medium to critical/.test(e.message));
+    const retry = p.broker.ask(send, { connection: 'c2' });
+    assert.equal(p.queue.list().length, 1, 'an identical request now joins the prompt as it is shown');
+    p.clock.now += 40_000;
+    p.timers.fire();
+    const answers = await Promise.all([first, retry]);
+    assert.deepEqual(answers.map((a) => a.decision), ['deny', 'deny']);
+    assert.equal(new Set(answers.map((a) => a.event)).size, 2);
+    assert.match(answers[0]!.reason, /no answer within 60 s/);
+    assert.equal(p.queue.list().length, 0);
+    p.broker.shutdown();
+  }));
