@@ -21,11 +21,17 @@
  * - Cs: lone surrogates (not text at all);
  * - fillers that draw nothing: U+034F, U+115F, U+1160, U+3164, U+FFA0, U+180E, the braille
  *   blank U+2800 (a space to the eye, part of the word to the shell), and the variation
- *   selectors supplement U+E0100–E01EF (invisible payload carriers).
+ *   selectors supplement U+E0100–E01EF (invisible payload carriers);
+ * - combining marks that draw over or around the text before them: the overlays (U+0334–0338
+ *   strike `rm -rf` through so it reads as withdrawn, U+20D2 …) and the enclosing marks
+ *   (\p{Me}) but the keycap U+20E3 of emoji like 1️⃣;
+ * - a combining mark after four others on one character ("Zalgo"): a stack that high draws
+ *   over the lines above and below it. Real scripts stack at most three (Vietnamese,
+ *   Thai tone marks), so they are left alone.
  */
-// U+034F is a combining mark on purpose: it is listed alone, to be escaped, not combined.
+// The combining marks are listed alone, to be escaped, not combined.
 // eslint-disable-next-line no-misleading-character-class
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u034f\u115f\u1160\u180e\u2800\u3164\uffa0\u{e0100}-\u{e01ef}]/gu;
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u034f\u115f\u1160\u180e\u2800\u3164\uffa0\u{e0100}-\u{e01ef}\u0334-\u0338\u1cd4\u1ce2-\u1ce8\u20d2\u20d3\u20d8-\u20da\u20e5\u20e6\u20ea\u20eb\u{10a39}\u{16af0}-\u{16af4}\u{1bc9e}\u{1d167}-\u{1d169}]|(?!\u20e3)\p{Me}|(?<=\p{M}{4})\p{M}/gu;
 
 const NAMED: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 

@@ -25,6 +25,9 @@ const cases: [string, string, string][] = [
   ['variation selectors supplement', 'x\u{e0100}y', 'x\\u{e0100}y'],
   ['the braille blank, which draws a space that is not one (rm\u2800-rf is one word)', 'rm\u2800-rf x', 'rm\\u2800-rf x'],
   ['lone surrogates', 'a\ud800b\udfffc', 'a\\ud800b\\udfffc'],
+  ['a strike-through overlay, so rm -rf reads as crossed out', 'r\u0336m\u0336 -rf ~', 'r\\u0336m\\u0336 -rf ~'],
+  ['other overlays and enclosing marks', 'a\u0338b\u20d2c\u20ddd\u20e0', 'a\\u0338b\\u20d2c\\u20ddd\\u20e0'],
+  ['a stack of combining marks over four high (Zalgo) draws over the lines around it', 'x\u0300\u0301\u0302\u0303\u0304\u0305', 'x\u0300\u0301\u0302\u0303\\u0304\\u0305'],
 ];
 
 for (const [name, input, shown] of cases) {
@@ -42,7 +45,7 @@ for (const [name, input, shown] of cases) {
 }
 
 test('display hygiene: ordinary text, accents, CJK, emoji and right-to-left scripts are left alone', () => {
-  for (const s of ['git push origin main', 'café naïve Ünïcödé', '日本語のファイル.txt', 'build 🚀 done', 'שלום עולם', 'مرحبا', 'tab\\t and \\x1b typed as text']) {
+  for (const s of ['git push origin main', 'café naïve Ünïcödé', 'cafe\u0301 (decomposed)', 'Vie\u0323\u0302t Nam', 'กี่ ที่ น้ำ', 'keycap 1\ufe0f\u20e3', 'हिन्दी', '日本語のファイル.txt', 'build 🚀 done', 'שלום עולם', 'مرحبا', 'tab\\t and \\x1b typed as text']) {
     assert.equal(visible(s), s);
     assert.equal(hasHidden(s), false);
     assert.deepEqual(visibleParts(s), s ? [{ text: s, escaped: false }] : []);
