@@ -5,6 +5,7 @@ import { bwrapArgs, unsafeSandboxCwd, type PathKind, type SandboxSpec } from '..
 import { mcpResources } from '../../main/core/classify/mcp';
 import { LineSplitter } from '../../main/integrations/mcp/lines';
 import { taskSocketDir } from '../../main/integrations/exec/exec';
+import { sandboxSocketPlan, SCAN_BUDGET, socketHolders } from '../../main/integrations/exec/sandbox-sockets';
 
 const fsLayout: Record<string, PathKind> = {
   '/usr': { kind: 'dir' },
@@ -33,6 +34,7 @@ describe('bwrap arguments', () => {
   test('hardening flags, no network by default', () => {
     const a = bwrapArgs(spec(), probe);
     for (const f of ['--die-with-parent', '--new-session', '--unshare-all']) assert.ok(a.includes(f), f);
+    assert.ok(a.join(' ').includes('--cap-drop ALL'), 'no capability, even when bwrap runs as root');
     assert.ok(!a.includes('--share-net'));
     // Even a caller that still asks for the network does not get it: the egress proxy is the way out.
     assert.ok(!bwrapArgs(spec({ network: true }), probe).includes('--share-net'));
@@ -70,6 +72,22 @@ describe('bwrap arguments', () => {
     const i = a.indexOf('--tmpfs', a.indexOf('--chdir') - 10);
     assert.ok(a.join(' ').includes('--tmpfs /home/u/proj/.airlock'));
     assert.ok(i >= 0);
+  });
+
+  test("of systemd-resolved's directory only the resolv.conf files, never its varlink socket (it looks names up on the real network)", () => {
+    const layout: Record<string, PathKind> = { ...fsLayout, '/run/systemd/resolve/stub-resolv.conf': { kind: 'file' }, '/run/systemd/resolve/io.systemd.Resolve': { kind: 'file' } };
+    const a = bwrapArgs(spec(), (p) => layout[p] ?? { kind: 'missing' });
+    assert.ok(pairs(a, '--ro-bind').includes('/run/systemd/resolve/stub-resolv.conf /run/systemd/resolve/stub-resolv.conf'));
+    assert.ok(!a.some((x) => x === '/run/systemd/resolve' || x.includes('io.systemd.Resolve')), a.join(' '));
+  });
+
+  test('binds and hides go parents first: a workspace inside a hidden directory is bound after it, a hidden directory inside the workspace after the workspace', () => {
+    const layout: Record<string, PathKind> = { ...fsLayout, '/tmp/x': { kind: 'dir' }, '/tmp/x/proj': { kind: 'dir' }, '/tmp/x/proj/.airlock': { kind: 'dir' }, '/tmp': { kind: 'dir' } };
+    const a = bwrapArgs(spec({ cwd: '/tmp/x/proj', readOnly: ['/tmp'], hide: ['/tmp/x', '/tmp/x/proj/.airlock'] }), (p) => layout[p] ?? { kind: 'missing' });
+    const at = (flag: string, p: string) => a.findIndex((x, i) => x === flag && a[i + 1] === p);
+    assert.ok(at('--ro-bind', '/tmp') < at('--tmpfs', '/tmp/x'));
+    assert.ok(at('--tmpfs', '/tmp/x') < at('--bind', '/tmp/x/proj'));
+    assert.ok(at('--bind', '/tmp/x/proj') < at('--tmpfs', '/tmp/x/proj/.airlock'));
   });
 
   test('a cwd that holds the home directory is refused', () => {
@@ -111,5 +129,41 @@ describe('which task directory the sandbox sees', () => {
     assert.equal(taskSocketDir({ ...env, AIRLOCK_REQUEST_SOCK: '/x/tasks/t_other/request.sock' }, 't_abc'), '/run/al/tasks/t_abc', 'another task\'s socket is not taken');
     assert.equal(taskSocketDir(env, '..'), null, 'no path tricks through the task id');
     assert.equal(taskSocketDir(env, 't_a/../../x'), null);
+  });
+});
+
+describe("other programs' sockets (sandbox-sockets.ts)", () => {
+  test('a shared temp directory as the workspace, or a workspace or --ro path inside the runtime or tmux directory, is refused; reached from above, they are hidden', () => {
+    const env = { XDG_RUNTIME_DIR: '/nonexistent-bb12/run', TMUX_TMPDIR: '/nonexistent-bb12/tt' };
+    assert.match(sandboxSocketPlan('/tmp', [], env, 1000).refuse ?? '', /temp directory every program shares/);
+    assert.match(sandboxSocketPlan('/nonexistent-bb12/tt', [], env, 1000).refuse ?? '', /temp directory/);
+    assert.match(sandboxSocketPlan('/nonexistent-bb12/run/x', [], env, 1000).refuse ?? '', /keeps its sockets/);
+    assert.match(sandboxSocketPlan('/home/u/proj', ['/nonexistent-bb12/tt/tmux-1000'], env, 1000).refuse ?? '', /--ro .* keeps its sockets/);
+    const up = sandboxSocketPlan('/home/u/proj', ['/nonexistent-bb12'], env, 1000);
+    assert.equal(up.refuse, null);
+    assert.deepEqual(up.hide.sort(), ['/nonexistent-bb12/run', '/nonexistent-bb12/tt/tmux-1000']);
+    assert.deepEqual(sandboxSocketPlan('/home/u/proj', [], env, 1000), { refuse: null, hide: [] });
+  });
+
+  test('in a shared temp directory every entry that is or holds a socket is listed; a spent budget is null (the sandbox is refused)', async () => {
+    const os = await import('node:os');
+    const fs = await import('node:fs');
+    const net = await import('node:net');
+    const path = await import('node:path');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'bb12u-'));
+    try {
+      fs.mkdirSync(path.join(root, 'deep', 'a', 'b'), { recursive: true });
+      fs.mkdirSync(path.join(root, 'plain'));
+      fs.writeFileSync(path.join(root, 'plain', 'f'), 'x');
+      const srvs = await Promise.all(['top.sock', 'deep/a/b/s'].map((n) => new Promise<import('node:net').Server>((r) => { const v = net.createServer(); v.listen(path.join(root, n), () => r(v)); })));
+      try {
+        assert.deepEqual(socketHolders(root)?.sort(), [path.join(root, 'deep'), path.join(root, 'top.sock')]);
+        assert.equal(socketHolders(root, { ...SCAN_BUDGET, entries: 1, started: Date.now(), seen: 0 }), null);
+      } finally {
+        for (const v of srvs) v.close();
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -10,6 +10,7 @@ import { shellWord } from '../../../shared/shell-word';
 import { classifyShell, MAX_COMMAND_CHARS, summarizeClassification } from '../../core/classify/shell';
 import { relayArgv } from '../egress/relay';
 import { bwrapArgs, findBwrap, NO_BWRAP, unsafeSandboxCwd, unsafeSandboxReadOnly, type SandboxEgress } from './sandbox';
+import { sandboxSocketPlan } from './sandbox-sockets';
 import { runCommand, type RunOutcome } from './run';
 
 export interface ExecOptions {
@@ -150,7 +151,8 @@ export function prepare(o: ExecOptions, egress: SandboxEgress | null, task: stri
   const bwrap = findBwrap(o.env);
   if (!bwrap) throw new ExecStop('sandbox', NO_BWRAP);
   const home = sandboxHome(o.env);
-  refuseUnsafeSandbox(o.cwd, o.readOnly ?? [], o.env);
+  // Looked at again right before the run: other programs' sockets come and go.
+  const others = refuseUnsafeSandbox(o.cwd, o.readOnly ?? [], o.env);
   // `task`: the task whose sockets the sandbox gets — the one the daemon counted the approval against.
   const dir = task ? taskSocketDir(o.env, task) : null;
   const args = bwrapArgs({
@@ -159,7 +161,7 @@ export function prepare(o: ExecOptions, egress: SandboxEgress | null, task: stri
     home,
     egress: o.sandbox ? egress : null,
     task: task && dir ? { id: task, dir } : null,
-    hide: airlockDirs(o.env),
+    hide: [...airlockDirs(o.env), ...others],
     readOnly: [...(o.readOnly ?? []).map(realPath), ...(egress && !/^\/(usr|bin|sbin|lib|lib64|opt|nix)\//.test(node) ? [node] : [])],
   });
   return { file: bwrap, args: [...args, '--', ...inner] };
@@ -194,12 +196,17 @@ export function airlockDirs(env: NodeJS.ProcessEnv): string[] {
  * directories, cannot be sandboxed, nor can a `--ro` path inside them be shared. That is the
  * user's choice of where to run, so a usage error (64) that says where to run instead; 69 is
  * kept for "the daemon is not running" (and a missing bwrap). Links are resolved first: a
- * `--cwd` naming a link to the home is the home.
+ * `--cwd` naming a link to the home is the home. Returns what to hide of other programs'
+ * sockets (main/integrations/exec/sandbox-sockets.ts), which can refuse the sandbox too.
  */
-export function refuseUnsafeSandbox(cwd: string, readOnly: readonly string[], env: NodeJS.ProcessEnv): void {
+export function refuseUnsafeSandbox(cwd: string, readOnly: readonly string[], env: NodeJS.ProcessEnv): string[] {
   const own = airlockDirs(env);
   const unsafe = unsafeSandboxCwd(realPath(cwd), realPath(sandboxHome(env)), own) ?? readOnly.map((r) => unsafeSandboxReadOnly(realPath(r), own)).find((x) => x !== null) ?? null;
   if (unsafe) throw new ExecStop('usage', `--sandbox: ${unsafe}; nothing was run`);
+  // Other programs' sockets (tmux, X11, D-Bus, ssh-agent): refused or hidden (sandbox-sockets.ts).
+  const plan = sandboxSocketPlan(realPath(cwd), readOnly.map(realPath), env, process.getuid?.() ?? 0);
+  if (plan.refuse) throw new ExecStop('usage', `--sandbox: ${plan.refuse}; nothing was run`);
+  return plan.hide;
 }
 
 /**

@@ -57,7 +57,10 @@ export function probePath(p: string): PathKind {
 }
 
 /** System locations shared read-only (merged-/usr systems have symlinks for /bin, /lib…). */
-const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix', '/run/systemd/resolve'];
+// Of systemd-resolved's directory only the files /etc/resolv.conf may link to: beside them
+// is its varlink socket (io.systemd.Resolve), which looks names up on the real network for
+// whoever connects, a way for data out of a sandbox that has no network.
+const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix', '/run/systemd/resolve/resolv.conf', '/run/systemd/resolve/stub-resolv.conf'];
 
 const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith('/') ? parent : parent + '/');
 
@@ -85,7 +88,10 @@ export function unsafeSandboxReadOnly(p: string, airlock: readonly string[]): st
 /** The bwrap argv (without the command). Pure apart from `probe`. */
 export function bwrapArgs(spec: SandboxSpec, probe: (p: string) => PathKind = probePath): string[] {
   // --unshare-all includes the network, and nothing here ever shares it back.
-  const a: string[] = ['--die-with-parent', '--new-session', '--unshare-all'];
+  // --cap-drop ALL: bwrap keeps every capability when it runs as root, and with CAP_SYS_ADMIN
+  // the agent could remount a read-only bind (a --ro path, its task's socket directory, /etc)
+  // writable and write through it to the real files.
+  const a: string[] = ['--die-with-parent', '--new-session', '--unshare-all', '--cap-drop', 'ALL'];
   for (const p of SYSTEM) {
     const k = probe(p);
     if (k.kind === 'symlink') a.push('--symlink', k.target, p);
@@ -94,16 +100,25 @@ export function bwrapArgs(spec: SandboxSpec, probe: (p: string) => PathKind = pr
   a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   // An empty home first; when cwd is inside it, the workspace is bound into it below.
   if (spec.home) a.push('--tmpfs', spec.home);
-  for (const p of spec.readOnly) if (probe(p).kind !== 'missing') a.push('--ro-bind', p, p);
-  a.push('--bind', spec.cwd, spec.cwd);
-  // Airlock's own files must stay out of reach even when they live under the workspace or
-  // under a path shared with --ro (`--ro /tmp` holds <tmp>/airlock-<uid>/ui.sock).
+  // Binds and hides in the order of their paths, parents first, so each one shows through
+  // the ones above it: Airlock's directory (or another program's socket directory) inside the
+  // workspace is hidden after the workspace is bound, and a workspace inside a hidden
+  // directory (a project under a temp directory shared with --ro) is bound after the hiding.
+  // At the same path a hide comes first: what the caller named explicitly is what shows.
+  const mounts: { at: string; args: string[]; hide: boolean }[] = [];
+  for (const p of spec.readOnly) if (probe(p).kind !== 'missing') mounts.push({ at: p, args: ['--ro-bind', p, p], hide: false });
+  mounts.push({ at: spec.cwd, args: ['--bind', spec.cwd, spec.cwd], hide: false });
+  // Airlock's own files (and other programs' sockets) must stay out of reach even when they
+  // live under the workspace or under a path shared with --ro (`--ro /tmp` holds
+  // <tmp>/airlock-<uid>/ui.sock, and tmux's socket).
   for (const h of spec.hide) {
     if (!inside(h, spec.cwd) && !spec.readOnly.some((r) => inside(h, r))) continue;
     const k = probe(h);
-    if (k.kind === 'dir') a.push('--tmpfs', h);
-    else if (k.kind !== 'missing') a.push('--ro-bind', '/dev/null', h);
+    if (k.kind === 'dir') mounts.push({ at: h, args: ['--tmpfs', h], hide: true });
+    else if (k.kind !== 'missing') mounts.push({ at: h, args: ['--ro-bind', '/dev/null', h], hide: true });
   }
+  const depth = (p: string) => p.split('/').filter(Boolean).length;
+  for (const m of mounts.map((m, i) => ({ ...m, i })).sort((x, y) => depth(x.at) - depth(y.at) || Number(y.hide) - Number(x.hide) || x.i - y.i)) a.push(...m.args);
   // The directory, not the sockets one by one: connecting works on a read-only bind, the
   // agent cannot plant files there, and the task's egress files are in it too.
   const dir = spec.task && probe(spec.task.dir).kind === 'dir' ? spec.task.dir : null;
