@@ -28,8 +28,8 @@ import { findRepoLookalike } from '../os/git-lookalike';
 import { createConsequenceProbe } from '../os/consequence-probe';
 import { loadWebState, writeWebState } from '../os/web-state';
 import { Store } from '../store';
-import { RemoteSockets } from './remote-sockets';
-import { startRequestSocket } from './request-socket';
+import { RemoteSockets, remoteForwardedBy } from './remote-sockets';
+import { remoteVia, startRequestSocket } from './request-socket';
 import { removeLeftoverTaskDirs, TaskRequestSockets } from './task-request-sockets';
 import { startUiSocket } from './ui-socket';
 import { startSshAgent, type Sealer } from '../ssh';
@@ -103,6 +103,8 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     recorder.onTaskMemory = (task) => queue.reassessTask(task);
     const broker = new Broker({ policy, queue, recorder, grants: tasks });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
+    // Set once the remotes' sockets are open (below); until then a remote's forward is no remote here.
+    const remoteSockets: { current?: RemoteSockets } = {};
     const ssh = await startSshAgent({
       paths,
       asker: broker,
@@ -113,8 +115,13 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
       onDisconnect: (connection) => broker.dropConnection(connection),
       onForeignPeer: (sock, cred) => recorder.recordRejected(foreignPeerAttempt(sock === paths.agentSock ? 'agent.sock' : path.relative(paths.sockets, sock), cred)),
       // What only a hostile or broken client sends on an agent socket (main/ssh/agent-server.ts AgentRejection).
-      onRejected: (r) => recorder.recordRejected({ source: 'ssh', tool: 'ssh-agent', summary: r.summary, raw: r.facts, reason: r.reason, process: r.process, task: r.task ?? null, connection: r.connection }),
+      onRejected: (r) => recorder.recordRejected({ source: 'ssh', tool: 'ssh-agent', summary: r.summary, raw: r.facts, reason: r.reason, process: r.process, task: r.task ?? null, connection: r.connection, ...(r.remote ? { remote: r.remote } : {}) }),
       onKeyAdded: (a) => recorder.recordKeyAdded(a),
+      // What a remote's server asks through its forwarded agent is the remote's (docs/remote.md).
+      remoteOf: (p) => {
+        const name = remoteForwardedBy(p, paths.remotesDir);
+        return name === null ? null : { remote: { name, via: remoteVia(p) }, removed: !(remoteSockets.current?.isOpen(name) ?? false) };
+      },
       onKeysChanged: () => bus.publish({ method: 'keys.changed', params: {} }),
       keyUsage: { load: () => store.keyUsage(), touch: (fp, at) => store.touchKey(fp, at), forget: (fp) => store.forgetKey(fp) },
       log: (m) => log(`ssh: ${m}`),
@@ -145,6 +152,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     // An --upstream given on the command line wins; otherwise the setting rules, live.
     // Remotes (airlock remote): each configured one gets its request socket back.
     const remotes = new RemoteSockets(agent, paths.remotesDir);
+    remoteSockets.current = remotes;
     closers.push(() => remotes.closeAll());
     for (const r of store.listRemotes()) {
       try {

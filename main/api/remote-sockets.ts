@@ -4,13 +4,40 @@
 // agent side is ever forwarded: these sockets speak request.sock's methods and nothing else.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { RemoteName } from '../contract/common';
+import { RemoteName, type ProcessInfo } from '../contract/common';
 import type { AgentSide, RemoteSocketService } from '../core/ports';
 import { ensurePrivateDir } from '../os/paths';
+import { remoteForwardsOf } from '../ssh/ssh-argv';
 import { startRequestSocket } from './request-socket';
 
 /** sun_path is 108 bytes on Linux (104 on macOS), including the terminating NUL. */
 const MAX_SOCKET_PATH = 103;
+
+/**
+ * The remote whose socket `p` forwards, when `p` is an ssh started with `-R …:<remotesDir>/NAME/request.sock`
+ * (or `-o RemoteForward=…`), as `airlock remote add` prints it; else null. The name is
+ * returned whether or not NAME is still a remote (the caller asks RemoteSockets.isOpen).
+ */
+export function remoteForwardedBy(p: ProcessInfo, remotesDir: string): string | null {
+  const prog = path.basename(p.exe ?? p.argv[0] ?? '');
+  if (prog !== 'ssh' && path.basename(p.argv[0] ?? '') !== 'ssh') return null;
+  const dirs = new Set([path.resolve(remotesDir)]);
+  try {
+    dirs.add(fs.realpathSync(remotesDir));
+  } catch {
+    // Not there (yet): the spelling given is the one ssh was told.
+  }
+  for (const spec of remoteForwardsOf(p.argv)) {
+    for (const dir of dirs) {
+      // The local end comes last: `-R SERVER_SOCKET:LOCAL_SOCKET`, `RemoteForward SERVER_SOCKET LOCAL_SOCKET`.
+      const at = spec.lastIndexOf(dir + path.sep);
+      if (at < 0 || (at > 0 && !/[:\s=]/.test(spec[at - 1]!))) continue;
+      const m = /^([^/]+)\/request\.sock$/.exec(spec.slice(at + dir.length + 1));
+      if (m && RemoteName.safeParse(m[1]).success) return m[1]!;
+    }
+  }
+  return null;
+}
 
 export class RemoteSockets implements RemoteSocketService {
   private readonly open_ = new Map<string, { close(): Promise<void> }>();
@@ -23,6 +50,11 @@ export class RemoteSockets implements RemoteSocketService {
   socketPathOf(name: string): string {
     if (!RemoteName.safeParse(name).success) throw new Error(`remote name ${JSON.stringify(name)} cannot name a socket directory`);
     return path.join(this.remotesDir, name, 'request.sock');
+  }
+
+  /** The remote's socket is open here: it is a remote now (not removed). */
+  isOpen(name: string): boolean {
+    return this.open_.has(name);
   }
 
   async open(name: string): Promise<string> {

@@ -16,7 +16,7 @@ export type HistoryReader = Pick<Store, 'queryHistory' | 'historyFilterProblem' 
 
 /** The core parts the ApproverService is made of. */
 export interface ApproverParts {
-  queue: Pick<PromptQueue, 'list' | 'decide'>;
+  queue: Pick<PromptQueue, 'list' | 'decide' | 'denyRemote'>;
   tasks: Pick<TasksAndGrants, 'listGrants' | 'createGrant' | 'revokeGrant' | 'listTasks' | 'getTask'>;
   lifecycle: TaskStarter;
   settings: SettingsService;
@@ -137,6 +137,10 @@ export function createApproverHandlers(parts: ApproverParts, keys?: KeyService, 
       const sockets = hooks.remotes ?? noRemotes();
       if (!store.removeRemote(p.name)) throw new RpcError(RPC.notFound, `no remote ${p.name}`);
       await sockets.close(p.name);
+      // Its prompts still open are denied, whatever they came through: closing its socket
+      // answers those of its request socket; those of its forwarded agent (agent.sock, held
+      // by the ssh session still open) are answered here.
+      queue.denyRemote(p.name);
       // Its allow grants go with it: a remote added again under this name (perhaps another
       // server) starts with none, as a new task does. Its deny grants stay: they only ever refuse.
       for (const g of tasks.listGrants({})) if (g.remote === p.name && g.effect === 'allow') tasks.revokeGrant(g.id);

@@ -251,6 +251,13 @@ export class PromptQueue {
     }
   }
 
+  /** The remote was removed: its open prompts are answered (deny, recorded), its forwarded agent's too. */
+  denyRemote(name: string): void {
+    for (const p of [...this.pending.values()]) {
+      if (p.prompt.remote?.name === name) this.finish(p, 'deny', 'system', null, null, `remote ${name} was removed before the human answered`);
+    }
+  }
+
   /** Denies every open prompt (recorded) so no requester hangs across a restart. */
   denyAll(reason: string): void {
     for (const p of [...this.pending.values()]) this.finish(p, 'deny', 'system', null, null, reason);

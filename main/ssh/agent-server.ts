@@ -4,7 +4,7 @@
 // order), and every signature goes through asker.ask() first.
 import type * as net from 'node:net';
 import type { AgentRequest } from '../contract/agent';
-import type { ProcessInfo } from '../contract/common';
+import type { ProcessInfo, RemoteInfo } from '../contract/common';
 import type { Asker, KeyAdded, KeyScope } from '../core/ports';
 import { deepFreeze, type PeerCred } from '../os/peer';
 import { ProcessInfoCache } from './process-cache';
@@ -45,6 +45,18 @@ export interface AgentCoreDeps {
   onRejected?: (r: AgentRejection) => void;
   /** A key was added with ssh-add (it does not ask, agent-admin.ts): recorded in history all the same. */
   onKeyAdded?: (a: KeyAdded) => void;
+  /**
+   * The remote (airlock remote) whose forward the peer process holds, when it is an ssh
+   * started with a remote's `-R … remotes/NAME/request.sock` (the line `remote add` prints):
+   * what reaches agent.sock through that ssh's agent forwarding comes from the remote's server.
+   * `removed`: the name is no remote here any more (removed while the session stayed open).
+   */
+  remoteOf?: (p: ProcessInfo) => ForwardedFrom | null;
+}
+
+export interface ForwardedFrom {
+  remote: RemoteInfo;
+  removed: boolean;
 }
 
 
@@ -66,6 +78,8 @@ export interface AgentRejection {
   task?: string;
   /** The connection it came on (a flood is coalesced per connection). */
   connection?: string;
+  /** It came through a remote's forwarded agent: recorded with the remote. */
+  remote?: RemoteInfo;
 }
 
 /** Per-connection state. */
@@ -119,6 +133,13 @@ export class AgentCore {
       return msg.type === 'list' ? identitiesAnswer([]) : FAILURE_FRAME;
     }
     const onTaskSocket = c.boundTask !== undefined;
+    // A remote's server holds its forwarded agent for the whole session: it may ask for
+    // signatures (each asked, marked with the remote), never change this machine's agent.
+    const changes = msg.type === 'add' || msg.type === 'remove' || msg.type === 'removeAll' || msg.type === 'lock' || msg.type === 'unlock';
+    if (changes && !onTaskSocket) {
+      const from = this.forwardedFrom(c);
+      if (from) return this.refuseFromRemote(c, msg.type, from);
+    }
     switch (msg.type) {
       case 'list': {
         const scope = this.visible(c);
@@ -209,11 +230,30 @@ export class AgentCore {
     }
   }
 
+  /**
+   * The remote a connection speaks for: the peer is the ssh holding a remote's forward and
+   * the connection is not that ssh's own login (a bind for authentication, made by the ssh
+   * here before the server had a say): an agent-forwarding channel, or a connection that
+   * bound nothing (an ssh older than OpenSSH 8.9 does not tell; asking as the remote only
+   * narrows what answers it).
+   */
+  private forwardedFrom(c: Conn): ForwardedFrom | null {
+    if (!this.deps.remoteOf || c.boundTask !== undefined) return null;
+    if (c.binds.list.length > 0 && !c.binds.forwarded) return null;
+    c.process ??= this.processOf(c.cred);
+    return this.deps.remoteOf(c.process);
+  }
+
+  private refuseFromRemote(c: Conn, type: AgentMessage['type'], from: ForwardedFrom): Buffer {
+    return this.reject(c, `ssh-add (${type}) through the forwarded agent of remote ${from.remote.name}`, `remote ${from.remote.name}'s forwarded agent signs only (each signature asked here): a server cannot add or remove keys of this machine's agent, or lock or unlock it`, { message: type });
+  }
+
   /** Records a refusal (AgentRejection) and answers FAILURE. */
   reject(c: Conn, summary: string, reason: string, facts: Record<string, unknown>): Buffer {
     c.process ??= this.processOf(c.cred);
+    const from = this.forwardedFrom(c);
     try {
-      this.deps.onRejected?.({ summary, reason, facts, process: c.process, task: c.boundTask, connection: c.id });
+      this.deps.onRejected?.({ summary, reason, facts, process: c.process, task: c.boundTask, connection: c.id, ...(from ? { remote: from.remote } : {}) });
     } catch (e) {
       this.deps.log(`recording a refused agent message failed: ${(e as Error).message}`);
     }
@@ -291,6 +331,10 @@ export class AgentCore {
       hostKeySource = bound ? 'session-bind' : signed.hostKey ? 'hostbound-request' : null;
     }
     c.process ??= this.processOf(c.cred);
+    const from = this.forwardedFrom(c);
+    if (from?.removed) {
+      return this.reject(c, `signature through the forwarded agent of removed remote ${from.remote.name} refused`, `remote ${from.remote.name} was removed while its ssh session stayed open: nothing of it is asked any more; end that ssh session`, { key: fp });
+    }
     const argvDestination = sshDestinationOf(c.process);
     const hostLookup = hostKey && signed.purpose === 'login' ? this.deps.knownHosts.lookup(hostKey, knownHostsCandidates(argvDestination)) : null;
     const { request, ssh } = describeSign({
@@ -313,6 +357,7 @@ export class AgentCore {
         process: c.process,
         boundTask: c.boundTask,
         connection: c.id,
+        ...(from ? { remote: from.remote } : {}),
       });
     } catch (e) {
       this.deps.log(`asking about a signature failed: ${(e as Error).message}`);

@@ -6,7 +6,8 @@ import type { Asker, KeyAdded, KeyService, KeyScope, TaskSocketService } from '.
 import type { AirlockPaths } from '../os/paths';
 import type { PeerCred } from '../os/peer';
 import { AgentLock } from './agent-lock';
-import { AgentCore, type AgentRejection } from './agent-server';
+import type { ProcessInfo } from '../contract/common';
+import { AgentCore, type AgentRejection, type ForwardedFrom } from './agent-server';
 import { AgentListener } from './agent-listener';
 import { AgentKeyService } from './key-service';
 import { KeyStore, type KeyUsage } from './key-store';
@@ -43,6 +44,8 @@ export interface SshAgentOptions {
   onRejected?: (r: AgentRejection) => void;
   /** A key was added with ssh-add (not asked): record it in history (core/ports.ts KeyAdded). */
   onKeyAdded?: (a: KeyAdded) => void;
+  /** The remote whose forward an ssh peer holds (agent-server.ts AgentCoreDeps.remoteOf). */
+  remoteOf?: (p: ProcessInfo) => ForwardedFrom | null;
   log?: (msg: string) => void;
 }
 
@@ -96,6 +99,7 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
     onForeignPeer: opts.onForeignPeer,
     onRejected: opts.onRejected,
     onKeyAdded: opts.onKeyAdded,
+    remoteOf: opts.remoteOf,
   });
   const main = new AgentListener(core, opts.paths.agentSock);
   await main.listen();

@@ -77,3 +77,29 @@ export function knownHostsCandidates(d: SshDestination | null): string[] {
   const h = d.host.toLowerCase();
   return d.port && d.port !== 22 ? [`[${h}]:${d.port}`] : [h];
 }
+
+/**
+ * What an ssh command line forwards back to this machine: the value of every `-R` (bundled
+ * or not) and `-o RemoteForward=…` before the destination, as written. `airlock remote add`
+ * prints `-R SERVER_SOCKET:LOCAL_SOCKET`; its LOCAL_SOCKET names the remote.
+ */
+export function remoteForwardsOf(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 1; i < argv.length && i < 256; i++) {
+    const a = argv[i]!;
+    if (a === '--' || !a.startsWith('-') || a.length === 1) break;
+    for (let j = 1; j < a.length; j++) {
+      const c = a[j]!;
+      if (!WITH_ARG.has(c)) continue;
+      const value = j + 1 < a.length ? a.slice(j + 1) : argv[++i];
+      if (value === undefined) return out;
+      if (c === 'R') out.push(value);
+      if (c === 'o') {
+        const m = /^\s*remoteforward\s*[= ]\s*(.*)$/i.exec(value);
+        if (m) out.push(m[1]!);
+      }
+      break;
+    }
+  }
+  return out;
+}
