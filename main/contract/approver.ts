@@ -356,12 +356,16 @@ const SecretHost = z
 
 export const SecretAdd = z.strictObject({
   name: z.string().regex(SECRET_NAME, 'must be letters, digits and _ (it is the environment variable the placeholder is set in)'),
-  // No CR/LF/NUL: the value goes into HTTP headers and must not be able to add one.
+  // No CR/LF/NUL: the value goes into HTTP headers and must not be able to add one. And only
+  // what a header can carry (Node's own rule: tab, printable ASCII, Latin-1): a value with
+  // `€` or a control character made every request that carried it fail upstream of the
+  // history, as a 502 with no row.
   value: z
     .string()
     .min(1)
     .max(16 * 1024)
-    .refine((v) => !/[\r\n\0]/.test(v), 'must not contain CR, LF or NUL'),
+    .refine((v) => !/[\r\n\0]/.test(v), 'must not contain CR, LF or NUL')
+    .refine((v) => !/[^\t\x20-\x7e\x80-\xff]/.test(v), 'must be characters an HTTP header can carry (printable ASCII, tab or Latin-1): encode the value first (base64), as its service expects it'),
   hosts: z.array(SecretHost).min(1).max(32),
   headers: z
     .array(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/, 'must be an HTTP header name'))

@@ -91,3 +91,18 @@ test('the value never comes from argv; adding a name again replaces it (one entr
   assert.doesNotMatch(help.stdout, /keep\s+the\s+value\s+they\s+were\s+started\s+with/);
   assert.match(help.stdout, /remove/);
 });
+
+test('a value an HTTP header cannot carry (€, a control character) is refused at add, saying to encode it; nothing is stored', async () => {
+  const env = { ...process.env, AIRLOCK_HOME: d.home };
+  for (const bad of ['tok€n-value', 'tok\x01en', 'tok\x7fen']) {
+    const r = await airlock(['secrets', 'add', 'BAD_VALUE', '--host', 'api.example.com'], { env, input: `${bad}\n` });
+    assert.equal(r.code, 64, `${JSON.stringify(bad)}: ${r.stderr}`);
+    assert.match(r.stderr, /HTTP header can carry.*base64/);
+    assert.ok(!r.stderr.includes(bad), 'the value is not echoed in the error');
+  }
+  assert.doesNotMatch(JSON.stringify(await ui.ok('secrets.list')), /BAD_VALUE/);
+  // Latin-1 and a tab are what a header can carry: accepted.
+  const ok = await airlock(['secrets', 'add', 'LATIN1_VALUE', '--host', 'api.example.com'], { env, input: 'caf\u00e9\tvalue\n' });
+  assert.equal(ok.code, 0, ok.stderr);
+  await airlock(['secrets', 'remove', 'LATIN1_VALUE'], { env });
+});

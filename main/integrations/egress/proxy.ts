@@ -600,14 +600,24 @@ export class EgressProxy {
       // as a second request the proxy never saw (request smuggling). Node re-chunks it.
       if (req.headers['transfer-encoding'] !== undefined && req.headers['content-length'] === undefined) f.headers['Transfer-Encoding'] = 'chunked';
       const common = { host: f.t.host, port: f.t.port, method: req.method, path: f.path, headers: f.headers, setHost: false, lookup, agent: false as const, timeout: 60_000 };
-      const up = f.tls
-        ? https.request({
-            ...common,
-            servername: net.isIP(f.t.host) ? undefined : f.t.host,
-            // Handed on to tls.connect (agent: false); @types/node leaves it out of RequestOptions.
-            ...({ secureContext: (this.upstreamContext ??= tls.createSecureContext({ ca: this.o.upstreamCa })) } as https.RequestOptions),
-          })
-        : http.request(common);
+      let up: http.ClientRequest;
+      try {
+        up = f.tls
+          ? https.request({
+              ...common,
+              servername: net.isIP(f.t.host) ? undefined : f.t.host,
+              // Handed on to tls.connect (agent: false); @types/node leaves it out of RequestOptions.
+              ...({ secureContext: (this.upstreamContext ??= tls.createSecureContext({ ca: this.o.upstreamCa })) } as https.RequestOptions),
+            })
+          : http.request(common);
+      } catch (e) {
+        // A request Node will not build (a header it refuses) is still an attempt: recorded
+        // as one that never left, not only answered 502.
+        error = `not sent: ${(e as Error).message}`;
+        refuseRes(res, 502, 'Bad Gateway', `airlock egress: ${req.method} ${f.t.resource}: ${error}`);
+        req.resume();
+        return finish();
+      }
       up.on('timeout', () => up.destroy(new Error('the upstream server did not answer within 60 s')));
       up.on('error', (e) => {
         if (done) return;
