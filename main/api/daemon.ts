@@ -123,6 +123,7 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
         return name === null ? null : { remote: { name, via: remoteVia(p) }, removed: !(remoteSockets.current?.isOpen(name) ?? false) };
       },
       onKeysChanged: () => bus.publish({ method: 'keys.changed', params: {} }),
+      onSigningEnded: (e) => broker.signingEnded(e),
       keyUsage: { load: () => store.keyUsage(), touch: (fp, at) => store.touchKey(fp, at), forget: (fp) => store.forgetKey(fp) },
       log: (m) => log(`ssh: ${m}`),
     });

@@ -7,7 +7,7 @@ import type { AgentAnswer, AgentRequest } from '../contract/agent';
 import { RPC, RpcError } from '../contract/rpc';
 import { isLockError } from '../store';
 import type { HistoryRecorder } from './history-recorder';
-import type { EgressCore, EgressRecord, RejectedAttempt, RequestContext, RequestDesk } from './ports';
+import type { EgressCore, EgressRecord, RejectedAttempt, RequestContext, RequestDesk, SigningEnded } from './ports';
 import type { PromptQueue } from './prompt-queue';
 import type { RequestPolicy } from './request-policy';
 import type { TasksAndGrants } from './tasks-and-grants';
@@ -83,6 +83,20 @@ export class Broker implements RequestDesk, EgressCore {
   /** The requester went away: its open prompts are answered (deny) so history has them. */
   dropConnection(connection: string): void {
     this.parts.queue.dropConnection(connection);
+  }
+
+  /**
+   * The SSH agent can no longer sign with a prompt's key (removed, expired, agent locked):
+   * the prompt is answered "deny" by the system now, not left for an "allow" that would be
+   * recorded as allowed and sign nothing.
+   */
+  signingEnded(e: SigningEnded): void {
+    this.parts.queue.denySignatures((r) => {
+      if (e.locked) return 'the SSH agent was locked (ssh-add -x) before the human answered';
+      const origin = (r.args as { keyOrigin?: unknown } | undefined)?.keyOrigin;
+      if (origin === 'upstream' || e.held(r.ssh!.fingerprint)) return null;
+      return `the key ${r.ssh!.fingerprint} was removed (or its ssh-add lifetime ran out) before the human answered`;
+    });
   }
 
   recordEgress(r: EgressRecord): void {

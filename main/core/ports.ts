@@ -197,6 +197,14 @@ export interface EgressFacts {
 
 /** What went through one allowed egress connection, recorded after it ended. */
 /**
+ * The SSH agent can no longer sign with some keys: all of them (`locked`: ssh-add -x), or
+ * those no longer `held` (a stored key removed, an ssh-add key removed or past its lifetime;
+ * keys of an upstream agent are not its to know). Open signature prompts for them are
+ * answered at once (Broker.signingEnded).
+ */
+export type SigningEnded = { locked: true } | { locked: false; held: (fingerprint: string) => boolean };
+
+/**
  * An `ssh-add KEY` that changed the SSH agent (main/ssh/agent-server.ts). It is not asked
  * (agent-admin.ts says why), but agent.sock is every agent's SSH_AUTH_SOCK: which process put
  * which key into the human's agent belongs in history (HistoryRecorder.recordKeyAdded) like

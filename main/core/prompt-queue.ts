@@ -258,6 +258,19 @@ export class PromptQueue {
     }
   }
 
+  /**
+   * Signature prompts the agent can no longer honour (their key removed or expired, or the
+   * agent locked): answered "deny" at once by the system with `why`, so none stays on screen
+   * for an "allow" that would sign nothing yet be recorded as allowed (black-box wave 11).
+   */
+  denySignatures(why: (req: CoreRequest) => string | null): void {
+    for (const p of [...this.pending.values()]) {
+      const req = p.waiters[0]!.req;
+      const reason = req.viaSshAgent && req.ssh ? why(req) : null;
+      if (reason && this.pending.get(p.prompt.id) === p) this.finish(p, 'deny', 'system', null, null, reason);
+    }
+  }
+
   /** Denies every open prompt (recorded) so no requester hangs across a restart. */
   denyAll(reason: string): void {
     for (const p of [...this.pending.values()]) this.finish(p, 'deny', 'system', null, null, reason);

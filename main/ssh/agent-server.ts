@@ -52,6 +52,8 @@ export interface AgentCoreDeps {
    * `removed`: the name is no remote here any more (removed while the session stayed open).
    */
   remoteOf?: (p: ProcessInfo) => ForwardedFrom | null;
+  /** The agent was locked (ssh-add -x): signature prompts still open are answered (Broker.signingEnded). */
+  onLocked?: () => void;
 }
 
 export interface ForwardedFrom {
@@ -209,7 +211,9 @@ export class AgentCore {
         if (onTaskSocket) return this.refuseOnTask(c, msg.type);
         if (msg.passphrase.length === 0 || lock.locked) return FAILURE_FRAME;
         if (!(await this.askAboutAgent(c, lockRequest()))) return FAILURE_FRAME;
-        return (await lock.lock(msg.passphrase)) ? SUCCESS_FRAME : FAILURE_FRAME;
+        if (!(await lock.lock(msg.passphrase))) return FAILURE_FRAME;
+        this.deps.onLocked?.();
+        return SUCCESS_FRAME;
       case 'unlock':
         if (onTaskSocket) return this.refuseOnTask(c, msg.type);
         if (msg.passphrase.length === 0 || !lock.locked) return FAILURE_FRAME;

@@ -2,7 +2,7 @@
 // the sealed keys, and hands back the KeyService and TaskSocketService the core needs.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Asker, KeyAdded, KeyService, KeyScope, TaskSocketService } from '../core/ports';
+import type { Asker, KeyAdded, KeyService, KeyScope, SigningEnded, TaskSocketService } from '../core/ports';
 import type { AirlockPaths } from '../os/paths';
 import type { PeerCred } from '../os/peer';
 import { AgentLock } from './agent-lock';
@@ -36,6 +36,12 @@ export interface SshAgentOptions {
   keyUsage?: KeyUsage;
   /** Called when the key list changes (for the `keys.changed` notification). */
   onKeysChanged?: () => void;
+  /**
+   * The agent can no longer sign with some keys: removed or expired (`held` says which
+   * stored or ssh-add keys remain), or all of them (`locked`). Signature prompts for those
+   * keys are answered at once, not left to an answer that could sign nothing.
+   */
+  onSigningEnded?: (e: SigningEnded) => void;
   /** A client connection closed (the broker drops its pending prompts: Broker.dropConnection). */
   onDisconnect?: (connection: string) => void;
   /** A process of another user connected to an agent socket (refused): record it in history. */
@@ -68,7 +74,17 @@ export interface SshAgent {
 export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
   const log = opts.log ?? ((m: string) => process.stderr.write(`airlock ssh: ${m}\n`));
   const sealer = opts.sealer ?? (opts.passphrase ? passphraseSealer(opts.paths.keysDir, opts.passphrase) : masterKeyFileSealer(opts.paths.keysDir));
-  const store = new KeyStore(opts.paths.keysDir, sealer, opts.onKeysChanged, opts.keyUsage);
+  const store: KeyStore = new KeyStore(
+    opts.paths.keysDir,
+    sealer,
+    () => {
+      opts.onKeysChanged?.();
+      // entries(), not get(): a read here must not drop an expired key (and call this again).
+      const held = new Set(store.entries().map((e) => e.key.fingerprint));
+      opts.onSigningEnded?.({ locked: false, held: (fp) => held.has(fp) });
+    },
+    opts.keyUsage,
+  );
   store.load();
   const real = (p: string): string => {
     try {
@@ -100,6 +116,7 @@ export async function startSshAgent(opts: SshAgentOptions): Promise<SshAgent> {
     onRejected: opts.onRejected,
     onKeyAdded: opts.onKeyAdded,
     remoteOf: opts.remoteOf,
+    onLocked: () => opts.onSigningEnded?.({ locked: true }),
   });
   const main = new AgentListener(core, opts.paths.agentSock);
   await main.listen();
