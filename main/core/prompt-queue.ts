@@ -103,7 +103,7 @@ export class PromptQueue {
 
   /** Asks the human (or joins an identical open prompt); refused at once over a cap. */
   ask(req: CoreRequest, risk: Risk, ctx: RequestContext, nearMiss?: string): Promise<AgentAnswer> {
-    const key = coalesceKey(req, risk);
+    const key = coalesceKey(req, risk, ctx.connection);
     for (const p of this.pending.values()) {
       if (p.coalesceKey === key && !p.taskGrants) {
         return new Promise((resolve) => p.waiters.push({ resolve, connection: ctx.connection, req }));
@@ -303,7 +303,7 @@ export class PromptQueue {
       this.replaced.set(old.id, why.slice(0, LIMITS.text));
       if (this.replaced.size > REPLACED_KEPT) this.replaced.delete(this.replaced.keys().next().value!);
       const cancelTimer = this.schedule(() => this.timeout(prompt.id), Math.max(0, old.expiresAt - this.now()));
-      this.pending.set(prompt.id, { ...p, prompt, risk, coalesceKey: coalesceKey(req, risk), cancelTimer });
+      this.pending.set(prompt.id, { ...p, prompt, risk, coalesceKey: coalesceKey(req, risk, p.waiters[0]!.connection), cancelTimer });
       // The new one first: a UI showing the old one moves to it (same place in the queue, a
       // new id, so its input guard starts again), and is never left with an empty screen.
       this.bus.publish({ method: 'pending.added', params: prompt });
@@ -385,10 +385,14 @@ function scopeWords(scope: Scope): string {
  * on an earlier, milder prompt). An SSH signature also keys on its client process: another
  * ssh client's login, for its own session, never rides on the prompt of this one; nor does a
  * remote's request that came over another ssh connection (the prompt names the connection).
+ * A signature through a forwarded agent keys on its agent connection: every client on the
+ * far side reaches agent.sock through the one local ssh, one channel (connection) each, so
+ * the local ssh process cannot tell them apart (red team: three logins from a server shared
+ * one prompt, and one "allow once" signed all three sessions).
  */
-function coalesceKey(r: CoreRequest, risk: Risk): string {
+function coalesceKey(r: CoreRequest, risk: Risk, connection: string | undefined): string {
   const p = r.process;
-  const who = p ? [p.uid, p.exe, p.argv, p.tree.map((n) => [n.exe, n.argv]), r.source === 'ssh' ? p.pid : null] : null;
+  const who = p ? [p.uid, p.exe, p.argv, p.tree.map((n) => [n.exe, n.argv]), r.source === 'ssh' ? p.pid : null, r.ssh?.forwarded ? (connection ?? null) : null] : null;
   // Also shown on the prompt: where an MCP action came from (the server's annotation, the
   // human's pin, the tool's name) and which ssh connection carried a remote's request.
   return JSON.stringify([r.task, r.source, r.tool, r.action, r.resources, r.summary, r.argsText, r.cwd, risk.level, risk.reasons, who, r.ssh?.fingerprint, r.ssh?.forwarded, r.ssh?.host, r.ssh?.user, r.remote?.name, r.remote?.via, r.actionOrigin]);

@@ -30,7 +30,8 @@ let workFp = '';
 // in order; prints one JSON line per answer. `sign USER` (a login signature with the first
 // key listed, for a fresh session id), `lock`, `unlock`, `removeAll`, `add` (a fresh
 // ed25519 key), `flood N` (N connections at once, each a sign for its own user, answers
-// printed as they come), `wait FILE` (until FILE exists, at most 60 s).
+// printed as they come), `twins USER` (two connections at once, each the same login for
+// USER, as two clients on the server would ask), `wait FILE` (until FILE exists, at most 60 s).
 const STEPS = String.raw`
 const net = require('net'), crypto = require('crypto'), fs = require('fs');
 const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32BE(n); return b; };
@@ -72,6 +73,9 @@ const name = (t) => ({ 0: 'closed', 5: 'failure', 6: 'success', 12: 'identities'
     } else if (step === 'flood') {
       const n = Number(args[++i]); const blob = await firstKey();
       for (let k = 0; k < n; k++) ask(signBody(blob, 'flood' + k)).then((a) => console.log(JSON.stringify({ step, k, answer: name(a[0]) })));
+    } else if (step === 'twins') {
+      const user = args[++i]; const blob = await firstKey();
+      for (let k = 0; k < 2; k++) ask(signBody(blob, user)).then((a) => console.log(JSON.stringify({ step, k, answer: name(a[0]) })));
     } else if (step === 'wait') {
       const f = args[++i]; const until = Date.now() + 60000;
       while (!fs.existsSync(f) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
@@ -293,6 +297,28 @@ test('removing a remote while its ssh session stays open: its forwarded agent\'s
     const { events } = await ui.call<{ events: HistoryEvent[] }>('history.query', { source: 'ssh', since, limit: 20 });
     assert.ok(events.some((e) => e.decision === 'deny' && e.remote?.name === 'going' && e.tool === 'ssh-sign'), 'the open prompt was denied, recorded with the remote');
     assert.ok(events.some((e) => e.decision === 'reject' && e.remote?.name === 'going' && /removed remote going/.test(e.summary)), 'the next one was refused, recorded with the remote');
+  } finally {
+    fs.writeFileSync(go, '');
+    await denyAll();
+  }
+});
+
+test('the same login asked by two clients on the server through the forward: a prompt each, and allowing one signs only that one', async (t) => {
+  if (skip) return t.skip(skip);
+  const go = path.join(home, 'twins-done');
+  try {
+    const session = onServer('build', steps('twins', 'git', 'wait', go));
+    await waitFor(async () => (await pending()).length >= 1, 'the first prompt', 30_000, 50);
+    // Both connections' requests have arrived once one is answered or both are shown.
+    await waitFor(async () => (await pending()).length >= 2, 'a prompt for each client', 5_000, 50).catch(() => undefined);
+    const ps = await pending();
+    assert.equal(ps.length, 2, 'two sessions to sign, two prompts (one shared prompt would sign both on one answer)');
+    assert.ok(ps.every((p) => p.remote?.name === 'build' && p.ssh?.forwarded === true && p.resource === ps[0]!.resource));
+    await ui.call('pending.decide', { id: ps[0]!.id, decision: 'allow', scope: 'once' });
+    await ui.call('pending.decide', { id: ps[1]!.id, decision: 'deny', scope: 'once' });
+    fs.writeFileSync(go, '');
+    const r = await session;
+    assert.deepEqual(answers(r).map((a) => a.answer).sort(), ['failure', 'signature'], r.stdout + r.stderr);
   } finally {
     fs.writeFileSync(go, '');
     await denyAll();
