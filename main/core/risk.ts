@@ -62,8 +62,10 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   // X session files, systemd's user environment (LD_PRELOAD for every service), PAM's
   // environment, tmux/screen config (run-shell), lesskey (#env LESSOPEN pipes every file less
   // opens through a program), editors' init files, gdb's, mvn's shell wrapper's, gradle's init scripts.
-  { test: /(^|\/)\.(bash_logout|zlogout|login|logout|xprofile|xinitrc|xsession|xsessionrc|pam_environment|tmux\.conf|screenrc|lesskey|gdbinit|mavenrc|emacs|exrc)$/, what: 'a file a shell, session or tool runs at start or exit' },
-  { test: /(^|\/)\.config\/(fish\/conf\.d|environment\.d|nvim|tmux)\/|(^|\/)\.config\/lesskey$|(^|\/)\.emacs\.d\/(init|early-init)\.el$|(^|\/)\.gradle\/init\.d\//, what: 'a file a shell, session or tool runs at start or exit' },
+  // From GTFOBins: ~/.lessfilter (lesspipe runs it for every file less opens), top's toprc
+  // (pipe/inspect commands), rtorrent's execute=, wget's use_askpass, aria2c's on-download-*.
+  { test: /(^|\/)\.(bash_logout|zlogout|login|logout|xprofile|xinitrc|xsession|xsessionrc|pam_environment|tmux\.conf|screenrc|lesskey|gdbinit|mavenrc|emacs|exrc|lessfilter|toprc|rtorrent\.rc|wgetrc)$/, what: 'a file a shell, session or tool runs at start or exit' },
+  { test: /(^|\/)\.config\/(fish\/conf\.d|environment\.d|nvim|tmux)\/|(^|\/)\.config\/lesskey$|(^|\/)\.emacs\.d\/(init|early-init)\.el$|(^|\/)\.gradle\/init\.d\/|(^|\/)\.config\/procps\/toprc$|(^|\/)(\.aria2|\.config\/aria2)\/aria2\.conf$/, what: 'a file a shell, session or tool runs at start or exit' },
   { test: /(^|\/)\.ssh(\/|$)/, what: '~/.ssh (keys, config, authorized_keys)' },
   { test: /(^|\/)\.github\/workflows\//, what: 'a CI workflow' },
   { test: /(^|\/)(\.gitlab-ci\.yml|\.circleci\/|Jenkinsfile$|\.buildkite\/|azure-pipelines\.yml$)/, what: 'a CI pipeline' },

@@ -15,8 +15,15 @@ export interface Suggestion {
 }
 
 /** Runners whose next word names what runs: `npm run test`, `npx tsc`, `cargo test`. */
-const TWO_WORD = new Set(['npm', 'pnpm', 'yarn', 'bun', 'npx', 'pnpx', 'bunx', 'git', 'cargo', 'go', 'make', 'docker', 'kubectl', 'pip', 'pip3', 'poetry', 'uv', 'python', 'python3', 'node', 'deno', 'gradle', 'mvn', 'dotnet', 'gh', 'terraform', 'helm', 'brew', 'apt', 'bundle', 'rake', 'mix', 'swift']);
-const THREE_WORD = /^(npm|pnpm|yarn|bun) run$|^(npm|pnpm|yarn) exec$|^git (stash|remote|submodule|worktree)$|^docker compose$|^go mod$|^cargo (run|build)$/;
+const TWO_WORD = new Set(['npm', 'pnpm', 'yarn', 'bun', 'npx', 'pnpx', 'bunx', 'uvx', 'git', 'cargo', 'go', 'make', 'docker', 'podman', 'kubectl', 'pip', 'pip3', 'poetry', 'pipenv', 'pdm', 'uv', 'python', 'python3', 'node', 'deno', 'gradle', 'mvn', 'dotnet', 'gh', 'terraform', 'helm', 'brew', 'apt', 'bundle', 'rake', 'mix', 'swift', 'ssh']);
+const THREE_WORD = /^(npm|pnpm|yarn|bun) run$|^(npm|pnpm|yarn) (exec|dlx)$|^git (stash|remote|submodule|worktree)$|^docker compose$|^go mod$|^cargo (run|build)$|^bundle exec$|^(uv|poetry|pipenv|pdm) run$|^(docker|podman) (run|exec)$/;
+/**
+ * Runners whose next word is what they run (a package, a program, an image, a host): a
+ * pattern without that word lets them run anything. `npm exec /bin/sh` was offered
+ * `{npm exec,npm exec *}`, which covered `npm exec rm -rf ~` (GTFOBins corpus); when that
+ * word is an option or not plain, only the exact command is offered.
+ */
+const RUNS_NEXT = /^(npx|pnpx|bunx|uvx|ssh)$|^(npm|pnpm|yarn) (exec|dlx)$|^bundle exec$|^(uv|poetry|pipenv|pdm) run$|^(docker|podman) (run|exec)$/;
 const CLAUDE_FILE_TOOLS = ['Edit', 'MultiEdit', 'NotebookEdit', 'Write'];
 const PLAIN_WORD = /^[A-Za-z0-9][A-Za-z0-9:._@/+-]*$/;
 
@@ -35,6 +42,8 @@ export function commandPattern(command: string): string | null {
     keep = 2;
     if (words[2] && THREE_WORD.test(`${words[0]} ${words[1]}`) && PLAIN_WORD.test(words[2]) && !words[2].startsWith('-')) keep = 3;
   }
+  if (RUNS_NEXT.test(path.basename(words[0]!)) && keep < 2) return null;
+  if (keep === 2 && RUNS_NEXT.test(`${path.basename(words[0]!)} ${words[1]}`)) return null;
   const head = words.slice(0, keep).map(escapeGlob).join(' ');
   return `{${head},${head} *}`;
 }

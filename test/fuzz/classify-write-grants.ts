@@ -109,6 +109,15 @@ export function probeGrants(line: string, hostTmp: string): GrantProbe {
   return { req, checks };
 }
 
+/** Whether the core allows `line` by grant `g` alone, decided as probeGrants decides (a grant made from another line's prompt). */
+export function lineCoveredBy(line: string, g: Grant, hostTmp: string): boolean {
+  const current = { grants: [g] };
+  const policy = policyWith(current, sandboxResolver(hostTmp));
+  const req = policy.normalize({ source: 'exec', tool: 'exec', action: 'read', summary: line.slice(0, 1000), args: { command: line }, cwd: SANDBOX_CWD }, { boundTask: TASK });
+  const v = policy.evaluate(req);
+  return v.kind === 'answer' && v.decision === 'allow' && v.decidedBy === 'grant';
+}
+
 /**
  * Whether grant `g`, which covered `req`, would also cover a request naming this change:
  * some non-read part of the line with the changed path as its only resource, or the whole

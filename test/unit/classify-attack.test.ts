@@ -147,7 +147,10 @@ test('red team, seventh wave (lead): ssh runs programs its config names (-F FILE
   }
   assert.ok(c('ssh host rm -rf /srv').riskReasons.some((r) => r.reason === 'runs rm -rf /srv on host'));
   // What does not reach a shell stays a transfer, and an ordinary -o is not mistaken for -S/-F.
-  for (const cmd of ['ssh -N -L 8080:localhost:80 host', 'ssh -fN host', 'ssh -G host', 'ssh -O check host', 'scp -oStrictHostKeyChecking=no f host:', 'sftp -oStrictHostKeyChecking=no host']) {
+  for (const cmd of ['ssh -N -L 8080:localhost:80 host', 'ssh -fN host', 'ssh -G host', 'ssh -O check host', 'scp -oStrictHostKeyChecking=no f host:']) {
     assert.equal(c(cmd).action, 'transfer', cmd);
   }
+  // sftp is execute by itself (its `!` runs a local shell command: the GTFOBins corpus), but
+  // an ordinary -o is still not taken for a program it runs.
+  assert.ok(!c('sftp -oStrictHostKeyChecking=no host').riskReasons.some((r) => /caller's choosing/.test(r.reason)));
 });

@@ -58,6 +58,16 @@ const cases: { name: string; r: CoreRequest; expect: string | null; covers?: str
   { name: 'git add && git commit → both', r: bash('git add -A && git commit -m wip'), expect: '{{git add,git add *},{git commit,git commit *}}', covers: ['git add src', 'git commit -m x'] },
   { name: 'cd then npm test → only the non-read part', r: bash('cd /repo && npm test'), expect: '{npm test,npm test *}' },
   { name: 'npx tsc', r: bash('npx tsc --noEmit'), expect: '{npx tsc,npx tsc *}', notCovers: ['npx evil'] },
+  // Runners whose next word is what they run: without that word, no pattern (GTFOBins corpus:
+  // `{npm exec,npm exec *}` for `npm exec /bin/sh` covered `npm exec rm -rf ~`).
+  { name: 'npm exec /bin/sh → none (the program is not a plain word)', r: bash('npm exec /bin/sh'), expect: null },
+  { name: 'npx -y pkg → none (an option where the package goes)', r: bash('npx -y cowsay hi'), expect: null },
+  { name: 'uv run /bin/sh → none', r: bash('uv run /bin/sh'), expect: null },
+  { name: 'bundle exec rspec → keeps rspec', r: bash('bundle exec rspec spec/a_spec.rb'), expect: '{bundle exec rspec,bundle exec rspec *}', notCovers: ['bundle exec sh -c x'] },
+  { name: 'uv run pytest → keeps pytest', r: bash('uv run pytest -q'), expect: '{uv run pytest,uv run pytest *}', notCovers: ['uv run sh'] },
+  { name: 'docker run with options before the image → none', r: bash('docker run -v /:/mnt --rm alpine sh'), expect: null },
+  { name: 'ssh HOST CMD → keeps the host', r: bash('ssh build.example.com make test'), expect: '{ssh build.example.com,ssh build.example.com *}', notCovers: ['ssh other.example.com make test'] },
+  { name: 'ssh -o … HOST → none', r: bash('ssh -o BatchMode=yes build.example.com uptime'), expect: null },
   { name: 'cargo test', r: bash('cargo test --release'), expect: '{cargo test,cargo test *}' },
   { name: 'make', r: bash('make build'), expect: '{make build,make build *}', notCovers: ['make install'] },
   { name: 'python -m pytest', r: bash('python3 -m pytest tests'), expect: '{python3,python3 *}' },

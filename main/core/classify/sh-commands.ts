@@ -187,7 +187,6 @@ export const WRITE_CMDS: Record<string, Set<string> | undefined> = lookupTable({
   mktemp: new Set(['-p', '--tmpdir', '--suffix']),
   mknod: new Set(['-m']),
   rename: new Set(),
-  cpio: new Set(),
 });
 /** Long options without a value that change what a writer writes (matched by prefix too: `cp --b`). */
 const WRITE_LONG_FLAGS = ['--backup', '--decompress', '--uncompress', '--no-target-directory'];
@@ -225,6 +224,65 @@ const WGET_VALUE = new Set([
 ]);
 const SSH_VALUE = new Set(['-b', '-c', '-D', '-E', '-e', '-F', '-I', '-i', '-J', '-L', '-l', '-m', '-O', '-o', '-p', '-Q', '-R', '-S', '-W', '-w', '-B', '-P']);
 const NETCAT = new Set(['nc', 'ncat', 'netcat', 'socat', 'telnet', 'ftp', 'sftp', 'tftp', 'lftp', 'ping', 'dig', 'nslookup', 'host', 'traceroute', 'mosh', 'openssl']);
+
+const INTERACTIVE_CLIENTS: Record<string, string | undefined> = lookupTable({
+  ftp: 'ftp runs the commands it reads, and its ! runs a local shell command',
+  sftp: 'sftp runs the commands it reads (standard input, -b), and its ! runs a local shell command',
+  lftp: 'lftp runs the commands it is given (-c, -e, -f, standard input), and its ! runs a local shell command',
+  telnet: 'telnet runs the commands it reads, and its ! runs a local shell command',
+  mosh: 'mosh opens a shell on the host (what it is sent runs there), and --ssh/--server name programs it runs',
+});
+
+/**
+ * socat's addresses: EXEC:/SYSTEM:/SHELL: run a program (`socat tcp-listen:… exec:/bin/sh`
+ * is a bind shell; GTFOBins), OPEN:/CREATE:/GOPEN:/FILE:/PIPE: and a bare path name files.
+ * Only network addresses make it a transfer; files alone make it a write.
+ */
+function socat(args: Arg[], r: CmdResult, ctx: CmdContext): CmdResult {
+  const addresses = args.filter((a) => !/^-[a-zA-Z]/.test(a.text));
+  const runs = addresses.find((a) => /^(exec|system|shell)[:,]/i.test(a.text) || a.dynamic);
+  const files: string[] = [];
+  let network = false;
+  for (const a of addresses) {
+    const m = /^(open|create|creat|gopen|file|pipe|named|unix-connect|unix-listen|unix-client|unix):([^,]*)/i.exec(a.text);
+    if (m) files.push(resolvePath(m[2]!, ctx.cwd, a.dynamic));
+    else if (!/:/.test(a.text) && a.text.includes('/')) files.push(resolvePath(a.text.split(',')[0]!, ctx.cwd, a.dynamic));
+    else if (!/^(-|stdio|stdin|stdout|stderr|fd:\d+|\d+)(,|$)/i.test(a.text) && !/^(exec|system|shell)[:,]/i.test(a.text)) network = true;
+  }
+  const resources = [...r.resources.filter((h) => network && !/^(open|create|creat|gopen|file|pipe|named|unix[a-z-]*|exec|system|shell):/i.test(h) && !h.includes('/')), ...files];
+  if (runs) return { ...r, action: 'execute', resources: [...resources, runs.text], reasons: [{ level: 'high', reason: `socat runs a program (${clipText(runs.text, 60)})` }] };
+  return { ...r, action: network ? 'transfer' : 'write', resources };
+}
+
+/** openssl options whose value is a file it writes. */
+const OPENSSL_WRITES = new Set(['out', 'keyout', 'sess_out', 'keylogfile', 'writerand', 'reqout', 'respout', 'certsout', 'CAserial_out', 'msgout', 'signer_out']);
+/** openssl options that load a library (an engine or a provider) or a configuration file that can name one. */
+const OPENSSL_LOADS = new Set(['engine', 'keygen_engine', 'ssl_client_engine', 'provider', 'provider-path', 'config', 'conf']);
+const OPENSSL_NETWORK = new Set(['s_client', 's_server', 's_time', 'ocsp']);
+
+/**
+ * openssl: `-engine ./lib.so` loads a library (GTFOBins); `-out FILE` writes FILE (`openssl
+ * enc -out .git/hooks/pre-commit` named no file). openssl takes `-opt value`, `--opt value`
+ * and `-opt=value`.
+ */
+function openssl(args: Arg[], r: CmdResult, ctx: CmdContext): CmdResult {
+  const writes: string[] = [];
+  const reads: string[] = [];
+  let loads: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--?([A-Za-z_-]+)(?:=(.*))?$/s.exec(args[i]!.text);
+    if (!m) continue;
+    const value = m[2] !== undefined ? { text: m[2], dynamic: args[i]!.dynamic } : args[i + 1];
+    if (OPENSSL_LOADS.has(m[1]!)) loads ??= `-${m[1]}`;
+    if (value && value.text !== '-' && (OPENSSL_WRITES.has(m[1]!) || m[1] === 'in')) (m[1] === 'in' ? reads : writes).push(resolvePath(value.text, ctx.cwd, value.dynamic));
+  }
+  const sub = args.find((a) => !a.text.startsWith('-'))?.text ?? '';
+  // Hosts only where openssl connects; elsewhere the words with dots are files.
+  const resources = OPENSSL_NETWORK.has(sub) ? [...r.resources, ...writes] : [...reads, ...writes];
+  if (loads) return { ...r, action: 'execute', resources, reasons: [{ level: 'high', reason: `openssl ${loads} loads a library of the caller's choosing (an engine or provider, or a configuration naming one)` }] };
+  if (writes.length && !OPENSSL_NETWORK.has(sub)) return { ...r, action: 'write', resources, writes };
+  return { ...r, resources };
+}
 
 function curl(args: Arg[], ctx: CmdContext): CmdResult {
   const { pos, opts } = positionals(args, CURL_VALUE);
@@ -288,6 +346,8 @@ function wget(args: Arg[], ctx: CmdContext): CmdResult {
   } else if (opts.has('--post-data') || opts.has('--body-data')) {
     r.reasons.push({ level: 'medium', reason: 'sends data in the request body' });
   }
+  const input = opts.get('-i') ?? opts.get('--input-file');
+  if (input) r.unlisted = `wget fetches the URLs listed in ${input === true ? 'a file' : clipText(input.text, 60)}, not on the command line, and saves them under the names they give`;
   const out = opts.get('-O') ?? opts.get('--output-document');
   if (out && out !== true && out.text !== '-') {
     const p = resolvePath(out.text, ctx.cwd, out.dynamic);
@@ -431,6 +491,9 @@ function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string)
     // A danger (an editor, `bisect run`) is reported; a plain change goes to the rules below.
     if (v.action === 'execute' && v.level === 'high') return result('execute', [repo], { reasons: [{ level: 'high', reason: v.reason ?? `git ${sub}: not known to be read-only` }] });
   }
+  // git apply keeps a patch's paths inside the work tree and out of .git, unless
+  // --unsafe-paths: then `--directory=.git/hooks` or `../` paths write anywhere (GTFOBins).
+  if (sub === 'apply' && rest.some((a) => /^--unsafe-?/.test(a.text) || a.dynamic)) return result('write', [repo], { unlisted: 'git apply --unsafe-paths writes the files the patch names, wherever they say (.git/hooks and outside the work tree too)' });
   const { pos, opts } = positionals(rest, new Set(['-m', '-F', '-C', '-c', '-b', '-B', '--message', '--file', '--author', '--date', '-o', '--origin', '--depth', '--branch', '--upload-pack']));
   if (GIT_NET.has(sub)) {
     const r = result('transfer', []);
@@ -860,8 +923,16 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
       return { args: skipOpts(new Set(['-o', '-f', '--output', '--format'])), reason: wraps('and times it') };
     case 'chroot':
       return { args: skipOpts(new Set(['--userspec', '--groups'])).slice(1), reason: wraps('in another root directory', 'high') };
+    // `chrt [opts] PRIORITY CMD` and `taskset [opts] MASK CMD` (with -p: a running process,
+    // no command): the word before the command is not the command (`chrt 1 rm -rf ~` was
+    // judged as running a program named 1, and a grant for chrt covered it).
     case 'taskset':
-    case 'chrt':
+    case 'chrt': {
+      const rest = skipOpts(new Set(['-T', '-P', '-D', '--sched-runtime', '--sched-period', '--sched-deadline']));
+      // -p among chrt's or taskset's own options (not the command's: `chrt 1 sh -p`).
+      if (args.slice(0, args.length - rest.length).some((a) => /^-[a-zA-Z]*p|^--pid$/.test(a.text))) return { args: [], reason: wraps(`under ${name}`) };
+      return { args: rest.slice(1), reason: wraps(`under ${name}`) };
+    }
     case 'numactl':
     case 'unbuffer':
     case 'chronic':
@@ -1347,9 +1418,27 @@ function listsOnly(name: string, args: Arg[]): boolean {
 const TAR_LIST_OK = /^(-[tvfzjJaO]+|--list|--verbose|--file=.*|--gzip|--gunzip|--bzip2|--xz|--zstd|--lzma|--lzip|--auto-compress|--wildcards|--no-wildcards|--anchored|--no-anchored|--numeric-owner|--full-time|--utc|--force-local|--to-stdout|--ignore-case|--occurrence(=\d+)?|--)$/;
 
 const SSH_RUNS_OPTION = /^-o(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand|ProxyUseFdpass|PKCS11Provider|SecurityKeyProvider)/i;
+/**
+ * A long option as getopt_long, argp, libarchive and git's parse-options take it: the full
+ * name or any abbreviation of it from `min` characters on (`--to-c`, `--to-com` … for
+ * `--to-command`). `tar xf a.tar --to-comm='sh'` ran sh, judged a write (GTFOBins corpus).
+ * `min` is the shortest prefix no other option of the program shares; a shorter word that
+ * is still a prefix only makes the program refuse it as ambiguous.
+ */
+function abbrev(full: string, min: number): string {
+  let tail = '';
+  for (let i = full.length - 1; i >= min; i--) tail = `(?:${full[i]}${tail})?`;
+  return full.slice(0, min) + tail;
+}
+const longOptions = (...names: string[]) => `^(?:${names.join('|')})(?:=|$)`;
 const COMMAND_FLAGS: Record<string, RegExp | readonly RegExp[] | undefined> = lookupTable<RegExp | readonly RegExp[]>({
-  tar: /^(--to-command|--checkpoint-action|--use-compress-program|--info-script|--new-volume-script|--rsh-command|--rmt-command|--index-file)(=|$)|^-[a-zA-Z]*[IF]/,
-  bsdtar: /^(--use-compress-program|--to-command)(=|$)|^-[a-zA-Z]*I/,
+  tar: new RegExp(`${longOptions(abbrev('--to-command', 6), abbrev('--checkpoint-action', 13), abbrev('--use-compress-program', 5), abbrev('--info-script', 5), abbrev('--new-volume-script', 6), abbrev('--rsh-command', 4), abbrev('--rmt-command', 4), abbrev('--index-file', 5))}|^-[a-zA-Z]*[IF]`),
+  bsdtar: new RegExp(`${longOptions(abbrev('--use-compress-program', 5), abbrev('--to-command', 6))}|^-[a-zA-Z]*I`),
+  // GNU cpio opens an archive named host:file through the remote shell these name (GTFOBins).
+  cpio: new RegExp(longOptions(abbrev('--rsh-command', 4), abbrev('--rmt-command', 4))),
+  // aria2c runs the program a download event names (`--on-download-complete=/bin/sh`);
+  // --conf-path reads such options from a file that is not shown (GTFOBins).
+  aria2c: new RegExp(longOptions('--on-(?:bt-)?download-[a-z]+', '--conf-path')),
   rsync: /^(-e|--rsh|--rsync-path)(=|$)|^-[a-zA-Z]*e/,
   // OpenSSH's clients: a program to run (-S, sftp -D, the *Command options), a config file to
   // take options from (-F: ProxyCommand, `Match exec`, LocalCommand), a library to load (-I,
@@ -1360,15 +1449,18 @@ const COMMAND_FLAGS: Record<string, RegExp | readonly RegExp[] | undefined> = lo
   sftp: [/^-[46AaCfNpqrv]*[SDF]/, SSH_RUNS_OPTION],
   ssh: [/^-[46AaCfGgKkMNnqsTtVvXxYy]*[FI]/, SSH_RUNS_OPTION],
   zip: /^(-TT|--unzip-command)(=|$)/,
-  split: /^--filter(=|$)/,
+  split: new RegExp(longOptions(abbrev('--filter', 3))),
   // install -s runs the strip program it is told to (found by the write fuzzer).
-  install: /^--strip-p[a-z-]*(=|$)/,
+  install: new RegExp(longOptions(abbrev('--strip-program', 8))),
   // wget -e runs a .wgetrc command (use_askpass=PROG runs PROG), --use-askpass runs a
   // program, --config reads such commands from a file that is not shown.
   wget: /^(--exe(c(u(te?)?)?)?|--use-a[a-z]*|--conf[a-z]*)(=|$)|^-[a-zA-Z]*e/,
-  // curl -K reads its options (output files, uploads, hosts) from a file that is not shown.
-  curl: /^(-K|--config)(=|$)|^-[a-zA-Z]*K/,
-  git: /^(--exec|--upload-pack|--receive-pack|--extcmd|--tree-filter|--index-filter|--msg-filter|--env-filter|--commit-filter|--parent-filter|--tag-name-filter|--subdirectory-filter)(=|$)/,
+  // curl -K reads its options (output files, uploads, hosts) from a file that is not shown;
+  // --engine loads an OpenSSL engine, a shared library of the caller's choosing (GTFOBins).
+  // curl takes no abbreviations.
+  curl: /^(-K|--config|--engine)(=|$)|^-[a-zA-Z]*K/,
+  // git's parse-options takes abbreviations: `git rebase --exe='sh'` ran sh (GTFOBins corpus).
+  git: new RegExp(longOptions(abbrev('--exec', 3), abbrev('--upload-pack', 3), abbrev('--receive-pack', 3), abbrev('--extcmd', 4), '--tree-filter', '--index-filter', '--msg-filter', '--env-filter', '--commit-filter', '--parent-filter', '--tag-name-filter', '--subdirectory-filter')),
 });
 
 /** The reason a command-running option is used, or null. `-o ProxyCommand=…` is looked for in the following word too. */
@@ -1394,6 +1486,62 @@ function commandFlag(name: string, args: Arg[]): string | null {
     }
   }
   return null;
+}
+
+/** GNU cpio's short options that take a value (the next word, or the rest of the word: `-Farchive`). */
+const CPIO_VALUE_LETTERS = 'FOIEHRCMD';
+
+/**
+ * cpio -i extracts the files its archive holds and -p copies the files named on its
+ * standard input into a directory: neither list is on the command line (.git/hooks may be
+ * among them), like tar -x. An archive named host:file is opened on that host (rsh/ssh).
+ */
+function cpio(args: Arg[], ctx: CmdContext): CmdResult {
+  let mode = '';
+  let archive: Arg | undefined;
+  let dir: Arg | undefined;
+  const pos: Arg[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text;
+    const long = /^--([a-z-]+)(?:=(.*))?$/s.exec(t);
+    if (long) {
+      const [, key, value] = long;
+      const val = (): Arg | undefined => (value !== undefined ? { text: value, dynamic: args[i]!.dynamic } : args[++i]);
+      if ('extract'.startsWith(key!) && key!.length >= 2) mode ||= 'i';
+      else if ('create'.startsWith(key!) && key!.length >= 2) mode ||= 'o';
+      else if ('pass-through'.startsWith(key!) && key!.length >= 2) mode ||= 'p';
+      else if ('file'.startsWith(key!) && key!.length >= 3) archive = val();
+      else if ('directory'.startsWith(key!) && key!.length >= 3) dir = val();
+      else if (/^(format|owner|block-size|io-size|message|pattern-file|rename-batch-file)$/.test(key!) && value === undefined) i++;
+      continue;
+    }
+    if (/^-[a-zA-Z0-9]/.test(t)) {
+      for (let k = 1; k < t.length; k++) {
+        const ch = t[k]!;
+        if (CPIO_VALUE_LETTERS.includes(ch)) {
+          const value: Arg | undefined = k + 1 < t.length ? { text: t.slice(k + 1), dynamic: args[i]!.dynamic } : args[i + 1];
+          if (k + 1 >= t.length) i++;
+          if (ch === 'F' || ch === 'O' || ch === 'I') archive = value;
+          if (ch === 'D') dir = value;
+          break;
+        }
+        if ((ch === 'i' || ch === 'o' || ch === 'p') && !mode) mode = ch;
+      }
+      continue;
+    }
+    pos.push(args[i]!);
+  }
+  const archivePath = archive ? resolvePath(archive.text, ctx.cwd, archive.dynamic) : null;
+  if (archive && /^[^/]*:/.test(archive.text) && !args.some((a) => a.text === '--force-local')) {
+    return result('transfer', [archive.text.split(':')[0]!.replace(/^[^@]*@/, '')], { reasons: [{ level: 'high', reason: `cpio opens the archive ${clipText(archive.text, 60)} on another host (rsh/ssh)` }] });
+  }
+  const where = dir ? resolvePath(dir.text, ctx.cwd, dir.dynamic) : resolvePath('.', ctx.cwd);
+  if (mode === 'i') return result('write', [where, ...(archivePath ? [archivePath] : [])], { unlisted: `cpio extracts the files the archive holds into ${clipText(where, 80)}, wherever they say (.git/hooks too)` });
+  if (mode === 'p') {
+    const dest = pos[0] ? resolvePath(pos[0].text, dir ? where : ctx.cwd, pos[0].dynamic) : where;
+    return result('write', [dest], { unlisted: `cpio -p copies the files named on its standard input into ${clipText(dest, 80)}, wherever their names say (.git/hooks too)` });
+  }
+  return result('write', archivePath ? [archivePath] : []);
 }
 
 function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResult {
@@ -1428,8 +1576,9 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
     if (create) return result('write', archive ? [archive] : []);
     // Extracting writes the paths the archive holds (a .git/hooks/pre-commit among them,
     // the write fuzzer saw it), which the command line does not show.
-    return result('write', [dest, ...(archive ? [archive] : [])], { unlisted: `${name} extracts the files ${archive ? clipText(f !== true && f ? f.text : '', 60) : 'the archive'} holds into ${clipText(dest, 80)}, wherever they say (.git/hooks too)` });
+    return result('write', [dest, ...(archive ? [archive] : [])], { unlisted: `${name} extracts the files ${archiveArg ? clipText(archiveArg.text, 60) : 'the archive'} holds into ${clipText(dest, 80)}, wherever they say (.git/hooks too)` });
   }
+  if (name === 'cpio') return cpio(args, ctx);
   if (name === 'dd') {
     // The last of= (if=) is the one dd uses (`of={a,b}.new` wrote b.new; the write fuzzer, seed 12): each is named.
     const ofs = args.filter((a) => a.text.startsWith('of='));
@@ -1448,15 +1597,20 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
   }
   if (name === 'crontab') {
     if (args.some((a) => a.text === '-l')) return result('read', ['crontab']);
-    return result('write', ['crontab'], { reasons: [{ level: 'high', reason: 'changes scheduled jobs (crontab)' }] });
+    if (args.some((a) => a.text === '-r') && !args.some((a) => a.text === '-e')) return result('write', ['crontab'], { reasons: [{ level: 'high', reason: 'changes scheduled jobs (crontab)' }] });
+    // Installing a crontab schedules its commands to run later, unattended; -e runs $EDITOR.
+    return result('execute', ['crontab'], { reasons: [{ level: 'high', reason: 'installs scheduled jobs: the commands they name run later, unattended (crontab)' }] });
   }
 
   if (name === 'curl') return curl(args, ctx);
   if (name === 'wget') return wget(args, ctx);
   if (name === 'http' || name === 'https' || name === 'xh' || name === 'httpie' || name === 'aria2c' || name === 'fetch') {
-    const { pos } = positionals(args, new Set(['-o', '--output', '-a', '--auth']));
+    const { pos, opts } = positionals(args, new Set(['-o', '--output', '-a', '--auth', '-i', '--input-file', '-d', '--dir']));
     const hosts = pos.map((a) => hostOf(a.text)).filter((h): h is string => !!h);
-    return result('transfer', hosts, { download: true });
+    const r = result('transfer', hosts, { download: true });
+    const input = name === 'aria2c' ? (opts.get('-i') ?? opts.get('--input-file')) : undefined;
+    if (input) r.unlisted = `aria2c fetches the URLs listed in ${input === true ? 'a file' : clipText(input.text, 60)}, not on the command line, and saves them where that file says`;
+    return r;
   }
   if (name === 'scp') return scpLike(args, ctx, new Set(['-c', '-F', '-i', '-J', '-l', '-o', '-P', '-S']));
   if (name === 'rsync') {
@@ -1482,9 +1636,17 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
     const { pos } = positionals(args, new Set(['-p', '-s', '-w', '-e', '-c', '-i', '-q', '-x', '-X', '-t', '-W', '-c', '-b']));
     const hosts = pos.filter((a) => !/^\d+$/.test(a.text) && !a.text.startsWith('-')).map((a) => hostOf(a.text) ?? a.text);
     const r = result('transfer', name === 'openssl' ? hosts.filter((h) => h.includes('.') || h.includes(':')) : hosts);
-    if (args.some((a) => a.text === '-e' || a.text === '-c') && (name === 'nc' || name === 'ncat' || name === 'netcat')) {
-      r.reasons.push({ level: 'critical', reason: 'connects a shell to the network (nc -e)' });
+    if (name === 'socat') return socat(args, r, ctx);
+    if (name === 'openssl') return openssl(args, r, ctx);
+    // nc -e/-c, ncat --exec/--sh-exec/--lua-exec run a program with its input and output on the connection.
+    if ((name === 'nc' || name === 'ncat' || name === 'netcat') && args.some((a) => /^-[a-zA-Z0-9]*[ec]$/.test(a.text) || /^--(sh-|lua-)?exec(=|$)/.test(a.text))) {
+      return { ...r, action: 'execute', reasons: [{ level: 'critical', reason: `connects a program to the network (${name} -e/-c runs it)` }] };
     }
+    // These read commands (standard input, a script, -c/-e/-b) and their `!` runs a local
+    // shell: `echo '!sh' | ftp` ran sh under a grant for `ftp` (GTFOBins). mosh, like ssh,
+    // opens a shell on the host (--server and --ssh name programs it runs).
+    const interactive = INTERACTIVE_CLIENTS[name];
+    if (interactive) return { ...r, action: 'execute', reasons: [{ level: 'high', reason: interactive }] };
     return r;
   }
   if (name === 'git') return git(args, ctx);

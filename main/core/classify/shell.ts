@@ -414,7 +414,10 @@ function applyResult(
     if (st.madeExecutable.has(r.runs)) addReason(st, { level: 'high', reason: `makes ${r.runs} executable and then runs it` });
     else if (st.written.has(r.runs)) addReason(st, { level: 'high', reason: `writes or downloads ${r.runs} and then runs it` });
   }
-  if (r.runsGitHooks && st.hookWritten) addReason(st, { level: 'critical', reason: `writes a git hook (${st.hookWritten}) and runs git in the same command, which executes it` });
+  if (r.runsGitHooks && st.hookWritten) {
+    addReason(st, { level: 'critical', reason: `writes a git hook (${st.hookWritten}) and runs git in the same command, which executes it` });
+    action = 'execute';
+  }
   if (action !== 'read' && !st.hookWritten) st.hookWritten = resources.find((p) => GIT_HOOK.test(p)) ?? null;
   for (const p of r.makesExecutable ?? []) st.madeExecutable.add(p);
   for (const p of r.writes ?? []) st.written.add(p);
