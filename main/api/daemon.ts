@@ -99,8 +99,6 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     const installRoot = path.resolve(__dirname, '..', '..', '..');
     const ownInstall = { roots: [path.join(installRoot, 'bin'), path.join(installRoot, 'dist')] };
     const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, consequences: createConsequenceProbe(), ownInstall, riskOf: (r) => policy.riskOf(r) });
-    // A task's chain rules changed (a secret read, a hook written): its waiting prompts are assessed again.
-    recorder.onTaskMemory = (task) => queue.reassessTask(task);
     const broker = new Broker({ policy, queue, recorder, grants: tasks });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
     // Set once the remotes' sockets are open (below); until then a remote's forward is no remote here.
@@ -147,6 +145,16 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     const testDns = process.env.AIRLOCK_TEST === '1' ? parseFixedHosts(process.env.AIRLOCK_EGRESS_TEST_DNS) : new Map<string, string>();
     if (testDns.size) log(`egress: TEST SETTING: DNS answers for ${[...testDns.keys()].join(', ')} (AIRLOCK_EGRESS_TEST_DNS)`);
     const egress = new EgressSockets(broker, paths.tasksDir, secrets, trust, new Resolver({ fixed, ...(testDns.size ? { lookup: fixedDnsLookup(testDns) } : {}) }), log);
+    // A task's chain rules changed (a secret read, a hook written): its waiting prompts are
+    // assessed again, and after a secret read what its egress proxy let through closes, so
+    // each connection from now on is asked as the critical transfer it is.
+    recorder.onTaskMemory = (task, learned) => {
+      queue.reassessTask(task);
+      if (learned.includes('secretRead')) {
+        const n = egress.cut(task);
+        if (n) log(`egress: task ${task} read a secret: closed its ${n} open connection(s); each new one asks`);
+      }
+    };
     closers.push(() => egress.closeAll());
     const lifecycle = new TaskLifecycle(tasks, queue, recorder, bus, { ssh: ssh.taskSockets, requests: taskRequests, egress });
     const agent: AgentSide = { desk: broker, tasks, lifecycle, recorder };

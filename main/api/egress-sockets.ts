@@ -100,6 +100,11 @@ export class EgressSockets implements EgressService {
     for (const f of o.files) fs.rmSync(f, { force: true });
   }
 
+  /** The task read a secret: the connections its proxy let through close (EgressProxy.cut); how many. */
+  cut(task: string): number {
+    return this.open_.get(task)?.proxy.cut() ?? 0;
+  }
+
   async closeAll(): Promise<void> {
     for (const t of [...this.open_.keys()]) await this.close(t);
   }

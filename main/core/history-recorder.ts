@@ -81,7 +81,7 @@ export class HistoryRecorder implements RejectionRecorder {
    * secret, wrote a git hook, leaked a placeholder): its prompts still waiting were assessed
    * before that, and the daemon has them assessed again (PromptQueue.reassessTask).
    */
-  onTaskMemory?: (task: string) => void;
+  onTaskMemory?: (task: string, learned: (keyof TaskMemory)[]) => void;
 
   constructor(
     private readonly store: HistoryStore,
@@ -128,7 +128,8 @@ export class HistoryRecorder implements RejectionRecorder {
       },
       { consumeGrants: d.consumeGrants, createGrant: d.createGrant },
     );
-    if (memory && remember(memory, req.action, req.resources, undefined, undefined, req.claudeDirs)) this.onTaskMemory?.(req.task!);
+    const learned = memory ? remember(memory, req.action, req.resources, undefined, undefined, req.claudeDirs) : [];
+    if (learned.length) this.onTaskMemory?.(req.task!, learned);
     const a: AgentAnswer = { decision: d.decision, reason: d.reason, event: ev.id, ...(d.grant ? { grant: d.grant } : {}), ...(req.task ? { task: req.task } : {}) };
     const commit = this.store.committed(ev);
     // Announced only once committed: a watcher must never be told of an event history does
@@ -310,7 +311,8 @@ export class HistoryRecorder implements RejectionRecorder {
       risk: { level: 'critical', reasons: [reason] },
       reason,
     });
-    if (remember(memory, 'transfer', [resource], PLACEHOLDER_LEAK_TOOL, reason)) this.onTaskMemory?.(p.task);
+    const learned = remember(memory, 'transfer', [resource], PLACEHOLDER_LEAK_TOOL, reason);
+    if (learned.length) this.onTaskMemory?.(p.task, learned);
   }
 
   /**

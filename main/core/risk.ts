@@ -225,15 +225,16 @@ export const PLACEHOLDER_LEAK_TOOL = 'net.placeholder-leak';
 const GIT_HOOK = /(^|\/)\.git\/hooks\//;
 
 /**
- * Updates a task's memory with one allowed request; true when the memory changed (the risk of
- * the task's prompts still waiting may have risen: prompt-queue.ts reassessTask).
+ * Updates a task's memory with one allowed request; returns what it learned (empty: nothing
+ * new). The risk of the task's prompts still waiting may have risen (prompt-queue.ts
+ * reassessTask), and a secret read closes its open connections (egress-sockets.ts cut).
  */
-export function remember(m: TaskMemory, action: string, resources: readonly string[], tool?: string, reason?: string, claudeDirs: readonly string[] = []): boolean {
-  const before = [m.placeholderLeak, m.secretRead, m.hookWrite];
+export function remember(m: TaskMemory, action: string, resources: readonly string[], tool?: string, reason?: string, claudeDirs: readonly string[] = []): (keyof TaskMemory)[] {
+  const before = { ...m };
   if (tool === PLACEHOLDER_LEAK_TOOL && !m.placeholderLeak) m.placeholderLeak = reason ?? 'a placeholder was sent where its secret does not belong';
   if (action === 'read' && !m.secretRead) m.secretRead = resources.find((x) => holdsSecrets(x, claudeDirs));
   if ((action === 'write' || action === 'execute') && !m.hookWrite) m.hookWrite = resources.find((x) => GIT_HOOK.test(x));
-  return before[0] !== m.placeholderLeak || before[1] !== m.secretRead || before[2] !== m.hookWrite;
+  return (['placeholderLeak', 'secretRead', 'hookWrite'] as const).filter((k) => before[k] !== m[k]);
 }
 
 export function rank(level: RiskLevel): number {

@@ -180,3 +180,68 @@ describe('a prompt whose request became riskier while it waited is shown again, 
     other.own.close();
   });
 });
+
+describe('a connection let through before the task read a secret does not carry it out', () => {
+  test('a tunnel allowed by a grant, open when its task reads .env, is closed at the read: the secret never reaches the host, the next CONNECT asks as critical; another task\'s tunnel and a plain read leave tunnels open', async () => {
+    const got: string[] = [];
+    const server = net.createServer((c) => {
+      c.on('error', () => undefined);
+      c.on('data', (b) => got.push(b.toString('latin1')));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as net.AddressInfo).port;
+    const { t, own, proj } = await taskWithSecret('bb11 open tunnel');
+    const other = await taskWithSecret('bb11 open tunnel other');
+    const open = async (sock: string) => {
+      const c = net.connect(sock);
+      c.on('error', () => undefined);
+      let head = '';
+      let closed = false;
+      c.on('data', (b) => (head += b.toString('latin1')));
+      c.on('close', () => (closed = true));
+      await new Promise<void>((ok, ko) => c.once('connect', ok).once('error', ko));
+      c.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      return { c, head: () => head, closed: () => closed };
+    };
+    try {
+      for (const task of [t.task, other.t.task]) await s.ui.ok('grants.create', { task, source: 'egress', action: 'transfer', resource: `127.0.0.1:${port}`, effect: 'allow', note: 'bb11 test host' });
+      const mine = await open(t.egress.sock);
+      const theirs = await open(other.t.egress.sock);
+      await waitFor(() => /^HTTP\/1\.1 200/.test(mine.head()) && /^HTTP\/1\.1 200/.test(theirs.head()), 'both tunnels to open', 10_000);
+      mine.c.write('mine-before\n');
+      await waitFor(() => got.join('').includes('mine-before'), 'the tunnel to carry data', 5000);
+      // A read of a plain file changes nothing.
+      const plain = await own.call('request', shell('cat notes.txt', proj, 'read'));
+      assert.equal((plain.result as { decision: string }).decision, 'allow');
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(mine.closed(), false, 'a plain read closed the tunnel');
+
+      await readSecretSilently(own, proj);
+      await waitFor(() => mine.closed(), 'the tunnel let through before the secret read to close', 5000).catch(() => undefined);
+      if (!mine.closed()) {
+        mine.c.write('API_KEY=bb11-very-secret\n');
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      assert.equal(mine.closed(), true, `the open tunnel carried on after the secret read (host got ${JSON.stringify(got)})`);
+      assert.ok(!got.join('').includes('bb11-very-secret'));
+      // Another task's tunnel is not this task's business.
+      theirs.c.write('theirs-after\n');
+      await waitFor(() => got.join('').includes('theirs-after'), 'the other task\'s tunnel to keep working', 5000);
+      assert.equal(theirs.closed(), false);
+      // The next connection of this task is asked, critical, despite the grant.
+      const again = await open(t.egress.sock);
+      const p = await waitPending(s.ui, (x) => x.task === t.task && x.source === 'egress', 'the next CONNECT to be asked');
+      assert.equal(p.risk.level, 'critical');
+      await s.ui.ok('pending.decide', { id: p.id, decision: 'deny', scope: 'once' });
+      await waitFor(() => again.head().includes('\r\n\r\n'), 'the refusal', 10_000);
+      assert.doesNotMatch(again.head(), /^HTTP\/1\.1 200/);
+      // What the closed tunnel carried is in history, as for every tunnel.
+      await waitFor(async () => (await s.ui.ok<{ events: { tool: string; summary: string }[] }>('history.query', { task: t.task, source: 'egress', limit: 20 })).events.length >= 2, 'the tunnel records', 10_000);
+      for (const x of [mine, theirs, again]) x.c.destroy();
+    } finally {
+      own.close();
+      other.own.close();
+      server.close();
+    }
+  });
+});

@@ -129,6 +129,8 @@ export class EgressProxy {
   private readonly peers = new WeakMap<net.Socket, ProxyPeer>();
   private readonly tunnels = new WeakMap<net.Socket, Tunnel>();
   private readonly open = new Set<net.Socket>();
+  /** Client connections a decision let through (a tunnel, a plain request): what cut() closes. */
+  private readonly through = new Set<net.Socket>();
   private sent = 0;
   private received = 0;
   private readonly destinations = new Set<string>();
@@ -208,11 +210,29 @@ export class EgressProxy {
     this.front.emit('connection', sock);
   }
 
+  /**
+   * Closes every connection an earlier decision let through, leaving those still waiting for
+   * one: the task just read a secret, so each transfer from now on is critical and asked
+   * (risk.ts), and a tunnel opened before must not carry the secret out unasked. Returns how
+   * many were closed; what each carried is recorded as usual.
+   */
+  cut(): number {
+    const n = this.through.size;
+    for (const s of [...this.through]) s.destroy();
+    this.through.clear();
+    return n;
+  }
+
   /** Closes every tunnel and request of the task at once. */
   close(): void {
     this.closed = true;
     for (const s of this.open) s.destroy();
     this.open.clear();
+  }
+
+  private letThrough(s: net.Socket): void {
+    this.through.add(s);
+    s.once('close', () => this.through.delete(s));
   }
 
   private track(s: net.Socket): void {
@@ -372,6 +392,7 @@ export class EgressProxy {
     const d = await this.decide(t, 'CONNECT', null, peer);
     if (!d.ok) return refuseRaw(sock, d.status, d.reason, d.body, d.event);
     if (sock.destroyed) return;
+    this.letThrough(sock);
     const intercept = this.o.ca !== null && secretsForHost(this.o.secrets, t.host).length > 0;
     if (intercept) return this.interceptTunnel(sock, head, { target: t, address: d.address, connectEvent: d.event, peer });
     let up: net.Socket;
@@ -551,6 +572,7 @@ export class EgressProxy {
     }
     const d = await this.decide(t, req.method ?? 'GET', t.path, peer);
     if (!d.ok) return refuseRes(res, d.status, d.reason, d.body, d.event);
+    this.letThrough(req.socket);
     // The Host is the one of the allowed URL, whatever the request says (RFC 9112 §3.2.2: a
     // proxy generates it from the target): another name on the same address is another
     // destination, which nobody allowed.
