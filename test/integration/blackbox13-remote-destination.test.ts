@@ -86,3 +86,16 @@ test('an accepted destination reaches ssh as exactly one argument, right before 
     assert.ok(!args.slice(0, t).some((a) => a.includes(dest)), 'nothing of the destination among the options');
   }
 });
+
+test('without SSH_AUTH_SOCK the printed text says to set it first (ssh drops ForwardAgent=PATH then); with it, or with --no-agent, it does not', async () => {
+  const without: NodeJS.ProcessEnv = { ...env() };
+  delete without.SSH_AUTH_SOCK;
+  const bare = await airlock(['remote', 'add', 'noagentsock', 'me@build.example.com'], { env: without });
+  assert.equal(bare.code, 0, bare.stderr);
+  assert.match(bare.stdout, new RegExp(`^ {2}export SSH_AUTH_SOCK=${path.join(s.d.home, 'agent.sock').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}$`, 'm'));
+  await pasted(bare.stdout); // still exactly one ssh line
+  const set = await airlock(['remote', 'add', 'noagentsock', 'me@build.example.com'], { env: { ...without, SSH_AUTH_SOCK: path.join(s.d.home, 'agent.sock') } });
+  assert.doesNotMatch(set.stdout, /SSH_AUTH_SOCK=/);
+  const noAgent = await airlock(['remote', 'add', 'noagentsock', 'me@build.example.com', '--no-agent'], { env: without });
+  assert.doesNotMatch(noAgent.stdout, /SSH_AUTH_SOCK=/);
+});

@@ -89,6 +89,11 @@ export function registerRemote(program: Command): void {
           '',
           `  ${plan.command}`,
           '',
+          // OpenSSH (up to 9.x at least) drops ForwardAgent=PATH when its own SSH_AUTH_SOCK
+          // reaches no agent (check_agent_present): the session would then have no agent at all.
+          ...(o.agent && !process.env.SSH_AUTH_SOCK
+            ? [`Note: SSH_AUTH_SOCK is not set here, and ssh forwards the agent only when it is: run`, `  export SSH_AUTH_SOCK=${shq(airlockPaths().agentSock)}`, 'first (Airlock as your SSH agent), or the server gets no agent.', '']
+            : []),
           'On the server, in that session (the command above sets it already):',
           '',
           `  export AIRLOCK_REQUEST_SOCK=${shq(plan.serverSocket)}`,
