@@ -2,7 +2,8 @@
 // rebinding: a page on evil.example that resolves to 127.0.0.1 still sends its own Host),
 // only from our own origin (no cross-site WebSocket hijacking), and only with the per-run
 // token (another local user or a local process without the URL gets 401).
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { webProofMessage } from '../../shared/web-proof';
 
 export function newToken(): string {
   return randomBytes(32).toString('base64url');
@@ -40,4 +41,13 @@ export function checkHostAndOrigin(port: number, host: string | undefined, origi
 export function bearerToken(authorization: string | undefined): string | null {
   const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
   return m ? m[1]! : null;
+}
+
+/** HMAC-SHA256 (base64url) keyed with the token over shared/web-proof.ts's message. */
+export function webProof(token: string, role: 'client' | 'server', port: number, theirs: string, mine: string): string {
+  return createHmac('sha256', token).update(webProofMessage(role, port, theirs, mine)).digest('base64url');
+}
+
+export function newNonce(): string {
+  return randomBytes(32).toString('base64url');
 }

@@ -16,7 +16,8 @@ import type { NotificationSource, RejectedAttempt } from '../core/ports';
 import { CONTENT_TYPES, HARDENING_HEADERS, contentSecurityPolicy } from './csp';
 import { createDispatch, type Dispatch, type Handlers } from './dispatch';
 import { handleRpcMessage, rateLimited, rejectionRow, type RpcRejection } from './rpc-message';
-import { bearerToken, checkHostAndOrigin, newToken, tokenMatches } from './web-guard';
+import { bearerToken, checkHostAndOrigin, newNonce, newToken, tokenMatches, webProof } from './web-guard';
+import { isWebProofNonce, WEB_PROOF_CHALLENGE, WEB_PROOF_METHOD } from '../../shared/web-proof';
 
 export interface WebServerOptions {
   /** The built renderer (`$AIRLOCK_OUT/app`). */
@@ -42,6 +43,9 @@ export interface RunningWebServer {
 
 /** A client that never reads cannot make the daemon buffer without bound. */
 const MAX_BUFFERED_OUT = 16 * 1024 * 1024;
+/** Sockets still owing their proof (shared/web-proof.ts): at most this many, each for at most PROOF_MS. */
+const MAX_UNPROVEN = 32;
+const PROOF_MS = 10_000;
 
 export async function startWebServer(opts: WebServerOptions): Promise<RunningWebServer> {
   const token = opts.token ?? newToken();
@@ -129,9 +133,52 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     if (!verdict.ok) return refuse(verdict.status, verdict.reason);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/ws') return refuse(404, 'not found');
+    // The web UI's tab proves it knows the token without sending it (shared/web-proof.ts);
+    // scripts may still send it as ?token=.
+    if (url.searchParams.get('auth') === 'proof' && !url.searchParams.has('token')) {
+      if (unproven >= MAX_UNPROVEN) return refuse(401, 'too many connections still owing their proof; try again');
+      return wss.handleUpgrade(req, socket, head, (ws) => challenge(ws));
+    }
     if (!tokenMatches(token, url.searchParams.get('token'))) return refuse(401, 'unauthorized: wrong or missing token');
     wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws));
   });
+
+  let unproven = 0;
+  /** Challenge, check the client's HMAC, answer with ours; only then is it a session. */
+  function challenge(ws: WebSocket): void {
+    unproven++;
+    const nonce = newNonce();
+    let settled = false;
+    const settle = () => {
+      if (!settled) unproven--;
+      settled = true;
+      clearTimeout(timer);
+    };
+    const timer = setTimeout(() => (settle(), ws.close(4401, 'no proof in time')), PROOF_MS);
+    ws.on('close', settle);
+    ws.on('error', () => ws.terminate());
+    ws.send(JSON.stringify({ jsonrpc: '2.0', method: WEB_PROOF_CHALLENGE, params: { nonce, port } }));
+    ws.once('message', (data, isBinary) => {
+      settle();
+      let msg: { id?: unknown; method?: unknown; params?: { nonce?: unknown; proof?: unknown } } = {};
+      try {
+        msg = isBinary ? {} : (JSON.parse(data.toString()) as typeof msg);
+      } catch {
+        /* refused below */
+      }
+      const id = typeof msg.id === 'number' || typeof msg.id === 'string' ? msg.id : null;
+      const theirs = msg.params?.nonce;
+      const proof = msg.params?.proof;
+      const ok = msg.method === WEB_PROOF_METHOD && isWebProofNonce(theirs) && typeof proof === 'string' && tokenMatches(webProof(token, 'client', port, nonce, theirs), proof);
+      if (!ok) {
+        record({ source: 'web', tool: '(connect)', summary: 'web UI connection refused', raw: { proof: 'wrong or missing' }, reason: 'unauthorized: the proof of the token is wrong' });
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32001, message: 'unauthorized: wrong token (open the URL airlock serve --web printed)' } }));
+        return ws.close(4401, 'unauthorized');
+      }
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id, result: { proof: webProof(token, 'server', port, theirs, nonce) } }));
+      serveSocket(ws);
+    });
+  }
 
   function serveSocket(ws: WebSocket): void {
     const send = (msg: object) => {
