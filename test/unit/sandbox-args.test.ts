@@ -81,6 +81,13 @@ describe('bwrap arguments', () => {
     assert.ok(!a.some((x) => x === '/run/systemd/resolve' || x.includes('io.systemd.Resolve')), a.join(' '));
   });
 
+  test("the Nix daemon's socket directory is covered when /nix is shared: a build through it runs outside (a fixed-output one has the network)", () => {
+    const layout: Record<string, PathKind> = { ...fsLayout, '/nix': { kind: 'dir' }, '/nix/var/nix/daemon-socket': { kind: 'dir' } };
+    const a = bwrapArgs(spec(), (p) => layout[p] ?? { kind: 'missing' });
+    assert.ok(a.indexOf('/nix') < a.indexOf('/nix/var/nix/daemon-socket'));
+    assert.ok(a.join(' ').includes('--tmpfs /nix/var/nix/daemon-socket'));
+  });
+
   test('binds and hides go parents first: a workspace inside a hidden directory is bound after it, a hidden directory inside the workspace after the workspace', () => {
     const layout: Record<string, PathKind> = { ...fsLayout, '/tmp/x': { kind: 'dir' }, '/tmp/x/proj': { kind: 'dir' }, '/tmp/x/proj/.airlock': { kind: 'dir' }, '/tmp': { kind: 'dir' } };
     const a = bwrapArgs(spec({ cwd: '/tmp/x/proj', readOnly: ['/tmp'], hide: ['/tmp/x', '/tmp/x/proj/.airlock'] }), (p) => layout[p] ?? { kind: 'missing' });

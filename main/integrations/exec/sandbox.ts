@@ -62,6 +62,8 @@ export function probePath(p: string): PathKind {
 // whoever connects, a way for data out of a sandbox that has no network.
 const SYSTEM = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/nix', '/run/systemd/resolve/resolv.conf', '/run/systemd/resolve/stub-resolv.conf'];
 
+const NIX_DAEMON_SOCKETS = '/nix/var/nix/daemon-socket';
+
 const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith('/') ? parent : parent + '/');
 
 /**
@@ -97,6 +99,9 @@ export function bwrapArgs(spec: SandboxSpec, probe: (p: string) => PathKind = pr
     if (k.kind === 'symlink') a.push('--symlink', k.target, p);
     else if (k.kind !== 'missing') a.push('--ro-bind', p, p);
   }
+  // /nix holds the Nix daemon's socket: through it a build (a fixed-output one has the
+  // network) runs outside the sandbox. The store stays readable; the socket does not go in.
+  if (probe(NIX_DAEMON_SOCKETS).kind === 'dir') a.push('--tmpfs', NIX_DAEMON_SOCKETS);
   a.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
   // An empty home first; when cwd is inside it, the workspace is bound into it below.
   if (spec.home) a.push('--tmpfs', spec.home);
