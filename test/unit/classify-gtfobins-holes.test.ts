@@ -55,8 +55,9 @@ test('a long option abbreviated as getopt takes it (tar --to-comm=CMD, --use-com
   assert.deepEqual(bash("tar cf t.tar a.txt; tar xf t.tar --to-comm='touch RAN'", ['RAN']), ['RAN'], 'control: tar --to-comm');
   assert.deepEqual(bash("tar cf t.tar a.txt --use-comp='sh -c \"touch RAN; cat\"'", ['RAN']), ['RAN'], 'control: tar --use-comp');
   assert.deepEqual(bash("split -n 1 --fil='touch RAN' a.txt", ['RAN']), ['RAN'], 'control: split --fil');
+  if (have('zip')) assert.deepEqual(bash("zip -q z.zip a.txt; zip -q --unzip-c='touch RAN' -T z.zip a.txt", ['RAN']), ['RAN'], 'control: zip --unzip-c');
   assert.deepEqual(bash("git -c user.email=a@b -c user.name=a commit -q --allow-empty -m a; git -c user.email=a@b -c user.name=a commit -q --allow-empty -m b; git -c user.email=a@b -c user.name=a rebase --exe='touch RAN' HEAD~1", ['RAN']), ['RAN'], 'control: git rebase --exe');
-  for (const line of ["tar xf t.tar --to-comm='touch RAN'", 'tar cf t.tar a.txt --use-comp=./x', 'tar cf t.tar a.txt --checkpoint-act=exec=./x', 'tar cf t.tar a.txt --rs=./x', 'tar -c -f t.tar --info=./x a.txt', "split --fil='sh' a.txt", "git rebase --exe='sh' HEAD~1", 'git fetch --upload-p=./x origin', 'git push --rece=./x origin', 'install --strip-=./x -s a b', 'cpio -o --rsh=./x -F h:a']) {
+  for (const line of ["tar xf t.tar --to-comm='touch RAN'", 'tar cf t.tar a.txt --use-comp=./x', 'tar cf t.tar a.txt --checkpoint-act=exec=./x', 'tar cf t.tar a.txt --rs=./x', 'tar -c -f t.tar --info=./x a.txt', "split --fil='sh' a.txt", "git rebase --exe='sh' HEAD~1", 'git fetch --upload-p=./x origin', 'git push --rece=./x origin', 'install --strip-=./x -s a b', 'cpio -o --rsh=./x -F h:a', "zip --unzip-c='sh' -T z.zip a.txt", 'rsync --rs=./x a.txt h.test:b']) {
     assert.equal(c(line).action, 'execute', line);
     assert.match(why(line), /runs a program of the caller's choosing/, line);
     const program = line.split(' ')[0]!;
@@ -158,4 +159,15 @@ test('the suggestion for a runner keeps what it runs, or is only the exact comma
     assert.equal(covers(line.replace('/bin/sh', 'rm -rf ~'), grant(pattern, 'execute')), false, `${pattern} covers rm -rf ~`);
   }
   assert.equal(offered('ssh build.example.com make'), '{ssh build.example.com,ssh build.example.com *}');
+});
+
+test('a wrapper\'s directory option abbreviated as getopt takes it (unshare --w=DIR, nsenter --w=DIR, sudo --chd=DIR) still puts the command\'s paths under DIR (unshare -r --w=.git/hooks touch pre-commit wrote the hook, judged ./pre-commit)', () => {
+  const control = bash('mkdir -p .git/hooks; unshare -r --w=.git/hooks touch pre-commit', ['.git/hooks/pre-commit', 'pre-commit']);
+  assert.ok(control.length === 0 || control[0] === '.git/hooks/pre-commit', `control: ${JSON.stringify(control)}`);
+  for (const line of ['unshare -r --w=.git/hooks touch pre-commit', 'unshare -r --w .git/hooks touch pre-commit', 'nsenter --w=.git/hooks touch pre-commit', 'sudo --chd=.git/hooks touch pre-commit', 'sudo --chdi .git/hooks touch pre-commit']) {
+    assert.deepEqual(c(line).resources, ['/tmp/w/.git/hooks/pre-commit'], line);
+    assert.equal(covers(line, grant('/tmp/w/**', 'execute')), false, `${line}: covered by /tmp/w/**`);
+  }
+  for (const line of ['unshare -r --r=/tmp/x touch pre-commit', 'nsenter --ro=/tmp/x touch pre-commit']) assert.equal(covers(line, grant('/tmp/w/**', 'execute')), false, `${line}: covered by /tmp/w/**`);
+  assert.deepEqual(c('nice --adj 5 rm x').resources, ['/tmp/w/x'], "an abbreviated option's value is not the command");
 });

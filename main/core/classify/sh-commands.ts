@@ -877,7 +877,8 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
         continue;
       }
       if (!a.startsWith('-') || a === '-') break;
-      if (withValue.has(a)) i += 2;
+      // getopt_long takes an abbreviation: `--wd` as `--w`, `--adjustment` as `--adj`.
+      if (withValue.has(a) || (a.startsWith('--') && a.length >= 3 && !a.includes('=') && [...withValue].some((o) => o.startsWith(a)))) i += 2;
       else i++;
     }
     return args.slice(i);
@@ -897,7 +898,7 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
       const opts = args.slice(0, args.length - rest.length);
       let chdir: Arg | undefined;
       opts.forEach((a, k) => {
-        const m = /^(?:-D|--chdir=?)(.*)$/s.exec(a.text);
+        const m = /^(?:-D|--chd(?:ir?)?=?)(.*)$/s.exec(a.text);
         if (m && name === 'sudo') chdir = m[1] ? { text: m[1], dynamic: a.dynamic } : opts[k + 1];
       });
       return { args: rest, reason: { level: 'high', reason: `runs as another user (${name})` }, ...(chdir ? { chdir } : {}) };
@@ -966,11 +967,12 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
       for (let k = 0; k < opts.length; k++) {
         const t = opts[k]!.text;
         if (t === '--') break;
-        const sep = name === 'unshare' && (t === '-w' || t === '--wd');
-        const joined = /^(?:-w|--wd=)(.+)$/s.exec(t);
+        // Abbreviated as getopt_long takes them: `unshare -r --w=.git/hooks touch pre-commit` wrote the hook.
+        const sep = name === 'unshare' && (t === '-w' || /^--wd?$/.test(t));
+        const joined = /^(?:-w|--wd?=)(.+)$/s.exec(t);
         if (sep) chdir = opts[k + 1] ?? unknown;
         else if (joined) chdir = { text: joined[1]!, dynamic: opts[k]!.dynamic };
-        else if (/^--(?:wd|root)/.test(t) || (/^-[a-zA-Z]+$/.test(t) && (name === 'unshare' ? /[wR]/ : /[wr]/).test(t))) chdir = unknown;
+        else if (/^--(?:wd|root)|^--(?:w|r|ro|roo)(=|$)/.test(t) || (/^-[a-zA-Z]+$/.test(t) && (name === 'unshare' ? /[wR]/ : /[wr]/).test(t))) chdir = unknown;
       }
       return { args: rest, reason: wraps(`under ${name}`), ...(chdir ? { chdir } : {}) };
     }
@@ -1439,7 +1441,7 @@ const COMMAND_FLAGS: Record<string, RegExp | readonly RegExp[] | undefined> = lo
   // aria2c runs the program a download event names (`--on-download-complete=/bin/sh`);
   // --conf-path reads such options from a file that is not shown (GTFOBins).
   aria2c: new RegExp(longOptions('--on-(?:bt-)?download-[a-z]+', '--conf-path')),
-  rsync: /^(-e|--rsh|--rsync-path)(=|$)|^-[a-zA-Z]*e/,
+  rsync: new RegExp(`${longOptions('-e', abbrev('--rsh', 4), abbrev('--rsync-path', 4))}|^-[a-zA-Z]*e`),
   // OpenSSH's clients: a program to run (-S, sftp -D, the *Command options), a config file to
   // take options from (-F: ProxyCommand, `Match exec`, LocalCommand), a library to load (-I,
   // PKCS11Provider, SecurityKeyProvider). Only a cluster of the client's own switches may come
@@ -1448,7 +1450,8 @@ const COMMAND_FLAGS: Record<string, RegExp | readonly RegExp[] | undefined> = lo
   scp: [/^-[346ABCOpqRrsTv]*[SF]/, SSH_RUNS_OPTION],
   sftp: [/^-[46AaCfNpqrv]*[SDF]/, SSH_RUNS_OPTION],
   ssh: [/^-[46AaCfGgKkMNnqsTtVvXxYy]*[FI]/, SSH_RUNS_OPTION],
-  zip: /^(-TT|--unzip-command)(=|$)/,
+  // zip takes abbreviations too: `zip --unzip-c=CMD -T a.zip f` ran CMD.
+  zip: new RegExp(`^-TT|${longOptions(abbrev('--unzip-command', 5))}`),
   split: new RegExp(longOptions(abbrev('--filter', 3))),
   // install -s runs the strip program it is told to (found by the write fuzzer).
   install: new RegExp(longOptions(abbrev('--strip-program', 8))),
