@@ -161,3 +161,23 @@ test("the session's runtime directory (D-Bus, Wayland, the systemd user manager)
     srv.close();
   }
 });
+
+test("held: a sandboxed agent cannot type into the human's terminal: TIOCSTI on the terminal it was started from is refused (new session, no capability of the first user namespace), so nothing waits for the human's shell to run", { skip: (!hasBwrap || !hasTmux) && 'needs bwrap and tmux' }, async () => {
+  const out = path.join(proj, 'tiocsti.txt');
+  fs.writeFileSync(
+    path.join(proj, 'type.py'),
+    ['import fcntl, termios', 'try:', "    for ch in b'echo PWNED':", '        fcntl.ioctl(0, termios.TIOCSTI, bytes([ch]))', "    r = 'injected'", 'except OSError as e:', "    r = 'refused %d' % e.errno", `open('${out}', 'w').write(r)`].join('\n'),
+  );
+  const session = `bb12t-${process.pid}`;
+  // The human's terminal: a tmux pane running the sandboxed command, then a shell that would read what was typed.
+  const cmd = `cd '${proj}' && AIRLOCK_HOME='${s.d.home}' '${process.execPath}' '${path.join(__dirname, '..', '..', '..', 'bin', 'airlock')}' exec --sandbox -- python3 type.py; sleep 60`;
+  execFileSync('tmux', ['-L', session, 'new-session', '-d', '-s', session, '-x', '100', '-y', '20', 'sh', '-c', cmd]);
+  try {
+    await approvingAll(waitFor(() => fs.existsSync(out), 'the agent to try', 60_000));
+    assert.match(fs.readFileSync(out, 'utf8'), /^refused/, 'TIOCSTI must fail inside the sandbox');
+    const pane = execFileSync('tmux', ['-L', session, 'capture-pane', '-p', '-t', session], { encoding: 'utf8' });
+    assert.doesNotMatch(pane, /echo PWNED/, pane);
+  } finally {
+    spawnSync('tmux', ['-L', session, 'kill-server']);
+  }
+});
