@@ -196,6 +196,8 @@ export const HistoryQuery = z.strictObject({
   action: Action.optional(),
   /** The exact tool (`task.start`, `task.end`, `Bash`, `ssh-sign`, …). */
   tool: z.string().max(LIMITS.name).optional(),
+  /** Only what came from this remote (airlock remote): its sockets, its forwarded agent. */
+  remote: RemoteName.optional(),
   decision: Outcome.optional(),
   text: z.string().max(LIMITS.text).optional(),
   since: Timestamp.optional(),

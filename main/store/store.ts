@@ -489,7 +489,7 @@ export class Store {
    * when it is none of the agent-side sources and no event in this history has it; a task only
    * when no task and no event has that id. `--source ecex` used to be "no events", exit 0.
    */
-  historyFilterProblem(q: Pick<HistoryQuery, 'source' | 'task'>): string | null {
+  historyFilterProblem(q: Pick<HistoryQuery, 'source' | 'task' | 'remote'>): string | null {
     this.flush();
     if (q.source !== undefined && !(SOURCES as readonly string[]).includes(q.source) && !this.prepared('SELECT 1 FROM events WHERE source = ? LIMIT 1').get(q.source)) {
       const known = (this.prepared('SELECT DISTINCT source FROM events ORDER BY source LIMIT 50').all() as { source: string }[]).map((r) => r.source);
@@ -498,6 +498,9 @@ export class Store {
     }
     if (q.task !== undefined && !this.prepared('SELECT 1 FROM tasks WHERE id = ?').get(q.task) && !this.prepared('SELECT 1 FROM events WHERE task = ? LIMIT 1').get(q.task)) {
       return `task: no task "${q.task}" in this history (airlock task list --all)`;
+    }
+    if (q.remote !== undefined && !this.prepared('SELECT 1 FROM remotes WHERE name = ?').get(q.remote) && !this.prepared("SELECT 1 FROM events WHERE json_extract(remote, '$.name') = ? LIMIT 1").get(q.remote)) {
+      return `remote: no remote "${q.remote}" here or in this history (airlock remote list)`;
     }
     return null;
   }
@@ -518,6 +521,8 @@ export class Store {
     // people filter by (task.start, task.end, Bash) are common; a rare one scans back by id.
     if (q.tool !== undefined) add('e.tool = ?', q.tool);
     if (q.decision !== undefined) add('e.decision = ?', q.decision);
+    // events.remote is the RemoteInfo as JSON; no index (remote events are the rarer kind).
+    if (q.remote !== undefined) add("json_extract(e.remote, '$.name') = ?", q.remote);
     if (q.since !== undefined) add('e.ts >= ?', q.since);
     if (q.until !== undefined) add('e.ts <= ?', q.until);
     if (q.cursor) {

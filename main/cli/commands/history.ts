@@ -60,6 +60,7 @@ export function registerHistory(program: Command): void {
     .option('--action <action>', 'read, write, delete, transfer, execute, sign, other')
     .option('--tool <tool>', 'exactly this tool: task.start and task.end (tasks begun and ended), Bash, ssh-sign …')
     .option('--decision <d>', 'allow, deny or reject')
+    .option('--remote <name>', 'only what came from this remote (airlock remote): its requests, rejected lines and forwarded-agent signatures')
     .option('--text <words>', 'full-text search in summary, resource, tool and reason')
     .option('--since <when>', 'ISO date or time (2026-11-24, 2026-11-24T09:30:00Z) or a duration ago (30m, 2h, 1d)')
     .option('--until <when>', 'ISO date or time, or a duration ago')
@@ -68,13 +69,14 @@ export function registerHistory(program: Command): void {
     .option('--db <path>', 'read this database file (e.g. a copy) instead of asking the daemon; nothing is written')
     .option('--json', 'print JSON lines (one event per line)')
     .addHelpText('after', '\nExamples:\n  airlock history --decision deny --since 1d\n  airlock history --tool task.start --since 1d   # which processes began tasks\n  airlock history --text "git push" --json | jq .summary')
-    .action(async (o: { task?: string; source?: string; action?: string; tool?: string; decision?: string; text?: string; since?: string; until?: string; limit: number; cursor?: string; json?: boolean; db?: string }) => {
+    .action(async (o: { task?: string; source?: string; action?: string; tool?: string; decision?: string; remote?: string; text?: string; since?: string; until?: string; limit: number; cursor?: string; json?: boolean; db?: string }) => {
       const q = {
         ...(o.task ? { task: o.task } : {}),
         ...(o.source ? { source: o.source } : {}),
         ...(o.action ? { action: o.action } : {}),
         ...(o.tool ? { tool: o.tool } : {}),
         ...(o.decision ? { decision: o.decision } : {}),
+        ...(o.remote !== undefined ? { remote: o.remote } : {}),
         ...(o.text ? { text: o.text } : {}),
         ...(o.since ? { since: since(o.since) } : {}),
         ...(o.until ? { until: since(o.until) } : {}),
@@ -99,8 +101,9 @@ export function registerHistory(program: Command): void {
       if (r.events.length === 0) return void process.stdout.write('no events\n');
       process.stdout.write(
         table([
-          ['ID', 'TIME', 'DECISION', 'BY', 'SOURCE', 'ACTION', 'RISK', 'SUMMARY'],
-          ...r.events.map((e) => [String(e.id), fmtTime(e.ts), e.decision, e.decidedBy, e.source, e.action, e.risk.level, e.summary]),
+          // FROM: a remote's request reads like this machine's otherwise (`airlock exec -- rm …` on a server).
+          ['ID', 'TIME', 'DECISION', 'BY', 'FROM', 'SOURCE', 'ACTION', 'RISK', 'SUMMARY'],
+          ...r.events.map((e) => [String(e.id), fmtTime(e.ts), e.decision, e.decidedBy, e.remote ? `remote ${e.remote.name}` : 'this machine', e.source, e.action, e.risk.level, e.summary]),
         ]),
       );
       if (r.cursor) process.stdout.write(`more: airlock history --cursor ${r.cursor}\n`);
