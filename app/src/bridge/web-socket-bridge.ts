@@ -54,7 +54,9 @@ async function hmac(token: string, message: string): Promise<string> {
 }
 
 const HANDSHAKE_MS = 10_000;
+/** After a refusal: 30 s, doubling to 15 min (each refused proof is a history row). */
 const REFUSED_RETRY_MS = 30_000;
+const REFUSED_RETRY_MAX_MS = 15 * 60_000;
 
 function portOf(loc: Location): number {
   return Number(loc.port || (loc.protocol === 'https:' ? 443 : 80));
@@ -68,6 +70,7 @@ export function createWebSocketBridge(token: string, loc: Location = window.loca
   let state: ConnectionState = 'connecting';
   let nextId = 1;
   let retryMs = 250;
+  let refusedRetryMs = REFUSED_RETRY_MS;
   const waiting = new Map<number, Waiter>();
   const queue: string[] = [];
   const listeners = new Set<(n: ApproverNotification) => void>();
@@ -97,6 +100,7 @@ export function createWebSocketBridge(token: string, loc: Location = window.loca
       ws = sock;
       clearTimeout(stalled);
       retryMs = 250;
+      refusedRetryMs = REFUSED_RETRY_MS;
       setState('open');
       for (const line of queue.splice(0)) sock.send(line);
       for (const m of held?.splice(0) ?? []) deliver(m);
@@ -157,14 +161,15 @@ export function createWebSocketBridge(token: string, loc: Location = window.loca
       // connection is retried for as long as the tab is open (backoff up to 8 s). A server
       // that refuses the proof (the token was rotated with --new-web-token, or another
       // Airlock, or a listener passing on another's refusal, is on this port) makes the tab
-      // say the token is not valid (the human needs the new URL); it still looks again every
-      // 30 s, so a refusal relayed by whoever held the port does not leave it dead.
+      // say the token is not valid (the human needs the new URL); it still looks again after
+      // 30 s (doubling to 15 min), so a refusal relayed by whoever held the port does not leave it dead.
       if (refused) {
         setState('unauthorized');
-        setTimeout(connect, REFUSED_RETRY_MS);
+        setTimeout(connect, refusedRetryMs);
+        refusedRetryMs = Math.min(refusedRetryMs * 2, REFUSED_RETRY_MAX_MS);
         return;
       }
-      if (state === 'unauthorized') return void setTimeout(connect, REFUSED_RETRY_MS);
+      if (state === 'unauthorized') return void setTimeout(connect, refusedRetryMs);
       setState('closed');
       setTimeout(connect, retryMs);
       retryMs = Math.min(retryMs * 2, 8000);
