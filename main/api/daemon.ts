@@ -10,7 +10,7 @@ import { Broker } from '../core/broker';
 import { HistoryRecorder } from '../core/history-recorder';
 import { NotificationBus } from '../core/notification-bus';
 import { PromptQueue } from '../core/prompt-queue';
-import { RequestPolicy } from '../core/request-policy';
+import { RequestPolicy, denyingGrantOf } from '../core/request-policy';
 import { SettingsService } from '../core/settings-service';
 import { TaskLifecycle } from '../core/task-lifecycle';
 import { TasksAndGrants } from '../core/tasks-and-grants';
@@ -98,7 +98,9 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     // Airlock's own entry points (bin/airlock, dist/…): "who" on a prompt walks past them to the agent.
     const installRoot = path.resolve(__dirname, '..', '..', '..');
     const ownInstall = { roots: [path.join(installRoot, 'bin'), path.join(installRoot, 'dist')] };
-    const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, consequences: createConsequenceProbe(), ownInstall, riskOf: (r) => policy.riskOf(r) });
+    const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, consequences: createConsequenceProbe(), ownInstall, riskOf: (r) => policy.riskOf(r), denyingGrant: (r) => denyingGrantOf(policy, r) });
+    // A deny grant made while requests wait answers those it covers, as it would if they came now.
+    tasks.onGrantCreated = (g) => g.effect === 'deny' && queue.applyDenyGrants();
     const broker = new Broker({ policy, queue, recorder, grants: tasks });
     // --- SSH agent wiring (main/ssh, owned by the SSH engineer) -------------------------
     // Set once the remotes' sockets are open (below); until then a remote's forward is no remote here.

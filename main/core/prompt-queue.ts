@@ -18,6 +18,7 @@ import { suggest } from './suggest';
 import { conditionSuggestions, withPastMatches } from './prompt-suggestions';
 import { scopeRefusal } from './friction';
 import { promptFacts } from './prompt-facts';
+import { coalesceKey } from './prompt-coalesce';
 import type { OwnInstall } from './agent-chain';
 import { describeTaskGrants, grantLine } from './task-grants';
 import { checkCondition, withConditionWords, type TasksAndGrants } from './tasks-and-grants';
@@ -60,6 +61,8 @@ export interface PromptQueueDeps {
   ownInstall?: OwnInstall;
   /** A request's risk as the policy assesses it now (RequestPolicy.riskOf); without it prompts are never assessed again. */
   riskOf?: (req: CoreRequest) => Risk;
+  /** The deny grant that would answer a request now, if any (RequestPolicy.evaluate); without it new deny grants leave prompts as they are. */
+  denyingGrant?: (req: CoreRequest) => { grant: string; reason: string } | null;
 }
 
 /** How many replaced prompt ids are remembered, to tell a late answer where its prompt went. */
@@ -76,11 +79,13 @@ export class PromptQueue {
   private readonly consequences?: ConsequenceProbe;
   private readonly ownInstall: OwnInstall;
   private readonly riskOf?: (req: CoreRequest) => Risk;
+  private readonly denyingGrant?: PromptQueueDeps['denyingGrant'];
   /** Prompts shown again under a new id because their risk rose (reassessTask): old id → why. */
   private readonly replaced = new Map<string, string>();
 
   constructor(deps: PromptQueueDeps) {
     this.riskOf = deps.riskOf;
+    this.denyingGrant = deps.denyingGrant;
     this.consequences = deps.consequences;
     this.ownInstall = deps.ownInstall ?? { roots: [] };
     this.recorder = deps.recorder;
@@ -209,17 +214,18 @@ export class PromptQueue {
 
   /** Resolves every waiter of a prompt, each with its own committed event. */
   /** `decidedByGrant`: false when `grant` is only created here, not what answers the request (its event then names no grant). */
-  private finish(p: Pending, decision: 'allow' | 'deny', by: DecidedBy, grant: Grant | null, scope: Scope | null, reason: string, decidedByGrant = true): void {
+  private finish(p: Pending, decision: 'allow' | 'deny', by: DecidedBy, grant: Grant | null, scope: Scope | null, reason: string, decidedByGrant = true, decidingGrant?: string): void {
     p.cancelTimer();
     this.pending.delete(p.prompt.id);
     let first: AgentAnswer | null = null;
     if (p.taskGrants) p.taskGrants.resolve({ ids: [], declined: p.taskGrants.specs.map((_, i) => i) });
     p.waiters.forEach((w, i) => {
-      const a = this.recorder.answer({ req: w.req, risk: p.risk, decision, decidedBy: by, grant: decidedByGrant ? (grant?.id ?? null) : null, scope, reason, ...(i === 0 && grant ? { createGrant: grant } : {}) });
+      const a = this.recorder.answer({ req: w.req, risk: p.risk, decision, decidedBy: by, grant: decidedByGrant ? (grant?.id ?? decidingGrant ?? null) : null, scope, reason, ...(i === 0 && grant ? { createGrant: grant } : {}) });
       first ??= a;
       w.resolve(a);
     });
     if (grant) this.grants.grantsChanged();
+    if (grant?.effect === 'deny') this.applyDenyGrants();
     this.bus.publish({ method: 'pending.resolved', params: { id: p.prompt.id, decision, reason, event: first ? (first as AgentAnswer).event : 0 } });
   }
 
@@ -268,6 +274,21 @@ export class PromptQueue {
       const req = p.waiters[0]!.req;
       const reason = req.viaSshAgent && req.ssh ? why(req) : null;
       if (reason && this.pending.get(p.prompt.id) === p) this.finish(p, 'deny', 'system', null, null, reason);
+    }
+  }
+
+  /**
+   * A deny grant was made: every prompt still waiting that it (or any deny grant) now covers
+   * is answered by it at once, as the same request sent now would be — deny beats allow, and
+   * a "never" said while a request waits is meant for it too (black-box wave 11: an "allow
+   * once" on a prompt shown before the human's `--deny ~/Mail/**` deleted the mail).
+   */
+  applyDenyGrants(): void {
+    if (!this.denyingGrant) return;
+    for (const p of [...this.pending.values()]) {
+      if (p.taskGrants || this.pending.get(p.prompt.id) !== p) continue;
+      const d = this.denyingGrant(p.waiters[0]!.req);
+      if (d) this.finish(p, 'deny', 'grant', null, null, `${d.reason}, made while it waited`.slice(0, LIMITS.text), true, d.grant);
     }
   }
 
@@ -332,6 +353,7 @@ export class PromptQueue {
       const ro = serverReadOnlyGrants(req, d, now);
       this.grants.insertGrant(ro.deny);
       this.finish(p, ro.decision, 'human', ro.allow, d.scope, ro.reason);
+      this.applyDenyGrants();
       return { grant: ro.decision === 'allow' ? ro.allow : ro.deny };
     }
     const { grant, reason } = grantFromDecision(req, d, now);
@@ -374,26 +396,4 @@ export class PromptQueue {
 /** "for this task", "always", "for a while": a decision's scope in the words of a reason. */
 function scopeWords(scope: Scope): string {
   return scope === 'task' ? 'for this task' : scope === 'duration' ? 'for a while' : scope === 'always' ? 'always' : 'once';
-}
-
-/**
- * Identical requests share one prompt, and one answer answers them all: so identical means
- * identical to the human too (red team of keystroke binding). Besides what is asked, the
- * key holds what the prompt shows about who asks (uid, the programs and command lines of
- * the process chain — pids aside, so a retry from a new hook or exec process still joins),
- * where (cwd) and how risky (a chain rule may have raised the later one: it must not ride
- * on an earlier, milder prompt). An SSH signature also keys on its client process: another
- * ssh client's login, for its own session, never rides on the prompt of this one; nor does a
- * remote's request that came over another ssh connection (the prompt names the connection).
- * A signature through a forwarded agent keys on its agent connection: every client on the
- * far side reaches agent.sock through the one local ssh, one channel (connection) each, so
- * the local ssh process cannot tell them apart (red team: three logins from a server shared
- * one prompt, and one "allow once" signed all three sessions).
- */
-function coalesceKey(r: CoreRequest, risk: Risk, connection: string | undefined): string {
-  const p = r.process;
-  const who = p ? [p.uid, p.exe, p.argv, p.tree.map((n) => [n.exe, n.argv]), r.source === 'ssh' ? p.pid : null, r.ssh?.forwarded ? (connection ?? null) : null] : null;
-  // Also shown on the prompt: where an MCP action came from (the server's annotation, the
-  // human's pin, the tool's name) and which ssh connection carried a remote's request.
-  return JSON.stringify([r.task, r.source, r.tool, r.action, r.resources, r.summary, r.argsText, r.cwd, risk.level, risk.reasons, who, r.ssh?.fingerprint, r.ssh?.forwarded, r.ssh?.host, r.ssh?.user, r.remote?.name, r.remote?.via, r.actionOrigin]);
 }

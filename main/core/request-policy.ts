@@ -310,6 +310,12 @@ export class RequestPolicy {
   }
 }
 
+/** The deny grant that answers a (normalised) request now, and why; null when none does. */
+export function denyingGrantOf(policy: Pick<RequestPolicy, 'evaluate'>, req: CoreRequest): { grant: string; reason: string } | null {
+  const v = policy.evaluate(req);
+  return v.kind === 'answer' && v.decision === 'deny' && v.decidedBy === 'grant' && v.grant ? { grant: v.grant, reason: v.reason } : null;
+}
+
 function allowByGrants(req: CoreRequest, risk: Risk, grants: Grant[]): AnswerVerdict {
   const ids = grants.map((x) => x.id);
   const notes = grants.map((x) => x.note).filter(Boolean);

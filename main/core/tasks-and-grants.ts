@@ -105,8 +105,12 @@ export class TasksAndGrants implements KeyScope {
     };
     this.store.insertGrant(g);
     this.grantsChanged();
+    this.onGrantCreated?.(g);
     return g;
   }
+
+  /** Told of every grant made here (grants.create, task.start): a deny one answers the prompts it covers (PromptQueue.applyDenyGrants). */
+  onGrantCreated?: (g: Grant) => void;
 
   /** Stores a grant built elsewhere (a prompt's decision); the caller announces the change. */
   insertGrant(g: Grant): void {

@@ -9,7 +9,7 @@ import { HistoryRecorder } from '../../main/core/history-recorder';
 import { NotificationBus } from '../../main/core/notification-bus';
 import type { CommandClassifier, PathResolver } from '../../main/core/ports';
 import { PromptQueue, type Schedule } from '../../main/core/prompt-queue';
-import { RequestPolicy } from '../../main/core/request-policy';
+import { RequestPolicy, denyingGrantOf } from '../../main/core/request-policy';
 import { SettingsService } from '../../main/core/settings-service';
 import { TaskLifecycle, type TaskResources } from '../../main/core/task-lifecycle';
 import { TasksAndGrants } from '../../main/core/tasks-and-grants';
@@ -70,8 +70,9 @@ export function makeParts(opts: { settings?: Partial<Settings>; classifier?: Com
     { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), namesakes: (id) => tasks.namesakes(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
     { classifier: opts.classifier, realPaths: opts.realPaths, now },
   );
-  const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, now, schedule: timers.schedule, riskOf: (r) => policy.riskOf(r) });
+  const queue = new PromptQueue({ recorder, grants: tasks, settings: () => settings.settings, bus, now, schedule: timers.schedule, riskOf: (r) => policy.riskOf(r), denyingGrant: (r) => denyingGrantOf(policy, r) });
   recorder.onTaskMemory = (task) => queue.reassessTask(task);
+  tasks.onGrantCreated = (g) => g.effect === 'deny' && queue.applyDenyGrants();
   const broker = new Broker({ policy, queue, recorder, grants: tasks, now });
   const lifecycle = new TaskLifecycle(tasks, queue, recorder, bus, opts.resources ?? {}, now);
   return {
