@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { escapeGlob } from './glob';
 import type { CoreRequest } from './request';
 import { workspaceOf } from './workspace';
+import { wrappedStart } from './classify/sh-commands';
 import { sensitivePart } from './risk';
 import type { Risk } from '../contract/common';
 
@@ -34,9 +35,28 @@ export function commandPattern(command: string): string | null {
     .trim()
     .split(/\s+/)
     .filter((w) => !/^\d*(>>?|>&|&>)(\d+|\/dev\/null)?$/.test(w));
+  const head = headWords(words, 0);
+  if (!head) return null;
+  const text = head.map(escapeGlob).join(' ');
+  return `{${text},${text} *}`;
+}
+
+/** A wrapper's own words (`-n`, `5`, `FOO=1`): plain, no glob or quote. */
+const WRAPPER_WORD = /^[A-Za-z0-9+-][A-Za-z0-9:._@/+=,-]*$/;
+
+/** The words a pattern keeps before its `*`; null when no pattern is narrow enough. */
+function headWords(words: string[], depth: number): string[] | null {
   // Only the head words must be plain: the rest is what `*` stands for. Anything the
   // arguments run ($(…), pipes) is a part of its own that needs its own grant.
   if (words.length === 0 || !PLAIN_WORD.test(words[0]!)) return null;
+  // A wrapper (timeout, nice, env, nohup …) is kept with what it runs: `{timeout,timeout *}`
+  // would run anything for a while.
+  const inner = wrappedStart(words);
+  if (inner !== undefined) {
+    if (inner === null || depth >= 4 || !words.slice(1, inner).every((w) => WRAPPER_WORD.test(w))) return null;
+    const rest = headWords(words.slice(inner), depth + 1);
+    return rest ? [...words.slice(0, inner), ...rest] : null;
+  }
   let keep = 1;
   if (TWO_WORD.has(path.basename(words[0]!)) && words[1] && PLAIN_WORD.test(words[1]) && !words[1].startsWith('-')) {
     keep = 2;
@@ -44,8 +64,7 @@ export function commandPattern(command: string): string | null {
   }
   if (RUNS_NEXT.test(path.basename(words[0]!)) && keep < 2) return null;
   if (keep === 2 && RUNS_NEXT.test(`${path.basename(words[0]!)} ${words[1]}`)) return null;
-  const head = words.slice(0, keep).map(escapeGlob).join(' ');
-  return `{${head},${head} *}`;
+  return words.slice(0, keep);
 }
 
 function under(dir: string, p: string): string | null {

@@ -171,3 +171,25 @@ test('a wrapper\'s directory option abbreviated as getopt takes it (unshare --w=
   for (const line of ['unshare -r --r=/tmp/x touch pre-commit', 'nsenter --ro=/tmp/x touch pre-commit']) assert.equal(covers(line, grant('/tmp/w/**', 'execute')), false, `${line}: covered by /tmp/w/**`);
   assert.deepEqual(c('nice --adj 5 rm x').resources, ['/tmp/w/x'], "an abbreviated option's value is not the command");
 });
+
+test('the suggestion for a wrapper keeps what it runs ({timeout,timeout *} offered for timeout 60 npm test covered timeout 5 python3 -c …)', () => {
+  const offered = (line: string) => {
+    const cl = c(line);
+    const r = { source: 'exec', tool: 'exec', action: cl.action, resource: cl.resources[0] ?? null, resources: cl.resources, summary: line, argsText: null, args: { command: line }, task: 't', cwd: TASK, parts: cl.parts, classifierRisk: cl.riskReasons } as CoreRequest;
+    return suggest(r, assessRisk(r, {}), TASK)?.resource ?? null;
+  };
+  const rows: [string, string | null, string][] = [
+    ['timeout 60 npm test', '{timeout 60 npm test,timeout 60 npm test *}', 'timeout 5 python3 -c "import os"'],
+    ['env FOO=1 npm test', '{env FOO=1 npm test,env FOO=1 npm test *}', 'env FOO=1 python3 -c "import os"'],
+    ['nice -n 5 timeout 60 make build', '{nice -n 5 timeout 60 make build,nice -n 5 timeout 60 make build *}', 'nice -n 5 timeout 60 python3 -c "import os"'],
+    ['stdbuf -oL npm test', '{stdbuf -oL npm test,stdbuf -oL npm test *}', 'stdbuf -oL sh -c "id"'],
+    ['nohup ./server', null, 'nohup python3 -c "import os"'],
+    ['strace -f ls', null, 'strace -f python3 -c "import os"'],
+  ];
+  for (const [line, expected, other] of rows) {
+    assert.equal(offered(line), expected, line);
+    if (expected) assert.equal(covers(other, grant(expected, 'execute')), false, `${expected} covers ${other}`);
+  }
+  // Before: the wrapper alone, which covers anything it runs.
+  assert.equal(covers('timeout 5 python3 -c "import os"', grant('{timeout,timeout *}', 'execute')), true, 'control: {timeout,timeout *} covers any program');
+});

@@ -75,7 +75,7 @@ test('GTFOBins: the line that invokes the program, sent alone, is execute too (a
 
 test('GTFOBins: the grant the prompt suggests for a line running /bin/sh does not cover the same line running rm -rf ~ instead', { skip }, () => {
   const found = new Map<string, string>();
-  let tried = 0;
+  let known = 0;
   let unknown = 0;
   withHostTmp((hostTmp) => {
     for (const l of lines) {
@@ -91,14 +91,14 @@ test('GTFOBins: the grant the prompt suggests for a line running /bin/sh does no
         unknown++;
         continue;
       }
+      known++;
       const s = suggest(req, assessRisk(req, {}), TASK_DIR);
       if (!s) continue;
-      tried++;
       const g = grantFromDecision(req, { id: 'p', decision: 'allow', scope: 'task', pattern: { tool: s.tool, resource: s.resource } }, 1_800_000_000_000).grant;
       if (lineCoveredBy(other, g, hostTmp)) found.set(l.id, `${s.resource} covers ${JSON.stringify(other).slice(0, 160)}`);
     }
   });
-  assert.ok(tried >= 30 && unknown >= 20, `${tried} suggestions tried, ${unknown} lines of programs the classifier does not know`);
+  assert.ok(known >= 40 && unknown >= 20, `${known} lines of programs the classifier knows, ${unknown} of programs it does not know`);
   const { unexpected, stale } = judge(found, GTFO_SIBLING_EXCEPTIONS);
   assert.deepEqual(unexpected, [], `suggested grants that cover another command:\n${unexpected.join('\n')}`);
   assert.deepEqual(stale, [], 'exceptions no longer flagged: remove them');

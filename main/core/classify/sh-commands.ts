@@ -995,6 +995,25 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
   }
 }
 
+/**
+ * Where the command a wrapper runs starts among a command line's words (`timeout 60 npm
+ * test` → 2; `env FOO=1 make` → 2): undefined when the first word is no wrapper, null when
+ * it is one but what it runs is not a plain argv (`watch 'x'`, `flock -c 'x'`, `env -S`).
+ * For the suggested grant (core/suggest.ts), which must name what runs: `{timeout,timeout *}`
+ * offered for `timeout 60 npm test` covered `timeout 5 python3 -c …` (GTFOBins corpus).
+ */
+export function wrappedStart(words: readonly string[]): number | null | undefined {
+  const name = path.basename(words[0] ?? '');
+  const args: Arg[] = words.slice(1).map((text) => ({ text, dynamic: false }));
+  if (name === 'env') {
+    const e = envArgs(args);
+    return e.split || e.unknown || e.chdir || e.args.length === 0 ? null : words.length - e.args.length;
+  }
+  const u = unwrap(name, args);
+  if (!u) return undefined;
+  return u.script || u.chdir || u.args.length === 0 ? null : words.length - u.args.length;
+}
+
 // GNU xargs: -e, -i, -l (and --eof, --replace, --max-lines) take their value only when
 // it is attached (`-eEND`, `--eof=END`); alone, the next word is the command:
 // `xargs -e rm` runs rm. --process-slot-var is judged apart (it sets a variable).
