@@ -118,7 +118,7 @@ test("the human's tmux server (airlock watch runs in it) is out of reach: a sand
   }
 });
 
-test('--ro /tmp: sockets other programs keep there (a top-level socket, an ssh-agent directory) are hidden when the sandbox starts; plain files stay shared', { skip: !hasBwrap && 'bwrap is not installed' }, async () => {
+test('--ro /tmp: sockets and named pipes other programs keep there (a top-level socket, an ssh-agent directory, a command pipe) are hidden when the sandbox starts; plain files stay shared', { skip: !hasBwrap && 'bwrap is not installed' }, async () => {
   const tag = `bb12-${process.pid}-${Date.now()}`;
   const top = path.join('/tmp', `${tag}.sock`);
   const agentDir = path.join('/tmp', `ssh-${tag}`);
@@ -127,12 +127,17 @@ test('--ro /tmp: sockets other programs keep there (a top-level socket, an ssh-a
   const agentSock = path.join(agentDir, 'agent.1234');
   const servers = [await listen(top), await listen(agentSock)];
   fs.writeFileSync(plain, 'shared\n');
+  // A named pipe a program reads commands from (mpv --input-file): it opens for writing through a read-only bind.
+  const fifo = path.join('/tmp', `${tag}.fifo`);
+  execFileSync('mkfifo', [fifo]);
   try {
-    const r = await approvingAll(airlock(['exec', '--sandbox', '--ro', '/tmp', '--', 'sh', '-c', `${probe([top, agentSock, plain])}; ${connects([top, agentSock])}`], { env: env(), cwd: proj, timeoutMs: 120_000 }));
+    const r = await approvingAll(airlock(['exec', '--sandbox', '--ro', '/tmp', '--', 'sh', '-c', `${probe([top, agentSock, plain])}; ${connects([top, agentSock])}; if test -p '${fifo}'; then echo "FIFO visible"; fi`], { env: env(), cwd: proj, timeoutMs: 120_000 }));
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.deepEqual(visible(r.stdout), [plain], `only the plain file is visible:\n${r.stdout}`);
     assert.doesNotMatch(r.stdout, /CONNECTED/, r.stdout);
+    assert.doesNotMatch(r.stdout, /FIFO visible/, r.stdout);
   } finally {
+    fs.rmSync(fifo, { force: true });
     for (const srv of servers) srv.close();
     fs.rmSync(agentDir, { recursive: true, force: true });
     fs.rmSync(top, { force: true });

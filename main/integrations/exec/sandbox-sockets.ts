@@ -6,7 +6,9 @@
 // the human's own ssh-agent (sign without Airlock), an editor's server (emacsclient --eval).
 // So a sandbox working directory or `--ro` path that is or holds such a directory gets it
 // hidden: the session directories (runtime dir, tmux's, X11's) wholesale, and in the shared
-// temp directories every entry that is or holds a socket when the sandbox starts. A working
+// temp directories every entry that is or holds a socket when the sandbox starts. Named
+// pipes count as sockets: one opens for writing through a read-only bind too, and some
+// programs take commands from one (mpv's --input-file runs `run CMD`). A working
 // directory that IS a shared temp directory, or lies inside a session directory, is refused:
 // read-write, whatever socket a program makes there later would be the agent's too.
 import * as fs from 'node:fs';
@@ -64,7 +66,7 @@ export function socketHolders(dir: string, budget: ScanBudget = { ...SCAN_BUDGET
     budget.seen++;
     if (spent()) return null;
     const p = path.join(dir, e.name);
-    if (e.isSocket()) out.push(p);
+    if (e.isSocket() || e.isFIFO()) out.push(p);
     else if (e.isDirectory() && holdsSocket(p, budget, spent)) out.push(p);
     if (spent()) return null;
   }
@@ -85,7 +87,7 @@ function holdsSocket(dir: string, budget: ScanBudget, spent: () => boolean): boo
       for (let x = h.readSync(); x; x = h.readSync()) {
         budget.seen++;
         if (--left < 0 || spent()) return true;
-        if (x.isSocket()) return true;
+        if (x.isSocket() || x.isFIFO()) return true;
         if (x.isDirectory() && depth > 1 && walk(path.join(d, x.name), depth - 1)) return true;
       }
       return false;
