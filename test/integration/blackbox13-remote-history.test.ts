@@ -41,6 +41,8 @@ test('airlock history says where each event came from, and --remote keeps one re
   assert.equal(h.code, 0, h.stderr);
   const header = h.stdout.split('\n')[0]!;
   assert.match(header, /\bFROM\b/, h.stdout);
+  // The columns before it keep their places (scripts cut them): FROM comes just before SUMMARY.
+  assert.deepEqual(header.trim().split(/\s+/), ['ID', 'TIME', 'DECISION', 'BY', 'SOURCE', 'ACTION', 'RISK', 'FROM', 'SUMMARY'], header);
   const row = (id: number) => h.stdout.split('\n').find((l) => l.startsWith(`${id} `)) ?? '';
   assert.match(row(fromRemote), /\bremote build\b/, `the remote's row names it:\n${h.stdout}`);
   assert.match(row(fromHere), /\bthis machine\b/, h.stdout);

@@ -102,8 +102,9 @@ export function registerHistory(program: Command): void {
       process.stdout.write(
         table([
           // FROM: a remote's request reads like this machine's otherwise (`airlock exec -- rm …` on a server).
-          ['ID', 'TIME', 'DECISION', 'BY', 'FROM', 'SOURCE', 'ACTION', 'RISK', 'SUMMARY'],
-          ...r.events.map((e) => [String(e.id), fmtTime(e.ts), e.decision, e.decidedBy, e.remote ? `remote ${e.remote.name}` : 'this machine', e.source, e.action, e.risk.level, e.summary]),
+          // It goes just before SUMMARY: the columns scripts may already cut (ID … RISK) keep their places.
+          ['ID', 'TIME', 'DECISION', 'BY', 'SOURCE', 'ACTION', 'RISK', 'FROM', 'SUMMARY'],
+          ...r.events.map((e) => [String(e.id), fmtTime(e.ts), e.decision, e.decidedBy, e.source, e.action, e.risk.level, e.remote ? `remote ${e.remote.name}` : 'this machine', e.summary]),
         ]),
       );
       if (r.cursor) process.stdout.write(`more: airlock history --cursor ${r.cursor}\n`);
