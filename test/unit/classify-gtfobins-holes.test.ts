@@ -115,7 +115,7 @@ test('what cpio -i, cpio -p, git apply --unsafe-paths, wget -i and aria2c -i wri
   assert.deepEqual(c('find . | cpio -o -F a.cpio').resources, ['/tmp/w', '/tmp/w/a.cpio']);
 });
 
-test('chrt PRIORITY CMD and taskset MASK CMD: the word before the command is not the command (chrt 1 rm -rf ~ was a program named 1, and {chrt,chrt *} covered it)', () => {
+test('chrt PRIORITY CMD and taskset MASK CMD: the word before the command is not the command (chrt 1 rm -rf ~ was a program named 1, and {chrt,chrt *} covered it); strace -f CMD runs CMD', () => {
   assert.deepEqual(bash('taskset 1 touch RAN', ['RAN']), ['RAN'], 'control: taskset ran the command after the mask');
   for (const line of ['chrt 1 rm -rf ~', 'chrt -f 1 rm -rf ~', 'taskset 1 rm -rf ~', 'taskset -c 0 rm -rf ~', 'chrt 1 sh -p']) {
     assert.ok(!c(line).riskReasons.some((r) => /^\d is not a known/.test(r.reason)), `${line}: ${why(line)}`);
@@ -124,6 +124,9 @@ test('chrt PRIORITY CMD and taskset MASK CMD: the word before the command is not
   assert.equal(covers('chrt 1 rm -rf ~', grant('{chrt,chrt *}', 'execute')), false, 'covered by {chrt,chrt *}');
   assert.equal(covers('taskset 1 rm -rf ~', grant('{taskset,taskset *}', 'execute')), false, 'covered by {taskset,taskset *}');
   assert.deepEqual(c('chrt -p 1 123').resources, [], 'chrt -p changes a running process: no command');
+  // strace -f is a flag: the command after it is the command (`strace -f cp x .git/hooks/pre-commit` showed a program named x).
+  assert.deepEqual(c('strace -f cp x .git/hooks/pre-commit').resources, ['/tmp/w/x', '/tmp/w/.git/hooks/pre-commit']);
+  assert.deepEqual(c('ltrace -f -o log rm -rf ~').resources, ['~']);
 });
 
 test('a hook written and run by git in one command is execute; installing a crontab is execute', () => {
@@ -184,7 +187,7 @@ test('the suggestion for a wrapper keeps what it runs ({timeout,timeout *} offer
     ['nice -n 5 timeout 60 make build', '{nice -n 5 timeout 60 make build,nice -n 5 timeout 60 make build *}', 'nice -n 5 timeout 60 python3 -c "import os"'],
     ['stdbuf -oL npm test', '{stdbuf -oL npm test,stdbuf -oL npm test *}', 'stdbuf -oL sh -c "id"'],
     ['nohup ./server', null, 'nohup python3 -c "import os"'],
-    ['strace -f ls', null, 'strace -f python3 -c "import os"'],
+    ['strace -f ls', '{strace -f ls,strace -f ls *}', 'strace -f python3 -c "import os"'],
   ];
   for (const [line, expected, other] of rows) {
     assert.equal(offered(line), expected, line);

@@ -951,7 +951,7 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
     case 'systemd-run':
     case 'sg':
     case 'ssh-agent':
-      return { args: skipOpts(new Set(['-o', '-e', '-p', '-s', '-u', '-f', '-c'])), reason: wraps(`under ${name}`) };
+      return { args: skipOpts(WRAPPER_VALUES[name] ?? new Set(['-o', '-e', '-p', '-s', '-u', '-f', '-c'])), reason: wraps(`under ${name}`) };
     case 'unshare':
     case 'nsenter': {
       // Both can run the command in another directory or root (`unshare -r --wd=.git/hooks
@@ -994,6 +994,18 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
       return null;
   }
 }
+
+/**
+ * The options that take a value, for wrappers whose flags the generic set gets wrong:
+ * `strace -f cp x .git/hooks/pre-commit` took -f's value for `cp`, and showed a program
+ * named x (GTFOBins corpus). Long options are written `--opt=value` by these.
+ */
+const WRAPPER_VALUES: Record<string, Set<string> | undefined> = lookupTable({
+  strace: new Set(['-a', '-b', '-e', '-E', '-I', '-o', '-O', '-p', '-P', '-s', '-S', '-u', '-X', '-U']),
+  ltrace: new Set(['-a', '-A', '-D', '-e', '-F', '-l', '-n', '-o', '-p', '-s', '-u', '-w', '-x']),
+  fakeroot: new Set(['-l', '-s', '-i', '-b', '--lib', '--faked']),
+  firejail: new Set(),
+});
 
 /**
  * Where the command a wrapper runs starts among a command line's words (`timeout 60 npm
