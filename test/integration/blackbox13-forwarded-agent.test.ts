@@ -30,7 +30,8 @@ let workFp = '';
 // in order; prints one JSON line per answer. `sign USER` (a login signature with the first
 // key listed, for a fresh session id), `lock`, `unlock`, `removeAll`, `add` (a fresh
 // ed25519 key), `flood N` (N connections at once, each a sign for its own user, answers
-// printed as they come), `twins USER` (two connections at once, each the same login for
+// printed as they come), `junk` (an over-long and an unknown message, then a list, on one
+// connection), `twins USER` (two connections at once, each the same login for
 // USER, as two clients on the server would ask), `wait FILE` (until FILE exists, at most 60 s).
 const STEPS = String.raw`
 const net = require('net'), crypto = require('crypto'), fs = require('fs');
@@ -76,6 +77,16 @@ const name = (t) => ({ 0: 'closed', 5: 'failure', 6: 'success', 12: 'identities'
     } else if (step === 'twins') {
       const user = args[++i]; const blob = await firstKey();
       for (let k = 0; k < 2; k++) ask(signBody(blob, user)).then((a) => console.log(JSON.stringify({ step, k, answer: name(a[0]) })));
+    } else if (step === 'junk') {
+      // One connection: a 300 KiB message (over the 256 KiB cap), an unknown type, then a list.
+      const big = Buffer.alloc(300 * 1024, 0x41); big[0] = 13;
+      const got = await new Promise((resolve) => {
+        const s = net.connect(process.env.SSH_AUTH_SOCK, () => s.write(Buffer.concat([frame(big), frame(Buffer.from([99, 1, 2])), frame(Buffer.from([11]))])));
+        let buf = Buffer.alloc(0); const out = [];
+        s.on('data', (d) => { buf = Buffer.concat([buf, d]); while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) { out.push(name(buf[4])); buf = buf.subarray(4 + buf.readUInt32BE(0)); } if (out.length === 3) { s.end(); resolve(out); } });
+        s.on('close', () => resolve(out));
+      });
+      console.log(JSON.stringify({ step, answer: got.join(',') }));
     } else if (step === 'wait') {
       const f = args[++i]; const until = Date.now() + 60000;
       while (!fs.existsSync(f) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
@@ -323,4 +334,14 @@ test('the same login asked by two clients on the server through the forward: a p
     fs.writeFileSync(go, '');
     await denyAll();
   }
+});
+
+test('an over-long and an unknown message through a remote\'s forward: answered FAILURE, the connection stays in step, each recorded with the remote', async (t) => {
+  if (skip) return t.skip(skip);
+  const since = Date.now();
+  const r = await onServer('build', steps('junk'));
+  assert.deepEqual(answers(r).map((a) => [a.step, a.answer]), [['junk', 'failure,failure,identities']], r.stdout + r.stderr);
+  const { events } = await ui.call<{ events: HistoryEvent[] }>('history.query', { source: 'ssh', decision: 'reject', since, limit: 20 });
+  assert.equal(events.length, 2, events.map((e) => e.summary).join(' | '));
+  for (const e of events) assert.equal(e.remote?.name, 'build', `recorded with the remote: ${e.summary}`);
 });
