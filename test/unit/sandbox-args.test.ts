@@ -6,6 +6,7 @@ import { mcpResources } from '../../main/core/classify/mcp';
 import { LineSplitter } from '../../main/integrations/mcp/lines';
 import { taskSocketDir } from '../../main/integrations/exec/exec';
 import { sandboxSocketPlan, SCAN_BUDGET, socketHolders } from '../../main/integrations/exec/sandbox-sockets';
+import { withheldEnv } from '../../main/integrations/exec/sandbox-env';
 
 const fsLayout: Record<string, PathKind> = {
   '/usr': { kind: 'dir' },
@@ -172,5 +173,21 @@ describe("other programs' sockets (sandbox-sockets.ts)", () => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the caller's credentials (sandbox-env.ts)", () => {
+  test('names that say they hold a credential are withheld; --keep-env and Airlock\'s own names are not', () => {
+    const env = { OPENAI_API_KEY: '1', AWS_SECRET_ACCESS_KEY: '2', GITHUB_TOKEN: '3', PGPASSWORD: '4', DB_PASSWD: '5', NPM_AUTH: '6', GOOGLE_APPLICATION_CREDENTIALS: '7', PATH: '/bin', HOME: '/h', TERM: 'xterm', SSH_AUTH_SOCK: '/s', AIRLOCK_TASK_TOKEN: 't', LANG: 'C', UNSET_TOKEN: undefined };
+    assert.deepEqual(withheldEnv(env), ['AWS_SECRET_ACCESS_KEY', 'DB_PASSWD', 'GITHUB_TOKEN', 'GOOGLE_APPLICATION_CREDENTIALS', 'NPM_AUTH', 'OPENAI_API_KEY', 'PGPASSWORD']);
+    assert.deepEqual(withheldEnv(env, ['OPENAI_API_KEY', 'GITHUB_TOKEN']), ['AWS_SECRET_ACCESS_KEY', 'DB_PASSWD', 'GOOGLE_APPLICATION_CREDENTIALS', 'NPM_AUTH', 'PGPASSWORD']);
+    assert.deepEqual(withheldEnv({ github_token: 'x' }), ['github_token'], 'any case');
+  });
+
+  test('each withheld name is unset before the placeholders are set (a secret of the same name gets its placeholder)', () => {
+    const a = bwrapArgs(spec({ withhold: ['GITHUB_TOKEN', 'OPENAI_API_KEY'], egress: { sock: '/run/airlock/tasks/t1/egress.sock', caBundle: null, nodePreload: null, placeholders: { GITHUB_TOKEN: 'airlock-placeholder-GITHUB_TOKEN-0' } } }), (p) => (p === '/run/airlock/tasks/t1/egress.sock' ? { kind: 'file' } : probe(p)));
+    assert.deepEqual(pairs(a, '--unsetenv').filter((x) => /TOKEN|KEY/.test(x)).map((x) => x.split(' ')[0]), ['GITHUB_TOKEN', 'OPENAI_API_KEY', 'AIRLOCK_TASK_TOKEN']);
+    assert.ok(a.indexOf('GITHUB_TOKEN') < a.lastIndexOf('GITHUB_TOKEN'), 'unset first, then set');
+    assert.equal(a[a.lastIndexOf('GITHUB_TOKEN') - 1], '--setenv');
   });
 });

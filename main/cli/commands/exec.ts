@@ -18,6 +18,7 @@ export function registerExec(program: Command): void {
     .option('--shell', 'CMD is shell text run by /bin/sh -c (pipes, &&, redirections)')
     .option('--stdin-command', 'read the shell text from stdin (the command-wrapper recipe, docs/command-wrapper.md)')
     .option('--ro <path...>', 'with --sandbox: extra paths visible read-only')
+    .option('--keep-env <name...>', 'with --sandbox: pass these variables although their names look like credentials (*KEY*, *SECRET*, *TOKEN*, passwords), which the sandbox does not get otherwise')
     .addHelpText(
       'after',
       `
@@ -28,7 +29,7 @@ Examples:
 
 Denied: exit 126 and one line on stderr saying who denied and why. Nothing runs unless allowed.`,
     )
-    .action(async (cmd: string[], o: { task?: string; sandbox?: boolean; timeout?: string; cwd: string; shell?: boolean; stdinCommand?: boolean; ro?: string[] }) => {
+    .action(async (cmd: string[], o: { task?: string; sandbox?: boolean; timeout?: string; cwd: string; shell?: boolean; stdinCommand?: boolean; ro?: string[]; keepEnv?: string[] }) => {
       const { execWithApproval, ExecStop } = require('../../integrations/exec/exec') as typeof import('../../integrations/exec/exec');
       const { exitLike } = require('../../integrations/exec/run') as typeof import('../../integrations/exec/run');
       let timeoutSec: number | undefined;
@@ -54,6 +55,7 @@ Denied: exit 126 and one line on stderr saying who denied and why. Nothing runs 
           sandbox: !!o.sandbox,
           timeoutSec,
           readOnly: (o.ro ?? []).map((p) => path.resolve(p)),
+          keepEnv: o.keepEnv ?? [],
           env: process.env,
         });
         if (outcome.kind === 'timeout') process.stderr.write(`airlock: timed out after ${outcome.afterSec} s; the command was stopped\n`);

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { EXIT } from '../exit-codes';
 import { CliError } from '../util';
 
-export async function runTaskAgentCli(name: string, agent: string[], o: { cwd: string; sandbox?: boolean; network?: boolean; secret?: string[]; ro?: string[] }): Promise<void> {
+export async function runTaskAgentCli(name: string, agent: string[], o: { cwd: string; sandbox?: boolean; network?: boolean; secret?: string[]; ro?: string[]; keepEnv?: string[] }): Promise<void> {
   if (agent.length === 0) throw new CliError('--sandbox runs an agent: airlock task start NAME --sandbox -- AGENT [ARGS…]');
   const { runTaskAgent } = require('../../integrations/exec/agent') as typeof import('../../integrations/exec/agent');
   const { ExecStop } = require('../../integrations/exec/exec') as typeof import('../../integrations/exec/exec');
@@ -18,6 +18,7 @@ export async function runTaskAgentCli(name: string, agent: string[], o: { cwd: s
       network: !!o.network,
       secrets: o.secret ?? [],
       readOnly: (o.ro ?? []).map((p) => path.resolve(p)),
+      keepEnv: o.keepEnv ?? [],
       env: process.env,
       log: (line) => process.stderr.write(`airlock: ${line}\n`),
     });

@@ -21,8 +21,9 @@ export function registerTask(program: Command): void {
     .option('--network', 'with an agent: ask the human at start for a transfer grant, which then covers every destination of its egress proxy but this machine and the local network')
     .option('--secret <name...>', "secrets the task uses: its sandbox sees a placeholder, the egress proxy injects the value on the secret's hosts")
     .option('--ro <path...>', 'with --sandbox: extra paths visible read-only')
+    .option('--keep-env <name...>', 'with --sandbox: pass these variables although their names look like credentials (*KEY*, *SECRET*, *TOKEN*, passwords), which the sandbox does not get otherwise; --secret is the way that keeps the value out')
     .addHelpText('after', '\nExamples:\n  eval "$(airlock task start "fix CI" --env)"\n  airlock task start "fix CI" --sandbox -- claude')
-    .action(async (name: string, agent: string[], o: { cwd: string; env?: boolean; json?: boolean; sandbox?: boolean; network?: boolean; secret?: string[]; ro?: string[] }) => {
+    .action(async (name: string, agent: string[], o: { cwd: string; env?: boolean; json?: boolean; sandbox?: boolean; network?: boolean; secret?: string[]; ro?: string[]; keepEnv?: string[] }) => {
       if (agent.length > 0 || o.sandbox) {
         const { runTaskAgentCli } = require('./task-agent') as typeof import('./task-agent');
         return runTaskAgentCli(name, agent, o);

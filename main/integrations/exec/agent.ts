@@ -11,6 +11,7 @@ import { AirlockClient, AirlockRpcError, defaultRequestSocket, type TaskStarted 
 import { ExecStop, prepare, refuseUnsafeSandbox } from './exec';
 import { findBwrap, NO_BWRAP, type SandboxEgress } from './sandbox';
 import { runCommand, type RunOutcome } from './run';
+import { withheldNote } from './sandbox-env';
 
 export interface TaskAgentOptions {
   name: string;
@@ -22,6 +23,8 @@ export interface TaskAgentOptions {
   /** Secrets (by name) the task uses through its egress proxy. */
   secrets?: string[];
   readOnly: string[];
+  /** With sandbox: variables kept although their names look like credentials (`--keep-env`). */
+  keepEnv?: string[];
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
 }
@@ -66,7 +69,8 @@ export async function runTaskAgent(o: TaskAgentOptions): Promise<{ task: string;
     if (started.requestSock) env.AIRLOCK_REQUEST_SOCK = started.requestSock;
     if (started.sshAuthSock) env.SSH_AUTH_SOCK = started.sshAuthSock;
     else delete env.SSH_AUTH_SOCK;
-    const p = prepare({ argv: o.argv, shell: false, cwd: o.cwd, sandbox: o.sandbox, readOnly: o.readOnly, env }, egress, started.task);
+    const p = prepare({ argv: o.argv, shell: false, cwd: o.cwd, sandbox: o.sandbox, readOnly: o.readOnly, keepEnv: o.keepEnv ?? [], env }, egress, started.task);
+    if (p.withheld.length) o.log(withheldNote(p.withheld).replace(/^airlock: /, ''));
     const outcome = await runCommand({ file: p.file, args: p.args, cwd: o.cwd, env, stdin: 'inherit', ownSession: o.sandbox });
     // The task's grants die with the agent (the token proves it is ours to end).
     await client.endTask(started.task, started.token).catch(() => undefined);

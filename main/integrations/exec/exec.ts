@@ -10,6 +10,7 @@ import { shellWord } from '../../../shared/shell-word';
 import { classifyShell, MAX_COMMAND_CHARS, summarizeClassification } from '../../core/classify/shell';
 import { relayArgv } from '../egress/relay';
 import { bwrapArgs, findBwrap, NO_BWRAP, unsafeSandboxCwd, unsafeSandboxReadOnly, type SandboxEgress } from './sandbox';
+import { withheldEnv, withheldNote } from './sandbox-env';
 import { sandboxSocketPlan } from './sandbox-sockets';
 import { runCommand, type RunOutcome } from './run';
 
@@ -25,6 +26,8 @@ export interface ExecOptions {
   sandbox: boolean;
   timeoutSec?: number;
   readOnly?: string[];
+  /** With sandbox: variables kept although their names look like credentials (`--keep-env`). */
+  keepEnv?: string[];
   env: NodeJS.ProcessEnv;
 }
 
@@ -135,6 +138,8 @@ export function taskSocketDir(env: NodeJS.ProcessEnv, task: string): string | nu
 export interface Prepared {
   file: string;
   args: string[];
+  /** The caller's variables the sandbox does not get (say so once: sandbox-env.ts). */
+  withheld: string[];
 }
 
 /**
@@ -147,7 +152,7 @@ export function prepare(o: ExecOptions, egress: SandboxEgress | null, task: stri
   const command = o.shell || o.stdinCommand !== undefined ? ['/bin/sh', '-c', text] : o.argv;
   const node = nodeBinary();
   const inner = o.sandbox && egress ? relayArgv(node, egress.sock, egress.nodePreload, command) : command;
-  if (!o.sandbox) return { file: inner[0], args: inner.slice(1) };
+  if (!o.sandbox) return { file: inner[0], args: inner.slice(1), withheld: [] };
   const bwrap = findBwrap(o.env);
   if (!bwrap) throw new ExecStop('sandbox', NO_BWRAP);
   const home = sandboxHome(o.env);
@@ -155,6 +160,8 @@ export function prepare(o: ExecOptions, egress: SandboxEgress | null, task: stri
   const others = refuseUnsafeSandbox(o.cwd, o.readOnly ?? [], o.env);
   // `task`: the task whose sockets the sandbox gets — the one the daemon counted the approval against.
   const dir = task ? taskSocketDir(o.env, task) : null;
+  // A secret's name is not withheld: its placeholder is set in its place.
+  const withheld = withheldEnv(o.env, [...(o.keepEnv ?? []), ...Object.keys(egress?.placeholders ?? {})]);
   const args = bwrapArgs({
     // Real paths: bwrap binds what a link leads to, so the hiding below must compare those.
     cwd: realPath(o.cwd),
@@ -163,8 +170,9 @@ export function prepare(o: ExecOptions, egress: SandboxEgress | null, task: stri
     task: task && dir ? { id: task, dir } : null,
     hide: [...airlockDirs(o.env), ...others],
     readOnly: [...(o.readOnly ?? []).map(realPath), ...(egress && !/^\/(usr|bin|sbin|lib|lib64|opt|nix)\//.test(node) ? [node] : [])],
+    withhold: withheld,
   });
-  return { file: bwrap, args: [...args, '--', ...inner] };
+  return { file: bwrap, args: [...args, '--', ...inner], withheld };
 }
 
 function sandboxHome(env: NodeJS.ProcessEnv): string {
@@ -237,6 +245,7 @@ export async function execWithApproval(o: ExecOptions): Promise<RunOutcome> {
   // The sandbox gets the sockets (and egress) of the task the daemon answered for, only.
   const task = answer.task ?? null;
   const p = prepare(o, task === null ? null : task === taskId ? egress : o.sandbox ? taskEgress(o.env, task) : null, task);
+  if (p.withheld.length) process.stderr.write(`${withheldNote(p.withheld)}\n`);
   const env = { ...o.env };
   if (o.task) {
     env.AIRLOCK_TASK = taskIdOf(o.task);

@@ -31,6 +31,8 @@ export interface SandboxSpec {
   hide: string[];
   /** Extra read-only paths the user asked for (`--ro PATH`). */
   readOnly: string[];
+  /** The caller's environment variables the sandbox does not get (sandbox-env.ts: credentials). */
+  withhold?: string[];
 }
 
 export interface SandboxEgress {
@@ -135,6 +137,8 @@ export function bwrapArgs(spec: SandboxSpec, probe: (p: string) => PathKind = pr
     for (const f of [eg.caBundle, eg.nodePreload]) if (f && !inDir(f) && probe(f).kind !== 'missing') a.push('--ro-bind', f, f);
   }
   a.push('--chdir', spec.cwd);
+  // Before anything Airlock sets: a placeholder of the same name is set after, so it wins.
+  for (const n of spec.withhold ?? []) a.push('--unsetenv', n);
   if (eg) {
     a.push('--setenv', 'AIRLOCK_EGRESS_SOCK', eg.sock);
     if (eg.caBundle) for (const v of CA_BUNDLE_VARS) a.push('--setenv', v, eg.caBundle);
