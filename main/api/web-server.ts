@@ -109,7 +109,7 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     res.end(JSON.stringify(reply ?? { jsonrpc: '2.0', id: null, result: null }));
   }
 
-  const server = http.createServer((req, res) => {
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const verdict = checkHostAndOrigin(port, req.headers.host, req.headers.origin);
     if (!verdict.ok) return deny(res, verdict.status, verdict.reason);
     const { pathname } = new URL(req.url ?? '/', 'http://localhost');
@@ -119,12 +119,19 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
       if (!res.headersSent) deny(res, 500, `internal error: ${(e as Error).message}`);
       else res.destroy();
     });
-  });
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+  };
+  // The same door on [::1]:PORT: a tab at http://localhost:PORT goes there first (Chromium
+  // tries ::1 before 127.0.0.1), and if we did not hold it, another user's listener there
+  // would serve that tab its own page (reading #token=) or relay it to us while we run.
+  const server = http.createServer(onRequest);
+  const server6 = http.createServer(onRequest);
+  for (const s of [server, server6]) {
+    s.headersTimeout = 10_000;
+    s.requestTimeout = 30_000;
+  }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: LIMITS.lineBytes });
-  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
     const refuse = (status: 401 | 403 | 404, reason: string) => {
       socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${reason}\n`);
       if (status !== 404) record({ source: 'web', tool: '(connect)', summary: 'web UI connection refused', raw: { host: req.headers.host, origin: req.headers.origin }, reason });
@@ -141,7 +148,9 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     }
     if (!tokenMatches(token, url.searchParams.get('token'))) return refuse(401, 'unauthorized: wrong or missing token');
     wss.handleUpgrade(req, socket, head, (ws) => serveSocket(ws));
-  });
+  };
+  server.on('upgrade', onUpgrade);
+  server6.on('upgrade', onUpgrade);
 
   let unproven = 0;
   /** Challenge, check the client's HMAC, answer with ours; only then is it a session. */
@@ -195,21 +204,42 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     ws.on('error', () => ws.terminate());
   }
 
-  const listen = (p: number) =>
+  const listenOn = (srv: http.Server, p: number, host: string) =>
     new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(p, '127.0.0.1', () => {
-        server.off('error', reject);
+      srv.once('error', reject);
+      srv.listen(p, host, () => {
+        srv.off('error', reject);
         resolve();
       });
     });
+  /** 127.0.0.1:P, then [::1]:P on the same P (skipped only where this machine has no IPv6 loopback, so nobody can listen there either). */
+  const listen = async (p: number): Promise<void> => {
+    await listenOn(server, p, '127.0.0.1');
+    const got = (server.address() as AddressInfo).port;
+    try {
+      await listenOn(server6, got, '::1');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT') return;
+      await new Promise<void>((r) => server.close(() => r()));
+      throw e; // EADDRINUSE with address '::1': serve says so
+    }
+  };
   const preferred = !opts.port && opts.preferredPort ? opts.preferredPort : null;
   try {
     await listen(preferred ?? opts.port ?? 0);
   } catch (e) {
-    // The last run's port is taken now: any free one (the printed URL says which).
-    if (preferred === null || (e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
-    await listen(0);
+    if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || opts.port) throw e;
+    // The last run's port is taken now (or a free port's [::1] twin is): any free one where
+    // both are ours (the printed URL says which).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await listen(0);
+        break;
+      } catch (again) {
+        if ((again as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 8) throw again;
+      }
+    }
   }
   port = (server.address() as AddressInfo).port;
   csp = contentSecurityPolicy({ connect: [`ws://127.0.0.1:${port}`, `ws://localhost:${port}`] });
@@ -221,8 +251,8 @@ export async function startWebServer(opts: WebServerOptions): Promise<RunningWeb
     async close() {
       for (const c of wss.clients) c.terminate();
       wss.close();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
+      for (const s of [server, server6]) s.closeAllConnections();
+      await Promise.all([server, server6].filter((s) => s.listening).map((s) => new Promise<void>((r) => s.close(() => r()))));
     },
   };
 }

@@ -36,7 +36,10 @@ export function registerServe(program: Command): void {
         // A lock or damage met by a start-up write or read after the file opened: the same fault.
         const e = faultOf(err, airlockPaths().db);
         if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE' && opts.web) {
-          throw new CliError(`cannot start: port ${port} on 127.0.0.1 is in use by another program: choose another --port (0 picks a free one)`, EXIT.internal);
+          // On [::1] too: a tab at http://localhost:PORT goes there first (main/api/web-server.ts).
+          const v6 = (e as { address?: unknown }).address === '::1';
+          const where = v6 ? `[::1] (a tab at http://localhost:${port} would reach that program, not Airlock)` : '127.0.0.1';
+          throw new CliError(`cannot start: port ${port} on ${where} is in use by another program: choose another --port (0 picks a free one)`, EXIT.internal);
         }
         // One clear line (a wrong key passphrase, a socket in use, a newer database), no stack;
         // a damaged, unopenable or locked database has its own exit code (65, 66, 75).
