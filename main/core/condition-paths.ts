@@ -26,10 +26,11 @@ export type PathForm = 'plain' | 'absolute' | 'tilde';
 /** The `form` of a string an agent may mean as a path, or null when that is the string itself (or it is no path). */
 export function pathForm(s: string, form: PathForm, home: string = os.homedir()): string | null {
   if (s.length === 0 || s.includes('\0')) return null;
-  // A URL (`https://x//y`) is not a path, nor is prose with a stray `./`; but a path may hold
+  // Another URL is not a path (a web URL only as a client resolves it, below), nor is prose with a stray `./`; but a path may hold
   // spaces, so anything that starts like one is one (`/repo/../my docs/x`).
   const uri = /^file:\/\/(?:localhost)?(\/.*)$/is.exec(s);
   if (uri) return fileUriForm(s, uri[1]!);
+  if (/^(https?|wss?|ftp):/i.test(s)) return webUrlForm(s);
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) return null;
   if (!/^(\/|~(\/|$)|\.\.?(\/|$))/.test(s) && /\s/.test(s)) return null;
   const tilde = s === '~' || s.startsWith('~/');
@@ -55,6 +56,24 @@ function fileUriForm(s: string, uriPath: string): string | null {
   }
   if (p.includes('\0')) return null;
   const out = `file://${path.posix.normalize(p)}`;
+  return out === s ? null : out;
+}
+
+/**
+ * A web URL's plain form, when what a client sends differs from what is written: fetch,
+ * curl and httpx resolve `..`/`.` segments in the path (`%2e` too), read `\` as `/`, and drop
+ * tabs and newlines, so `https://api.x/repos/me/%2e%2e/other` asks for /repos/other. Then the
+ * URL as a WHATWG parser reads it (the same for every PathForm); otherwise null (a URL with
+ * `//` in its path is sent as written).
+ */
+function webUrlForm(s: string): string | null {
+  if (!/[\t\n\r\\]|\/(\.|%2e){1,2}([/?#]|$)/i.test(s)) return null;
+  let out: string;
+  try {
+    out = new URL(s).href;
+  } catch {
+    return null; // no client sends it either
+  }
   return out === s ? null : out;
 }
 

@@ -38,7 +38,12 @@ describe('path forms', () => {
     ['~/../../etc/passwd', '/etc/passwd', '/etc/passwd', '/etc/passwd'],
     [`${HOME}/.ssh/id`, null, null, '~/.ssh/id'],
     ['src/../../etc', '../etc', '../etc', '../etc'],
-    ['https://example.com//a/../b', null, null, null],
+    ['https://example.com//a/b', null, null, null],
+    ['https://example.com/a?next=../b', null, null, null],
+    ['https://example.com//a/../b', 'https://example.com//b', 'https://example.com//b', 'https://example.com//b'],
+    ['https://api.x/repos/me/%2e%2E/other', 'https://api.x/repos/other', 'https://api.x/repos/other', 'https://api.x/repos/other'],
+    ['https://api.x/repos/me\\..\\other', 'https://api.x/repos/other', 'https://api.x/repos/other', 'https://api.x/repos/other'],
+    ['https://api.x/repos/me/.\t./other', 'https://api.x/repos/other', 'https://api.x/repos/other', 'https://api.x/repos/other'],
     ['file:///repo/x', null, null, null],
     ['file:///repo/../etc/passwd', 'file:///etc/passwd', 'file:///etc/passwd', 'file:///etc/passwd'],
     ['FILE://localhost/repo/%2e%2e/etc/passwd', 'file:///etc/passwd', 'file:///etc/passwd', 'file:///etc/passwd'],
@@ -82,6 +87,20 @@ describe('conditions on paths spelled another way', () => {
     assert.equal(grantMiss(g, mcpReq({ uri: 'file:///repo/a.txt' }), 0), null);
     assert.equal(grantMiss(g, mcpReq({ uri: 'file:///repo/%2e%2e/etc/shadow' }), 0), 'condition');
     assert.equal(grantMiss(g, mcpReq({ uri: 'file:///repo/../etc/shadow' }), 0), 'condition');
+  });
+
+  test('allow args.url.startsWith("https://api.x/repos/me/"): /../, %2e%2e, backslashes or a tab between the dots leave it as a client sends it, so it does not hold', () => {
+    const g = grant({ tool: 'fetch/*', action: 'write', when: 'args.url.startsWith("https://api.x/repos/me/")' });
+    const fetchReq = (url: string): CoreRequest => ({ ...mcpReq({ url }), tool: 'fetch/fetch' });
+    assert.equal(grantMiss(g, fetchReq('https://api.x/repos/me/issues'), 0), null);
+    assert.equal(grantMiss(g, fetchReq('https://api.x/repos/me//issues?x=../y'), 0), null);
+    for (const url of ['https://api.x/repos/me/../other/settings', 'https://api.x/repos/me/%2e%2e/other/settings', 'https://api.x/repos/me/.%2E/other', 'https://api.x/repos/me\\..\\other', 'https://api.x/repos/me/.\t./other']) {
+      assert.equal(new URL(url).href.startsWith('https://api.x/repos/me/'), false, `a client asks for ${new URL(url).href}`);
+      assert.equal(grantMiss(g, fetchReq(url), 0), 'condition', url);
+    }
+    // A deny on another repository's settings is not missed by a spelling that reaches them.
+    const deny = grant({ tool: 'fetch/*', action: 'write', effect: 'deny', when: 'args.url.startsWith("https://api.x/repos/other/")' });
+    assert.equal(grantMiss(deny, fetchReq('https://api.x/repos/me/%2e%2e/other/settings'), 0), null);
   });
 
   test('allow args.path.startsWith("~/work/"): a ~ path that resolves out of it does not hold', () => {
