@@ -153,6 +153,12 @@ export const Prompt = z.object({
     .optional(),
   /** Who: the agent's processes past Airlock's own (CLI, hook), nearest first, each with its full command line. */
   agent: z.array(z.object({ pid: z.number().int(), exe: z.string().nullable(), commandLine: z.string() })).optional(),
+  /**
+   * How many requests one answer to this prompt answers, when more than one: identical
+   * requests waiting at the same time share the prompt (flood control), and "allow once"
+   * allows each of them. Shown on every UI; a change reaches them as `pending.updated`.
+   */
+  waiting: z.number().int().min(2).optional(),
   createdAt: z.number(),
   expiresAt: z.number(),
 });
@@ -468,6 +474,8 @@ export type ApproverMethod = keyof ApproverMethods;
 export const approverNotifications = {
   'pending.added': Prompt,
   'pending.resolved': z.object({ id: z.string(), decision: Decision, reason: z.string(), event: z.number().int() }),
+  /** A prompt still waiting changed in place (same id): today, how many requests it answers (`waiting`). */
+  'pending.updated': Prompt,
   'event.recorded': HistoryEvent,
   'grants.changed': z.object({}),
   'tasks.changed': z.object({}),

@@ -1,4 +1,5 @@
 // The key under which identical pending requests share one prompt (prompt-queue.ts).
+import type { Prompt } from '../contract/approver';
 import type { Risk } from '../contract/common';
 import type { CoreRequest } from './request';
 
@@ -22,4 +23,18 @@ export function coalesceKey(r: CoreRequest, risk: Risk, connection: string | und
   // Also shown on the prompt: where an MCP action came from (the server's annotation, the
   // human's pin, the tool's name) and which ssh connection carried a remote's request.
   return JSON.stringify([r.task, r.source, r.tool, r.action, r.resources, r.summary, r.argsText, r.cwd, risk.level, risk.reasons, who, r.ssh?.fingerprint, r.ssh?.forwarded, r.ssh?.host, r.ssh?.user, r.remote?.name, r.remote?.via, r.actionOrigin]);
+}
+
+/**
+ * The prompt with `waiting` set to how many requests one answer answers (left out below
+ * two), or null when it already says so. An agent that sends the same payment twenty
+ * times gets one prompt, and the human must see that "allow once" pays twenty times
+ * (black-box wave 11): every UI shows the count and re-arms its input guard when it changes.
+ */
+export function withWaiting(prompt: Prompt, n: number): Prompt | null {
+  if ((prompt.waiting ?? 1) === Math.max(1, n)) return null;
+  const next: Prompt = { ...prompt };
+  if (n > 1) next.waiting = n;
+  else delete next.waiting;
+  return next;
 }

@@ -1,7 +1,9 @@
 // The prompts waiting for the human: one per distinct request (identical requests share
-// one and each gets its own answer and event), capped (flood.ts), denied when nobody
+// one, which says how many it answers, and each gets its own answer and event), capped (flood.ts), denied when nobody
 // answers in time or when the requester goes away, and answered by `pending.decide`.
 // Every answer is committed through the HistoryRecorder before a waiter hears it.
+// Over 400 lines on purpose: every path that answers, moves or re-counts a waiting prompt is
+// here (decide, timeout, disconnect, deny grants, re-shown risk), so none misses the others' bookkeeping.
 import type { AgentAnswer, GrantSpec } from '../contract/agent';
 import type { DecideParams, Grant, Prompt, Settings, Task } from '../contract/approver';
 import { LIMITS, riskier, type Action, type DecidedBy, type Risk, type Scope } from '../contract/common';
@@ -18,7 +20,7 @@ import { suggest } from './suggest';
 import { conditionSuggestions, withPastMatches } from './prompt-suggestions';
 import { scopeRefusal } from './friction';
 import { promptFacts } from './prompt-facts';
-import { coalesceKey } from './prompt-coalesce';
+import { coalesceKey, withWaiting } from './prompt-coalesce';
 import type { OwnInstall } from './agent-chain';
 import { describeTaskGrants, grantLine } from './task-grants';
 import { checkCondition, withConditionWords, type TasksAndGrants } from './tasks-and-grants';
@@ -111,7 +113,10 @@ export class PromptQueue {
     const key = coalesceKey(req, risk, ctx.connection);
     for (const p of this.pending.values()) {
       if (p.coalesceKey === key && !p.taskGrants) {
-        return new Promise((resolve) => p.waiters.push({ resolve, connection: ctx.connection, req }));
+        return new Promise((resolve) => {
+          p.waiters.push({ resolve, connection: ctx.connection, req });
+          this.countWaiting(p);
+        });
       }
     }
     const reason = this.overCap(req.task, ctx.connection, ctx.remote?.name);
@@ -229,6 +234,12 @@ export class PromptQueue {
     this.bus.publish({ method: 'pending.resolved', params: { id: p.prompt.id, decision, reason, event: first ? (first as AgentAnswer).event : 0 } });
   }
 
+  /** `waiting` follows the waiters (prompt-coalesce.ts, withWaiting). */
+  private countWaiting(p: Pending): void {
+    const u = withWaiting(p.prompt, p.waiters.length);
+    if (u) this.bus.publish({ method: 'pending.updated', params: (p.prompt = u) });
+  }
+
   /** The requester went away: its waiters are answered (deny) so history has them. */
   dropConnection(connection: string): void {
     const reason = 'the requester disconnected before the human answered';
@@ -239,6 +250,7 @@ export class PromptQueue {
         this.finish(p, 'deny', 'system', null, null, reason);
       } else {
         p.waiters = p.waiters.filter((w) => w.connection !== connection);
+        this.countWaiting(p);
         // Resolved too (as when the whole prompt goes): no promise is left pending for ever.
         for (const w of gone) w.resolve(this.recorder.answer({ req: w.req, risk: p.risk, decision: 'deny', decidedBy: 'system', grant: null, scope: null, reason }));
       }

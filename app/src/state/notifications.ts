@@ -12,6 +12,9 @@ export function wireNotifications(): () => void {
       case 'pending.added':
         usePending.getState().added(n.params);
         break;
+      case 'pending.updated':
+        usePending.getState().updated(n.params);
+        break;
       case 'pending.resolved':
         usePending.getState().resolved(n.params.id);
         break;

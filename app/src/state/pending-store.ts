@@ -22,6 +22,8 @@ type PendingState = {
   offline: boolean;
   load(): Promise<void>;
   added(p: Prompt): void;
+  /** A waiting prompt changed in place (same id, e.g. how many requests it answers). */
+  updated(p: Prompt): void;
   resolved(id: string): void;
   select(id: string): void;
   /** Moves the selection by `step` in the queue (bounded, no wrap). */
@@ -53,6 +55,11 @@ export const usePending = create<PendingState>((set, get) => ({
     // A new prompt joins the queue; the one on screen stays on screen.
     set({ prompts: sortPrompts([...get().prompts, p]), currentId: get().currentId ?? p.id });
     announce(p);
+  },
+  updated(p) {
+    const { prompts } = get();
+    if (!prompts.some((x) => x.id === p.id)) return;
+    set({ prompts: prompts.map((x) => (x.id === p.id ? p : x)) });
   },
   resolved(id) {
     const { prompts, currentId } = get();

@@ -235,6 +235,8 @@ export function registerWatch(program: Command): void {
           const toolCut = columnsOf(toolShown) > TOOL_COLUMNS;
           one(`[${p.risk.level.toUpperCase()}] ${p.action} · ${toolCut ? fitColumns(toolShown, TOOL_COLUMNS) : toolShown} · ${p.id} · denies in ${left}s${armed() ? '' : ' · (keys wake up in ½ s)'}`);
           if (toolCut) add(wrapLabelled('  tool: ', p.tool, width), 2, 1, (n) => `    (+${n} more lines of the tool name)`);
+          // Rank 0, next to the header: the count is what a key does (prompt-coalesce.ts, withWaiting).
+          if ((p.waiting ?? 1) > 1) one(`  ${p.waiting} identical requests are waiting: the answer (even [o]nce) answers each of them`);
           const specs = grantSpecs(p);
           if (!specs) {
             // Runs of blank lines are counted, not drawn, and a cut literal says how it ends:
@@ -361,7 +363,13 @@ export function registerWatch(program: Command): void {
             const conn = await connectUi();
             conn.onNotification = (method, params) => {
               if (method === 'pending.added') onAdded(params as Prompt);
-              else if (method === 'pending.resolved') {
+              else if (method === 'pending.updated') {
+                const u = params as Prompt;
+                if (!prompts.has(u.id)) return;
+                // What a key would do changed (it answers more requests now): guarded afresh.
+                if (u.id === currentId && (u.waiting ?? 1) !== (prompts.get(u.id)!.waiting ?? 1)) onScreenSince = Date.now();
+                prompts.set(u.id, u);
+              } else if (method === 'pending.resolved') {
                 const r = params as { id: string; reason: string };
                 if (prompts.has(r.id)) status = `resolved ${r.id}: ${r.reason}`;
                 onGone(r.id);

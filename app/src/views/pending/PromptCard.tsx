@@ -86,6 +86,16 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
   const expired = offline || now >= prompt.expiresAt;
   const literal = literalOf(prompt);
   const summary = prompt.summary || `${prompt.tool} ${prompt.resource ?? ''}`;
+  // More identical requests joined this prompt: one answer answers each of them, so what a
+  // click does just changed, and the card is guarded afresh (an agent that adds nineteen
+  // copies of a payment as the pointer moves must not have them paid by that click).
+  const waiting = prompt.waiting ?? 1;
+  const seenWaiting = useRef(waiting);
+  useEffect(() => {
+    if (seenWaiting.current === waiting) return;
+    seenWaiting.current = waiting;
+    guard.rearm();
+  }, [waiting, guard]);
 
   async function choose(choice: Choice | 'serverReadOnly'): Promise<void> {
     if (busy || expired || !guard.ready()) return;
@@ -246,6 +256,11 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
           <V text={summary} />
         </h2>
       </header>
+      {waiting > 1 && (
+        <p className="prompt-waiting strong" role="status" data-testid="prompt-waiting">
+          {waiting} identical requests are waiting: your answer (even “Allow once”) answers each of them.
+        </p>
+      )}
       <div className={`literal-wrap${fold && !showAll ? ' folded' : ''}`}>
         <pre id={`${uid}-literal`} className="literal" data-testid="prompt-literal">
           {fold && !showAll ? <FoldedLiteral text={literal} /> : <V text={literal} multiline />}
