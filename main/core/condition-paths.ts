@@ -23,6 +23,19 @@ const ODD_SEGMENTS = /(^|\/)\.\.?(\/|$)|\/\//;
  */
 export type PathForm = 'plain' | 'absolute' | 'tilde';
 
+/**
+ * A relative path resolved against the directory the tool runs in (an MCP server is started
+ * in the request's cwd): a deny on `/etc/` holds for `../../etc/passwd` from /srv/app, and one
+ * on `/.ssh/` for `.ssh/id_ed25519` from the home directory. Only strings that look like a
+ * relative path (a `/` or a leading `.`, no whitespace, no scheme); for a deny only.
+ */
+export function cwdForm(s: string, cwd: string): string | null {
+  if (!cwd.startsWith('/') || s.length === 0 || s.includes('\0') || /\s/.test(s)) return null;
+  if (s.startsWith('/') || s.startsWith('~') || /^[A-Za-z][A-Za-z0-9+.-]*:/.test(s)) return null;
+  if (!s.includes('/') && !s.startsWith('.')) return null;
+  return path.posix.resolve(cwd, s);
+}
+
 /** The `form` of a string an agent may mean as a path, or null when that is the string itself (or it is no path). */
 export function pathForm(s: string, form: PathForm, home: string = os.homedir()): string | null {
   if (s.length === 0 || s.includes('\0')) return null;
@@ -86,13 +99,13 @@ function isUnder(p: string, home: string): boolean {
  * common case: then only the arguments as written are checked). Walks at most `limit`
  * values; a bigger input is left to the condition's own size check.
  */
-export function argsInPathForm(args: unknown, form: PathForm, home: string = os.homedir(), limit = 20_000): unknown {
+export function argsInPathForm(args: unknown, form: PathForm | { cwd: string }, home: string = os.homedir(), limit = 20_000): unknown {
   let changed = false;
   let seen = 0;
   const walk = (v: unknown, depth: number): unknown => {
     if (++seen > limit || depth > 64) return v;
     if (typeof v === 'string') {
-      const p = pathForm(v, form, home);
+      const p = typeof form === 'string' ? pathForm(v, form, home) : cwdForm(v, form.cwd);
       if (p === null) return v;
       changed = true;
       return p;

@@ -69,7 +69,9 @@ function conditionInput(r: CoreRequest): ConditionInput | { error: string } {
       try {
         const raw = a.args ?? {};
         const plain = argsInPathForm(raw, 'plain');
-        const denyAlso = (['absolute', 'tilde'] as const).map((f) => argsInPathForm(raw, f)).filter((x) => x !== null).map((x) => celArgs(x));
+        // A relative path as the tool resolves it too, from the request's cwd (a deny only).
+        const forms = [...(['absolute', 'tilde'] as const), ...(r.cwd ? [{ cwd: r.cwd }] : [])];
+        const denyAlso = forms.map((f) => argsInPathForm(raw, f)).filter((x) => x !== null).map((x) => celArgs(x));
         v = { input: celArgs(raw), ...(plain !== null ? { plain: celArgs(plain) } : {}), denyAlso };
       } catch (e) {
         v = { error: (e as Error).message };

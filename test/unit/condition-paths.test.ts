@@ -103,6 +103,22 @@ describe('conditions on paths spelled another way', () => {
     assert.equal(grantMiss(deny, fetchReq('https://api.x/repos/me/%2e%2e/other/settings'), 0), null);
   });
 
+  test('deny args.path.startsWith("/etc/") or contains("/.ssh/"): a relative path that reaches them from the cwd the server runs in is denied; an allow on a relative path still does not hold', () => {
+    const inCwd = (cwd: string, args: unknown): CoreRequest => ({ ...mcpReq(args), cwd });
+    const etc = grant({ tool: 'fs/*', action: 'write', effect: 'deny', when: 'args.path.startsWith("/etc/")' });
+    assert.equal(grantMiss(etc, inCwd('/srv/app', { path: '../../etc/cron.d/x' }), 0), null);
+    assert.equal(grantMiss(etc, inCwd('/', { path: 'etc/cron.d/x' }), 0), null);
+    assert.equal(grantMiss(etc, inCwd('/srv/app', { path: 'src/a.ts' }), 0), 'condition');
+    const ssh = grant({ tool: 'fs/*', action: 'write', effect: 'deny', when: 'args.path.contains("/.ssh/")' });
+    assert.equal(grantMiss(ssh, inCwd(HOME, { path: '.ssh/authorized_keys' }), 0), null);
+    assert.equal(grantMiss(ssh, inCwd(HOME, { path: 'notes .ssh/x' }), 0), 'condition');
+    // Under allow ** and that deny, the write is denied (it was allowed).
+    const verdict = evaluateGrants([grant({ tool: 'fs/*', action: 'write' }), { ...ssh, id: 'g_2' }], inCwd(HOME, { path: '.ssh/authorized_keys' }), 0);
+    assert.equal(verdict.deny?.id, 'g_2', JSON.stringify(verdict));
+    const allow = grant({ tool: 'fs/*', action: 'write', when: 'args.path.startsWith("/srv/app/")' });
+    assert.equal(grantMiss(allow, inCwd('/srv/app', { path: 'src/a.ts' }), 0), 'condition');
+  });
+
   test('allow args.path.startsWith("~/work/"): a ~ path that resolves out of it does not hold', () => {
     const g = grant({ tool: 'fs/write_file', action: 'write', when: 'args.path.startsWith("~/work/")' });
     assert.equal(grantMiss(g, mcpReq({ path: '~/work/a.txt' }), 0), null, 'an honest ~ path still matches a ~ condition');
