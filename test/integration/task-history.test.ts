@@ -115,7 +115,7 @@ describe('task starts and ends are history rows', () => {
     assert.deepEqual(ends.map((e) => e.reason), ['ended by its agent (task.end on request.sock)']);
     assert.ok(lines(['--text', 'filter me']).some((e) => e.task === a.task && e.tool === 'task.start'));
     const table = airlock(['history', '--task', a.task]);
-    assert.match(table.out, /allow +policy +api +other +low +task "filter me" ended by node \(pid \d+\): ended by its agent/);
+    assert.match(table.out, /allow +policy +api +other +low +this machine +task "filter me" ended by node \(pid \d+\): ended by its agent/);
   });
 
   test("an agent's start and end on request.sock, and an end on the task's own socket: each with the peer process and the socket", async () => {
