@@ -21,8 +21,26 @@ function expiresAt(d: DecideParams, now: number): number | null {
   return d.scope === 'duration' ? now + (d.durationSec ?? DURATION_DEFAULT_SEC) * 1000 : null;
 }
 
-function scopeText(d: DecideParams, expires: number | null, now: number): string {
-  return d.scope === 'task' ? 'for this task' : d.scope === 'duration' ? `for ${Math.round((expires! - now) / 60000)} min` : 'always';
+/** "for 15 min", or seconds under a minute (a 1-second grant is not "for 0 min"). */
+export function durationText(ms: number): string {
+  const sec = Math.max(1, Math.round(ms / 1000));
+  return sec < 60 ? `for ${sec} s` : `for ${Math.round(sec / 60)} min`;
+}
+
+function scopeText(d: DecideParams, expires: number | null, now: number, task: string | null): string {
+  if (d.scope === 'duration') return `${durationText(expires! - now)}${task ? ' (this task)' : ''}`;
+  return d.scope === 'task' ? 'for this task' : 'always';
+}
+
+/**
+ * The task a grant made from a prompt is for. "For this task" is the task by definition; "for N
+ * minutes" is too when the request has one — like sudo's per-terminal timestamp, the human's
+ * "yes for a while" is for the requester they saw, not for every other agent (another task would
+ * otherwise ride a grant made for this one's request). A request with no task gets a grant for no
+ * task, as before.
+ */
+function grantTask(req: CoreRequest, d: DecideParams): string | null {
+  return d.scope === 'task' || d.scope === 'duration' ? (req.task ?? null) : null;
 }
 
 /** Refuses a decision that cannot be made for this request (checked before anything is created). */
@@ -40,7 +58,7 @@ export function grantFromDecision(req: CoreRequest, d: DecideParams, now: number
   const who = d.decision === 'allow' ? 'allowed' : 'denied';
   const grant: Grant = {
     id: newId('g'),
-    task: d.scope === 'task' ? req.task : null,
+    task: grantTask(req, d),
     source: req.source,
     tool: d.pattern?.tool ?? req.tool,
     action: req.action,
@@ -59,7 +77,7 @@ export function grantFromDecision(req: CoreRequest, d: DecideParams, now: number
     lastUsedAt: null,
     when: d.when ?? null,
   };
-  const reason = `${who} ${scopeText(d, grant.expiresAt, now)} by the human (grant ${grant.id}${grant.when ? `, when ${conditionWords(grant.when)}` : ''})`;
+  const reason = `${who} ${scopeText(d, grant.expiresAt, now, grant.task)} by the human (grant ${grant.id}${grant.when ? `, when ${conditionWords(grant.when)}` : ''})`;
   return { grant, reason };
 }
 
@@ -105,7 +123,7 @@ export function serverReadOnlyGrants(req: CoreRequest, d: DecideParams, now: num
   const split = req.source === 'mcp' ? splitMcpTool(req.tool) : null;
   if (!split) throw new RpcError(RPC.invalidParams, 'invalid params: serverReadOnly: only for an MCP request (tool server/name)');
   const base = {
-    task: d.scope === 'task' ? req.task : null,
+    task: grantTask(req, d),
     source: 'mcp',
     tool: `${escapeGlob(split[0])}/*`,
     resource: '**',
@@ -122,7 +140,7 @@ export function serverReadOnlyGrants(req: CoreRequest, d: DecideParams, now: num
   const allow: Grant = { ...base, id: newId('g'), action: 'read', effect: 'allow', note: `only reads from ${split[0]}` };
   const deny: Grant = { ...base, id: newId('g'), action: NOT_READ, effect: 'deny', note: `${split[0]}: never write, delete, move or send` };
   const read = req.action === 'read';
-  const reason = `the human allowed only reads from ${split[0]} ${scopeText(d, deny.expiresAt, now)} (grants ${allow.id}, ${deny.id}); this ${req.action} is ${read ? 'allowed' : 'denied'}`;
+  const reason = `the human allowed only reads from ${split[0]} ${scopeText(d, deny.expiresAt, now, deny.task)} (grants ${allow.id}, ${deny.id}); this ${req.action} is ${read ? 'allowed' : 'denied'}`;
   return { allow, deny, decision: read ? 'allow' : 'deny', reason };
 }
 

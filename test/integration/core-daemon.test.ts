@@ -111,6 +111,35 @@ describe('core daemon', () => {
     assert.equal((await write(undefined, '/tmp/dur.txt', 'dur.tool')).decision, 'allow');
   });
 
+  test('duration on a task\'s request is for that task: another task asking the same is asked, not allowed', async () => {
+    const a = await newTask('dur A');
+    const b = await newTask('dur B');
+    const pending = write(a, '/repo/dur-task.txt', 'durt.tool');
+    const p = await human.next();
+    const { grant } = await human.decide(p.id, 'allow', 'duration', { durationSec: 600 });
+    const first = await pending;
+    assert.match(first.reason, /^allowed for 10 min \(this task\) by the human/);
+    const { grants } = await ui.call<{ grants: Grant[] }>('grants.list', {});
+    assert.equal(grants.find((x) => x.id === grant!.id)!.task, a);
+    assert.equal((await write(a, '/repo/dur-task.txt', 'durt.tool')).decision, 'allow', 'the same task: covered');
+    // Task B, and a request with no task, ride nothing: each is asked.
+    for (const who of [b, undefined]) {
+      const other = write(who, '/repo/dur-task.txt', 'durt.tool');
+      const q = await human.next();
+      assert.equal(q.task ?? null, who ?? null);
+      await human.decide(q.id, 'deny', 'once');
+      assert.equal((await other).decision, 'deny');
+    }
+    await ui.call('grants.revoke', { id: grant!.id });
+  });
+
+  test('a duration under a minute is worded in seconds, not "for 0 min"', async () => {
+    const pending = write(undefined, '/tmp/dur-sec.txt', 'dursec.tool');
+    const p = await human.next();
+    await human.decide(p.id, 'allow', 'duration', { durationSec: 20 });
+    assert.match((await pending).reason, /^allowed for 20 s by the human/);
+  });
+
   test('always: a deny grant answers every later request', async () => {
     const pending = write(undefined, '/etc/shadow', 'evil.tool');
     const p = await human.next();

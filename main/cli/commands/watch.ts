@@ -298,7 +298,7 @@ export function registerWatch(program: Command): void {
                 '[o] once',
                 ...(allowed.includes('task') ? ['[t] task', '[T] task exactly', '[e] edit pattern'] : []),
                 ...(allowed.includes('task') && p.mcpServer && p.source === 'mcp' ? [`[r] only reads from ${p.mcpServer}, for this task`] : []),
-                ...(allowed.includes('duration') ? ['[m] 15 min'] : []),
+                ...(allowed.includes('duration') ? [p.task ? '[m] 15 min, this task' : '[m] 15 min'] : []),
                 ...(allowed.includes('always') ? ['[a] always…'] : []),
                 ...(p.task ? [`[D] deny all from this task (${ps.filter((x) => x.task === p.task).length})`] : []),
               ];
@@ -537,7 +537,7 @@ export function registerWatch(program: Command): void {
           case 'm':
             if (!offer('duration')) return;
             // Exactly this request for 15 minutes: the suggestion is a task-sized pattern.
-            return send(p, { decision: 'allow', scope: 'duration', durationSec: 15 * 60 }, 'allowed for 15 minutes');
+            return send(p, { decision: 'allow', scope: 'duration', durationSec: 15 * 60 }, p.task ? 'allowed for 15 minutes, for this task' : 'allowed for 15 minutes');
           case 'a':
             if (!offer('always')) return;
             // The second step: y confirms, after a fresh guard; anything else cancels.

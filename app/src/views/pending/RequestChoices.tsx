@@ -106,8 +106,15 @@ export function RequestChoices(props: {
         )}
         {allowed.includes('duration') && (
           <span className="btn-group">
-            <button className="btn" data-testid="choice-duration" disabled={busy} aria-disabled={off} onClick={() => choose('duration')}>
-              Allow for {minutes} min <kbd>M</kbd>
+            <button
+              className="btn"
+              data-testid="choice-duration"
+              disabled={busy}
+              aria-disabled={off}
+              title={prompt.task ? `For ${minutes} min, for task “${vis(prompt.taskName ?? prompt.task)}” only` : `For ${minutes} min`}
+              onClick={() => choose('duration')}
+            >
+              Allow for {minutes} min{prompt.task ? ', this task' : ''} <kbd>M</kbd>
             </button>
             <input
               className="minutes"
