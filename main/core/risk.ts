@@ -80,7 +80,7 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   // plugins on every command, `yarn why` and `yarn --version` included (so none of yarn is a read); pnpm runs
   // .pnpmfile.cjs. Red team wave 5. XDG git config is the same as ~/.gitconfig.
   { test: /(^|\/)(\.yarnrc|\.yarnrc\.yml|\.pnpmfile\.cjs)$|(^|\/)\.yarn\/(releases|plugins)\//, what: 'package manager configuration or code it runs on every command (yarnPath, plugins, pnpmfile)' },
-  { test: /(^|\/)\.config\/git\/(config|attributes)$/, what: 'git config (can set hooks, aliases, fsmonitor)' },
+  { test: /(^|\/)\.config\/git\/(config|attributes)$|^\/etc\/gitconfig$|(^|\/)\.git\/config\.worktree$/, what: 'git config (can set hooks, aliases, fsmonitor)' },
   // Version managers run the toolchain these name: rustup follows rust-toolchain.toml's `path`
   // to any directory on every cargo/rustc call; cargo's config sets runners and rustc wrappers;
   // asdf's `path:` versions and mise's tools/hooks likewise.

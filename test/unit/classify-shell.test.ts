@@ -149,6 +149,15 @@ const TABLE: Row[] = [
   { cmd: '', action: 'other' },
   { cmd: 'FOO=bar', action: 'execute', risk: ['medium', 'sets FOO'] },
   { cmd: 'foo=bar', action: 'other' },
+  // --- git config writes the file its scope names (was always .git/config) ------------
+  { cmd: "git config --global core.pager 'sh -c id'", action: 'write', has: ['~/.gitconfig', '~/.config/git/config'], hasNot: ['/repo/.git/config'] },
+  { cmd: 'git config --system core.pager x', action: 'write', has: ['/etc/gitconfig'], hasNot: ['/repo/.git/config'] },
+  { cmd: 'git config --file ~/.gitconfig alias.x "!sh"', action: 'write', has: ['~/.gitconfig'], hasNot: ['/repo/.git/config'] },
+  { cmd: 'git config -f sub/other.cfg a.b c', action: 'write', has: ['/repo/sub/other.cfg'] },
+  { cmd: 'git config --file=../x.cfg a.b c', action: 'write', has: ['/x.cfg'] },
+  { cmd: 'git config --worktree core.pager x', action: 'write', has: ['/repo/.git/config.worktree', '/repo/.git/config'] },
+  { cmd: 'git config core.hooksPath .h', action: 'write', has: ['/repo/.git/config'] },
+  { cmd: 'git config "$SCOPE" core.pager x', action: 'write', has: ['/repo/.git/config', '~/.gitconfig', '/etc/gitconfig'] },
 ];
 
 describe('shell classifier table', () => {

@@ -519,11 +519,41 @@ function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string)
   if (GIT_WRITE.has(sub)) {
     const files = sub === 'add' || sub === 'checkout' || sub === 'restore' ? paths(pos, { cwd }).filter((p) => p !== repo) : [];
     // `git config core.hooksPath`/aliases and `.git/config` run code later: the core's chain rules see .git/config.
-    const extra = sub === 'config' || sub === 'remote' ? [path.posix.join(repo, '.git/config')] : [];
+    const extra = sub === 'config' ? gitConfigFiles(rest, repo, cwd) : sub === 'remote' ? [path.posix.join(repo, '.git/config')] : [];
     return result('write', [repo, ...files, ...extra]);
   }
   // Aliases and external subcommands (git-foo) run arbitrary programs.
   return result('execute', [repo]);
+}
+
+/**
+ * The files `git config … NAME VALUE` writes. The scope flag picks the file: `--global` is the
+ * user's (~/.gitconfig, or the XDG one when that is the one git finds), `--system` /etc/gitconfig,
+ * `-f/--file F` F, `--worktree` .git/config.worktree (or .git/config without the worktree
+ * extension). Naming the repository's .git/config for all of them showed the human the wrong file
+ * and let a task's grant on its own repository be what judged a write to the user's global config.
+ * More than one scope flag, or one computed at run time: every file it could be.
+ */
+function gitConfigFiles(args: WordValue[], repo: string, cwd: string | undefined): string[] {
+  const local = path.posix.join(repo, '.git/config');
+  const out = new Set<string>();
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a.dynamic) {
+      for (const f of [local, '~/.gitconfig', '~/.config/git/config', '/etc/gitconfig']) out.add(f);
+      continue;
+    }
+    if (a.text === '--global') out.add('~/.gitconfig').add('~/.config/git/config');
+    else if (a.text === '--system') out.add('/etc/gitconfig');
+    else if (a.text === '--worktree') out.add(path.posix.join(repo, '.git/config.worktree')).add(local);
+    else if (a.text === '--local') out.add(local);
+    else if (a.text === '-f' || a.text === '--file') {
+      const f = args[++i];
+      if (f) out.add(resolvePath(f.text, cwd, f.dynamic));
+    } else if (a.text.startsWith('--file=')) out.add(resolvePath(a.text.slice('--file='.length), cwd, false));
+    else if (/^-f./.test(a.text)) out.add(resolvePath(a.text.slice(2), cwd, false));
+  }
+  return out.size ? [...out] : [local];
 }
 
 // --- interpreters and package managers -----------------------------------------------------
