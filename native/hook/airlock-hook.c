@@ -53,6 +53,12 @@
 /* hook.ts REPLY_TIMEOUT_MS: a little under Claude Code's 600 s hook timeout */
 #define REPLY_TIMEOUT_MS 590000L
 #define SEND_TIMEOUT_MS 30000
+/*
+ * hook.ts STDIN_TIMEOUT_MS: Claude Code writes the tool call and closes stdin at once. A stdin
+ * that stays open would otherwise keep the hook waiting until Claude Code kills it at 600 s, and
+ * a PreToolUse hook that times out does not block the tool: it runs. So: ask instead.
+ */
+#define STDIN_TIMEOUT_MS 30000L
 #define PATHBUF 4096
 #define REASON_MAX 4096
 
@@ -659,9 +665,8 @@ static long now_ms(void) {
   return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Reads one line (without '\n') into r. 0 ok; else a reason in why. */
-static int read_line(int fd, struct buf *r, long timeout_ms, char *why, size_t whysz) {
-  long deadline = now_ms() + timeout_ms;
+/* Reads one line (without '\n') into r by `deadline` (the whole call's, main). 0 ok; else a reason in why. */
+static int read_line(int fd, struct buf *r, long deadline, long timeout_ms, char *why, size_t whysz) {
   char chunk[16384];
   for (;;) {
     long left = deadline - now_ms();
@@ -772,19 +777,28 @@ static int parse_reply(const char *s, size_t n, int *exit_code, struct buf *out,
 
 /* ---- stdin ------------------------------------------------------------------------- */
 
-/* 0: all of stdin in b; 1: over the cap; -1: a read error (why). */
-static int read_stdin(struct buf *b, char *why, size_t whysz) {
+/*
+ * 0: all of stdin in b; 1: over the cap; -1: a read error or no end of input by `deadline`
+ * (why). Every read waits in poll() first, so a stdin that is never closed ends here.
+ */
+static int read_stdin(struct buf *b, long deadline, long timeout_ms, char *why, size_t whysz) {
   char chunk[65536];
   for (;;) {
+    long left = deadline - now_ms();
+    if (left <= 0) {
+      say(why, whysz, "the tool call on stdin did not end within %ld s", (timeout_ms + 999) / 1000);
+      return -1;
+    }
+    struct pollfd pf = {0, POLLIN, 0};
+    int pr = poll(&pf, 1, left > INT_MAX ? INT_MAX : (int)left);
+    if (pr < 0 && errno != EINTR) {
+      say(why, whysz, "%s", strerror(errno));
+      return -1;
+    }
+    if (pr <= 0) continue;
     ssize_t n = read(0, chunk, sizeof chunk);
     if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) {
-        /* A non-blocking stdin (inherited from a shell that set O_NONBLOCK): wait for more. */
-        struct pollfd pf = {0, POLLIN, 0};
-        poll(&pf, 1, -1);
-        continue;
-      }
+      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue; /* a non-blocking stdin: poll again */
       say(why, whysz, "%s", strerror(errno));
       return -1;
     }
@@ -813,8 +827,28 @@ static const char *home_dir(void) {
   return pw && pw->pw_dir && *pw->pw_dir ? pw->pw_dir : NULL;
 }
 
+/* The reply timeout: REPLY_TIMEOUT_MS, or shorter by AIRLOCK_HOOK_REPLY_TIMEOUT_MS (tests; the
+ * installed command unsets it: install.ts HOOK_UNSET_ENV). */
+static long reply_timeout(void) {
+  long timeout = REPLY_TIMEOUT_MS;
+  const char *t = getenv("AIRLOCK_HOOK_REPLY_TIMEOUT_MS");
+  if (t && *t) {
+    char *end;
+    long v = strtol(t, &end, 10);
+    if (*end == 0 && v > 0 && v < timeout) timeout = v;
+  }
+  return timeout;
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
+  /* One deadline for the whole call, counted from the start: reading stdin, connecting and
+   * sending come out of the same budget as the wait for the human, so the hook always answers
+   * before Claude Code's 600 s (a hook killed at its timeout lets the tool run). */
+  long timeout = reply_timeout();
+  long started = now_ms();
+  long deadline = started + timeout;
+  long stdin_deadline = started + (STDIN_TIMEOUT_MS < timeout ? STDIN_TIMEOUT_MS : timeout);
   if (!getcwd(cwd_buf, sizeof cwd_buf)) say(cwd_buf, sizeof cwd_buf, "/");
 
   char why[REASON_MAX] = "";
@@ -852,7 +886,7 @@ int main(void) {
 
   struct buf in = {0, 0, 0, MAX_STDIN, 0};
   char rwhy[512];
-  int rs = read_stdin(&in, rwhy, sizeof rwhy);
+  int rs = read_stdin(&in, stdin_deadline, stdin_deadline - started, rwhy, sizeof rwhy);
   if (rs != 0) {
     if (fd >= 0) close(fd);
     if (rs > 0) return ask("Airlock hook failed (stdin larger than %u bytes); asking instead", MAX_STDIN);
@@ -886,17 +920,9 @@ int main(void) {
   }
   free(line.p);
 
-  long timeout = REPLY_TIMEOUT_MS;
-  const char *t = getenv("AIRLOCK_HOOK_REPLY_TIMEOUT_MS");
-  if (t && *t) {
-    /* Only ever shorter (tests): the installed command unsets it (install.ts HOOK_UNSET_ENV). */
-    char *end;
-    long v = strtol(t, &end, 10);
-    if (*end == 0 && v > 0 && v < timeout) timeout = v;
-  }
   struct buf reply = {0, 0, 0, MAX_REPLY, 0};
   char pwhy[REASON_MAX];
-  if (read_line(fd, &reply, timeout, pwhy, sizeof pwhy) != 0) {
+  if (read_line(fd, &reply, deadline, timeout, pwhy, sizeof pwhy) != 0) {
     close(fd);
     return after ? 0 : ask("Airlock could not decide (%s); asking instead", pwhy);
   }

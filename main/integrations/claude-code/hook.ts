@@ -28,49 +28,38 @@ export const REPLY_TIMEOUT_MS = 590_000;
 const MAX_STDOUT_HEX = 64 * 1024;
 
 /**
- * Reads all of stdin with read(2) on fd 0 (issue 15, hook start-up): Claude Code gives the
- * hook a blocking pipe and closes it after the JSON, so a synchronous read costs nothing,
- * while process.stdin would build a stream (and, for a file, load Node's fs streams) for
- * this one read. The request socket is already connecting (connectEarly) and the daemon
- * reads our process tree meanwhile. A non-blocking stdin (EAGAIN: inherited from a shell
- * that set O_NONBLOCK) goes on through process.stdin, keeping what was read so far.
+ * How long the hook waits for the end of stdin. Claude Code writes the tool call and closes the
+ * pipe at once; a stdin that stays open would keep the hook waiting until Claude Code kills it
+ * at 600 s, and a PreToolUse hook that times out does not block the tool: it runs. So the hook
+ * asks instead (the native client waits as long: airlock-hook.c STDIN_TIMEOUT_MS).
  */
-function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const buf = Buffer.allocUnsafe(64 * 1024);
-  for (;;) {
-    let n: number;
-    try {
-      n = fs.readSync(0, buf, 0, buf.length, null);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return readStdinStream(chunks, size);
-      if (code === 'EOF') break; // Windows: the other end of the pipe closed
-      return Promise.reject(e as Error);
-    }
-    if (n === 0) break;
-    size += n;
-    if (size > MAX_STDIN) return Promise.reject(new Error(`stdin larger than ${MAX_STDIN} bytes`));
-    chunks.push(Buffer.from(buf.subarray(0, n)));
-  }
-  return Promise.resolve(Buffer.concat(chunks).toString('utf8'));
-}
+export const STDIN_TIMEOUT_MS = 30_000;
 
-/** The rest of stdin through the stream, after `chunks` (`size` bytes) were read directly. */
-function readStdinStream(chunks: Buffer[], size: number): Promise<string> {
+/**
+ * Reads all of stdin through process.stdin, never a blocking read(2): a synchronous read of a
+ * pipe that is never closed could not be timed out, and would leave the answer to Claude Code's
+ * hook timeout, which lets the tool run. At most `ms`, then it fails (the hook asks).
+ */
+function readStdin(ms: number): Promise<string> {
   return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const timer = setTimeout(() => {
+      reject(new Error(`the tool call on stdin did not end within ${Math.ceil(ms / 1000)} s`));
+      process.stdin.destroy();
+    }, ms);
+    const fail = (e: Error) => (clearTimeout(timer), reject(e));
     process.stdin.on('data', (d: Buffer) => {
       size += d.length;
       if (size > MAX_STDIN) {
-        reject(new Error(`stdin larger than ${MAX_STDIN} bytes`));
+        fail(new Error(`stdin larger than ${MAX_STDIN} bytes`));
         process.stdin.destroy();
         return;
       }
       chunks.push(d);
     });
-    process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    process.stdin.on('error', reject);
+    process.stdin.on('end', () => (clearTimeout(timer), resolve(Buffer.concat(chunks).toString('utf8'))));
+    process.stdin.on('error', fail);
   });
 }
 
@@ -137,10 +126,10 @@ function replyTimeout(env: NodeJS.ProcessEnv): number {
   return Number.isInteger(v) && v > 0 && v < REPLY_TIMEOUT_MS ? v : REPLY_TIMEOUT_MS;
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+function withTimeout<T>(p: Promise<T>, ms: number, budgetMs: number = ms): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer from the Airlock daemon in ${Math.round(ms / 1000)} s`)), ms);
+    timer = setTimeout(() => reject(new Error(`no answer from the Airlock daemon in ${Math.round(budgetMs / 1000)} s`)), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
@@ -149,7 +138,7 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
  * One hook call (exported for tests and the benchmark). `pin`: pinnedSocketProblem(env),
  * checked before anything was connected; `early`: the connection made while stdin was read.
  */
-export async function relay(raw: string, env: NodeJS.ProcessEnv = process.env, early?: Promise<AirlockClient>, pin: string | null = pinnedSocketProblem(env)): Promise<Printed> {
+export async function relay(raw: string, env: NodeJS.ProcessEnv = process.env, early?: Promise<AirlockClient>, pin: string | null = pinnedSocketProblem(env), deadline?: number): Promise<Printed> {
   // After the tool ran there is nothing to decide: no request at all (the same parser the daemon uses).
   if (isAfterToolEvent(parseHookInput(raw))) return SILENT;
   // Before any byte goes to a socket the environment may have chosen (socket-pin.ts).
@@ -168,7 +157,11 @@ export async function relay(raw: string, env: NodeJS.ProcessEnv = process.env, e
     return ask(`${why}; falling back to Claude Code's own prompt`);
   }
   try {
-    const answer = decoded(await withTimeout(client.rpc.call('hook.claudeCode', params), replyTimeout(env)));
+    // What is left of the call's budget (runClaudeCodeHook counts it from the start: reading
+    // stdin and connecting come out of it too), so the hook answers before Claude Code's 600 s.
+    const timeout = replyTimeout(env);
+    const left = deadline === undefined ? timeout : Math.max(0, deadline - Date.now());
+    const answer = decoded(await withTimeout(client.rpc.call('hook.claudeCode', params), left, timeout));
     return answer ?? ask("Airlock could not decide (the daemon's answer is not a hook answer); asking instead");
   } catch (e) {
     return ask(`Airlock could not decide (${(e as Error).message}); asking instead`);
@@ -183,8 +176,11 @@ export async function runClaudeCodeHook(env: NodeJS.ProcessEnv = process.env): P
   // A socket outside the pinned directory is never connected to, not even early.
   const pin = pinnedSocketProblem(env);
   const early = pin ? undefined : connectEarly(env);
+  // One deadline for the whole call, from the start (as the native client counts it).
+  const timeout = replyTimeout(env);
+  const deadline = Date.now() + timeout;
   try {
-    out = await relay(await readStdin(), env, early, pin);
+    out = await relay(await readStdin(Math.min(STDIN_TIMEOUT_MS, timeout)), env, early, pin, deadline);
   } catch (e) {
     out = ask(`Airlock hook failed (${(e as Error).message}); asking instead`);
   } finally {
