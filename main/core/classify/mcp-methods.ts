@@ -18,7 +18,7 @@
 // logging/setLevel, and the server's roots/list, elicitation/create (the client asks the
 // human directly) and ping.
 import type { Action } from '../../contract/constants';
-import { mcpResources } from './mcp';
+import { MAX_CALL_RESOURCES, mcpResourcesOf } from './mcp';
 import { MAX_URI_CHARS, uriTarget } from './mcp-uri';
 
 /** Client → server methods that are asked. */
@@ -71,7 +71,11 @@ const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v =
 export function mcpMethodVerdict(method: string, params: unknown, server: string, cwd?: string): MethodVerdict {
   const p = isObject(params) ? params : {};
   // Paths a lenient server might read from extra fields (`{uri, path}`) count too.
-  const extra = () => mcpResources(Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'uri' && k !== 'arguments')), cwd);
+  const extraOf = mcpResourcesOf(Object.fromEntries(Object.entries(p).filter(([k]) => k !== 'uri' && k !== 'arguments')), cwd);
+  const extra = () => extraOf.resources;
+  // More paths than can be judged one by one: one left out could be the one a deny is for.
+  const tooMany = `the params name more than ${MAX_CALL_RESOURCES} paths or URLs: too many to judge one by one`;
+  if (extraOf.overflow) return { action: 'other', resources: [], reasons: [], refuse: tooMany };
   if (method === 'resources/read' || method === 'resources/subscribe') {
     if (typeof p.uri !== 'string' || !p.uri) return { action: 'read', resources: [], reasons: [], refuse: `${method} needs params.uri (a string)` };
     if (p.uri.length > MAX_URI_CHARS) return { action: 'read', resources: [], reasons: [], refuse: `the URI is longer than ${MAX_URI_CHARS} characters` };
@@ -80,8 +84,9 @@ export function mcpMethodVerdict(method: string, params: unknown, server: string
   }
   if (method === 'prompts/get') {
     if (typeof p.name !== 'string' || !p.name || p.name.length > 256) return { action: 'read', resources: [], reasons: [], refuse: 'prompts/get needs params.name (a string of at most 256 characters)' };
-    const args = mcpResources(p.arguments, cwd);
-    return { action: 'read', resources: [`mcp:${server}:prompts/${p.name}`, ...args.filter((r) => r !== p.name)], reasons: [] };
+    const args = mcpResourcesOf(p.arguments, cwd);
+    if (args.overflow) return { action: 'read', resources: [], reasons: [], refuse: tooMany };
+    return { action: 'read', resources: [`mcp:${server}:prompts/${p.name}`, ...args.resources.filter((r) => r !== p.name)], reasons: [] };
   }
   if (method === 'sampling/createMessage') {
     const context = typeof p.includeContext === 'string' ? p.includeContext : 'none';

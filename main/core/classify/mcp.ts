@@ -188,12 +188,23 @@ export function mcpAction(name: string, info: McpToolInfo | null | undefined, ar
 /** Argument keys that name what a tool acts on, by common MCP server conventions. */
 const RESOURCE_KEYS = ['path', 'paths', 'file_path', 'filePath', 'file', 'files', 'source', 'destination', 'target', 'directory', 'dir', 'uri', 'url', 'repo', 'repository'];
 
-/** Resources of a call: paths as given (absolute when possible), URLs as their host. */
-export function mcpResources(args: unknown, cwd?: string): string[] {
-  if (!args || typeof args !== 'object' || Array.isArray(args)) return [];
+/**
+ * At most this many resources are judged per call. A call naming more (read_multiple_files
+ * with 300 paths) cannot be judged path by path: `mcpResourcesOf` says so and the proxy
+ * refuses it, since a path left out could be the one a deny grant is for (black box wave 14:
+ * the 65th path of read_multiple_files was never looked at, so a denied file was read). At
+ * 4,096 characters each they stay far below request.sock's 1 MiB line.
+ */
+export const MAX_CALL_RESOURCES = 128;
+
+/** Resources of a call: paths as given (absolute when possible), URLs as their host; `overflow` when some did not fit. */
+export function mcpResourcesOf(args: unknown, cwd?: string): { resources: string[]; overflow: boolean } {
   const out: string[] = [];
+  const seen = new Set<string>();
+  let overflow = false;
+  if (!args || typeof args !== 'object' || Array.isArray(args)) return { resources: out, overflow };
   const add = (v: unknown) => {
-    if (typeof v !== 'string' || !v || out.length >= 64) return;
+    if (typeof v !== 'string' || !v) return;
     const url = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]+\]|[^:/?#]+)/i.exec(v);
     let r = url && !v.startsWith('file://') ? url[1].toLowerCase() : v.startsWith('file://') ? v.slice(7) : v;
     if (cwd && cwd.startsWith('/') && !url && !r.startsWith('/') && !r.startsWith('~')) r = `${cwd.replace(/\/+$/, '')}/${r}`;
@@ -201,14 +212,27 @@ export function mcpResources(args: unknown, cwd?: string): string[] {
     // leads: servers resolve `..` before they open a path (server-filesystem's path.resolve),
     // so the resolved path is judged. One still too long cannot be opened (PATH_MAX).
     if (r.length > 4096 && !url) r = path.posix.normalize(r);
-    if (!out.includes(r)) out.push(r.slice(0, 4096));
+    r = r.slice(0, 4096);
+    if (seen.has(r)) return;
+    if (out.length >= MAX_CALL_RESOURCES) {
+      overflow = true;
+      return;
+    }
+    out.push(r);
+    seen.add(r);
   };
   for (const k of RESOURCE_KEYS) {
     const v = (args as Record<string, unknown>)[k];
-    if (Array.isArray(v)) v.slice(0, 64).forEach(add);
+    // Every element: the cap is on distinct resources, and one past it is an overflow, not dropped unseen.
+    if (Array.isArray(v)) for (const x of v) add(x);
     else add(v);
   }
-  return out;
+  return { resources: out, overflow };
+}
+
+/** Resources of a call (see mcpResourcesOf; callers that refuse an overflow use that). */
+export function mcpResources(args: unknown, cwd?: string): string[] {
+  return mcpResourcesOf(args, cwd).resources;
 }
 
 /** `server/tool` → [server, tool] (the proxy's and the hook's tool label), or null. */

@@ -78,6 +78,8 @@ interface Waiting {
 const MAX_INFLIGHT = 256;
 /** tools/list ids whose answers we wait for, at most. */
 const MAX_REMEMBERED = 1024;
+/** Requests forwarded and not answered yet, at most, each way (a peer that never answers must not grow the proxy: the oldest go). */
+const MAX_AWAITED = 10_000;
 /** JSON-RPC error code of a request Airlock denied (a tools/call gets an isError result instead). */
 const DENIED = -32003;
 
@@ -100,6 +102,15 @@ export class McpProxy {
   private ownTask: string | null = null;
   private taskStarting: Promise<void> | null = null;
   private readonly listRequests = new Set<string>();
+  /**
+   * Ids of the client's requests the server was sent and has not answered (how many with
+   * that id), and of the server's requests the client was sent. An answer is passed on only
+   * for one of these: a server answering a call that still waits for the human (an SDK
+   * client numbers its requests, so ids are easy to guess) was handed to the client before
+   * the human's answer, which the client then dropped as a duplicate (black box wave 14).
+   */
+  private readonly awaitingServer = new Map<string, number>();
+  private readonly awaitingClient = new Map<string, number>();
   /** Requests waiting for Airlock (`c:ID` the client's, `s:ID` the server's): aborted when cancelled or their sender goes away. */
   private readonly inflight = new Map<string, Waiting>();
   /** Asked notifications so far (their key in `inflight`: they have no id). */
@@ -271,7 +282,7 @@ export class McpProxy {
       return 'handled';
     }
     const id: JsonId = validId(m.id) ? m.id : null;
-    if (m.method === undefined) return 'pass';
+    if (m.method === undefined) return this.takeAnswer(this.awaitingClient, m, 'client') ? 'pass' : 'handled';
     if (typeof m.method !== 'string') {
       if (m.id !== undefined) this.reply({ jsonrpc: '2.0', id, error: { code: -32600, message: 'method must be a string (Airlock MCP proxy); not forwarded' } });
       return 'handled';
@@ -286,11 +297,42 @@ export class McpProxy {
     }
     const rule = clientMethodRule(m.method);
     if (rule === 'pass') {
+      if (m.id !== undefined && this.inflight.has(`c:${idKey(m.id)}`)) {
+        this.reply({ jsonrpc: '2.0', id, error: { code: -32600, message: 'a request with this id is already waiting for Airlock; not forwarded' } });
+        return 'handled';
+      }
       this.note(m);
+      if (m.id !== undefined) this.expect(this.awaitingServer, m.id);
       return 'pass';
     }
     this.askSafely(m, m.method, rule === 'tools/call');
     return 'handled';
+  }
+
+  /** Remembers that `id` was sent to the other side, which now owes an answer. */
+  private expect(awaiting: Map<string, number>, id: unknown): void {
+    const k = idKey(id);
+    if (!awaiting.has(k) && awaiting.size >= MAX_AWAITED) awaiting.delete(awaiting.keys().next().value!);
+    awaiting.set(k, (awaiting.get(k) ?? 0) + 1);
+  }
+
+  /**
+   * An answer (no method) from `from`: true when it answers a request `from` was sent and
+   * has not answered yet (then it is taken off), or is an error with a null id (JSON-RPC's
+   * answer to a request that could not be read). Anything else is dropped and logged.
+   */
+  private takeAnswer(awaiting: Map<string, number>, m: Record<string, unknown>, from: 'client' | 'server'): boolean {
+    if (m.id === null && m.error !== undefined && m.result === undefined) return true;
+    const k = idKey(m.id);
+    const n = m.id === undefined ? undefined : awaiting.get(k);
+    if (n !== undefined) {
+      if (n > 1) awaiting.set(k, n - 1);
+      else awaiting.delete(k);
+      return true;
+    }
+    const waiting = from === 'server' && this.inflight.has(`c:${k}`) ? ' (that request still waits for Airlock; the server was never sent it)' : '';
+    this.o.log(`dropped the ${from}'s answer to id ${clip(String(serialize(m.id) ?? m.id), 80)}: no request with that id was sent to the ${from} and left unanswered${waiting}`);
+    return false;
   }
 
   /** One bad message must never take the proxy (and the MCP session) down. */
@@ -380,15 +422,24 @@ export class McpProxy {
     const id: JsonId = validId(m.id) ? m.id : null;
     const params = isObject(m.params) ? m.params : {};
     const tool = typeof params.name === 'string' ? params.name : null;
-    if ((!notification && !validId(m.id)) || (toolCall && !tool)) {
-      this.reply({ jsonrpc: '2.0', id, error: { code: -32602, message: toolCall ? 'tools/call needs params.name (Airlock MCP proxy)' : 'a request needs a string or number id (Airlock MCP proxy)' } });
+    if (!notification && !validId(m.id)) {
+      this.reply({ jsonrpc: '2.0', id, error: { code: -32600, message: 'a request needs a string or number id (Airlock MCP proxy); not forwarded' } });
+      return;
+    }
+    if (toolCall && !tool) {
+      this.reply({ jsonrpc: '2.0', id, error: { code: -32602, message: 'tools/call needs params.name (Airlock MCP proxy)' } });
       return;
     }
     const where = () => ({ server: this.name, task: this.taskRef, cwd: this.o.cwd });
     let build: () => AskParams;
     if (toolCall) {
       const info = this.tools.get(tool!) ?? null;
-      build = () => toolCallAsk(tool!, params.arguments, info, where());
+      const first = toolCallAsk(tool!, params.arguments, info, where());
+      if ('refuse' in first) {
+        this.reply({ jsonrpc: '2.0', id, error: { code: -32602, message: `${first.refuse} (Airlock MCP proxy); not forwarded` } });
+        return;
+      }
+      build = () => toolCallAsk(tool!, params.arguments, info, where()) as AskParams;
     } else {
       const first = methodAsk(method, m.params, where());
       if ('refuse' in first) {
@@ -399,15 +450,18 @@ export class McpProxy {
       build = () => methodAsk(method, m.params, where()) as AskParams;
     }
     const key = notification ? `n:${++this.notifications}` : `c:${idKey(m.id)}`;
-    const w = this.begin(key);
+    // An id the server still owes an answer for: its answer could not be told from this one's.
+    const w = !notification && this.awaitingServer.has(idKey(m.id)) ? null : this.begin(key);
     if (!w) {
       if (notification) return this.o.log(`dropped a ${clip(method, 80)} notification: more than ${MAX_INFLIGHT} requests are waiting for Airlock`);
-      this.reply({ jsonrpc: '2.0', id, error: { code: -32600, message: this.inflight.has(key) ? 'a request with this id is already waiting for Airlock; not forwarded' : `more than ${MAX_INFLIGHT} requests are waiting for Airlock; not forwarded` } });
+      const busy = this.inflight.has(key) ? 'already waiting for Airlock' : this.awaitingServer.has(idKey(m.id)) ? 'still waiting for the server' : null;
+      this.reply({ jsonrpc: '2.0', id, error: { code: -32600, message: busy ? `a request with this id is ${busy}; not forwarded` : `more than ${MAX_INFLIGHT} requests are waiting for Airlock; not forwarded` } });
       return;
     }
     const { answer, failure } = await this.askAirlock(key, w, build);
     if (w.cancelled) return;
     if (answer?.decision === 'allow') {
+      if (!notification) this.expect(this.awaitingServer, m.id);
       this.forward(m, id);
       return;
     }
@@ -418,29 +472,43 @@ export class McpProxy {
   }
 
   private onServerLine(buf: Buffer): void {
-    // Server output passes byte for byte; we read tools/list answers on the side, and hold
-    // the requests that are asked (sampling). A line that can hold a request (a "method"
-    // key, or \u escapes that could spell one) is parsed; others are answers we need not read.
-    const mayAsk = buf.includes('"method"') || buf.includes('\\u');
-    if ((this.listRequests.size > 0 && buf.length < 16 * 1024 * 1024) || mayAsk) {
-      let m: unknown;
-      try {
-        m = JSON.parse(buf.toString('utf8')) as unknown;
-      } catch {
-        m = undefined; // not ours to judge
-      }
-      if (isObject(m)) this.learnFrom(m);
-      const all = Array.isArray(m) ? m : [m];
-      const asked = all.filter((x): x is Record<string, unknown> => isObject(x) && typeof x.method === 'string' && (ASKED_SERVER_METHODS.has(x.method) || !!oddSpellingOf(x.method)));
-      for (const x of all) if (isObject(x) && x.method === 'notifications/cancelled' && isObject(x.params)) this.cancel(`s:${idKey(x.params.requestId)}`);
-      if (asked.length) {
-        for (const x of asked) this.guard(() => this.askServerSafely(x));
-        const rest = all.filter((x) => !asked.includes(x as Record<string, unknown>));
-        if (rest.length) this.toClient(Buffer.from(serialize(Array.isArray(m) ? rest : rest[0]) ?? 'null'));
-        return;
-      }
+    // Every line is read: an answer passes only for a request the server was sent (and the
+    // tools/list ones are learned from), the asked requests (sampling) wait for Airlock. What
+    // passes goes byte for byte when nothing was held back. A line that is not JSON is
+    // dropped: a strict client fails on it anyway, and a lenient one (Python's json and
+    // pydantic read NaN and Infinity) could take it for a request nobody checked.
+    if (buf.length === 0 || (buf.length < 16 && !buf.toString('utf8').trim())) return;
+    let m: unknown;
+    try {
+      m = JSON.parse(buf.toString('utf8')) as unknown;
+    } catch {
+      this.o.log(`dropped a ${buf.length}-byte line from the server: could not parse it as JSON, so it was not checked`);
+      return;
     }
-    this.toClient(buf);
+    const batch = Array.isArray(m);
+    const all: unknown[] = Array.isArray(m) ? (m as unknown[]) : [m];
+    const kept: unknown[] = [];
+    for (const x of all) {
+      if (!isObject(x) || (x.method !== undefined && typeof x.method !== 'string')) {
+        this.o.log('dropped a message from the server that is not a JSON-RPC message');
+        continue;
+      }
+      if (typeof x.method === 'string') {
+        if (x.method === 'notifications/cancelled' && isObject(x.params)) this.cancel(`s:${idKey(x.params.requestId)}`);
+        if (ASKED_SERVER_METHODS.has(x.method) || oddSpellingOf(x.method)) {
+          this.guard(() => this.askServerSafely(x));
+          continue;
+        }
+        if (x.id !== undefined) this.expect(this.awaitingClient, x.id);
+        kept.push(x);
+        continue;
+      }
+      if (!this.takeAnswer(this.awaitingServer, x, 'server')) continue;
+      this.learnFrom(x);
+      kept.push(x);
+    }
+    if (kept.length === all.length && all.length > 0) return this.toClient(buf);
+    if (kept.length) this.toClient(Buffer.from(serialize(batch ? kept : kept[0]) ?? 'null'));
   }
 
   private toClient(buf: Buffer): void {
@@ -489,7 +557,10 @@ export class McpProxy {
     if (w.cancelled) return;
     if (answer?.decision === 'allow') {
       const line = serialize(m);
-      if (line !== null) this.toClient(Buffer.from(line));
+      if (line !== null) {
+        this.expect(this.awaitingClient, m.id);
+        this.toClient(Buffer.from(line));
+      }
       return;
     }
     refuse(`Denied by Airlock: ${answer ? `${answer.reason}${answer.event > 0 ? ` (event ${answer.event})` : ''}` : `Airlock could not be asked (${failure}); denied`}`);
