@@ -36,13 +36,24 @@ function hardenContents(contents: WebContents): void {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }));
 }
 
+/**
+ * The one permission the renderer uses (copying a public key: the sanitized clipboard
+ * write), and only for Airlock's own top frame: a permission handler that looks at the
+ * permission alone grants it to whatever page or frame asks (Electron's checklist: check
+ * the origin in permission handlers).
+ */
+export function permissionAllowed(permission: string, requestingUrl: string | undefined | null, isMainFrame: boolean): boolean {
+  return permission === 'clipboard-sanitized-write' && isMainFrame && isAppUrl(requestingUrl);
+}
+
 export function hardenApp(): void {
   app.on('web-contents-created', (_event, contents) => hardenContents(contents));
   const ses = session.defaultSession;
-  // The renderer needs no camera, notifications API, geolocation…; copying the public
-  // key uses the sanitized clipboard write only.
-  ses.setPermissionRequestHandler((_wc, permission, callback) => callback(permission === 'clipboard-sanitized-write'));
-  ses.setPermissionCheckHandler((_wc, permission) => permission === 'clipboard-sanitized-write');
+  // The renderer needs no camera, notifications API, geolocation, devices…
+  ses.setPermissionRequestHandler((_wc, permission, callback, details) => callback(permissionAllowed(permission, details.requestingUrl, details.isMainFrame)));
+  ses.setPermissionCheckHandler((_wc, permission, requestingOrigin, details) => permissionAllowed(permission, details.requestingUrl ?? requestingOrigin, details.isMainFrame));
+  // No USB, HID or serial device is ever granted, whatever a handler above says.
+  ses.setDevicePermissionHandler(() => false);
   // The renderer talks to the core over IPC only: any network request is a bug or an attack.
   // (Defence in depth: the CSP's connect-src already forbids it.)
   const cancel = (_details: unknown, callback: (r: { cancel: boolean }) => void) => callback({ cancel: true });

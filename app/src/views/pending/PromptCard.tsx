@@ -24,6 +24,7 @@ import { AgentChain, ConsequenceLines } from './Consequence';
 import { RequestChoices } from './RequestChoices';
 import { TaskGrantsChoices, TaskGrantsList, requestedGrants } from './TaskGrantsRequest';
 import { useInputGuard } from './use-input-guard';
+import { useStillChoices } from './use-still-choices';
 import { EgressFacts, McpFacts } from './RequestOriginFacts';
 import { ConditionPicker, ServerReadOnlyChoice } from './GrantCondition';
 
@@ -214,6 +215,8 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
   // viewport (black-box wave 8). Before the first paint, so the guard's half second counts
   // from a frame that shows them.
   const cardRef = useRef<HTMLElement>(null);
+  // A button that moved, or was covered, under a resting pointer holds the guard again.
+  useStillChoices(cardRef, guard.hold);
   useLayoutEffect(() => {
     const card = cardRef.current;
     if (!card || card.getBoundingClientRect().top >= 0) return;
@@ -407,10 +410,16 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
           cancelAlways={() => setConfirmAlways(false)}
           sameTask={sameTask.length}
           denyTask={() => void denyTask()}
+          waiting={waiting}
         />
         </>
       )}
-      {!guard.armed && !expired && <p className="guard-note small muted">Buttons wake up in half a second…</p>}
+      {/* Always laid out, shown only while the guard holds: the note coming and going must not move the buttons (use-still-choices.ts would take that for a shift). */}
+      {!expired && (
+        <p className={`guard-note small muted${guard.armed ? ' quiet' : ''}`} aria-hidden={guard.armed}>
+          Buttons wake up in half a second…
+        </p>
+      )}
     </article>
   );
 }

@@ -28,8 +28,10 @@ export function RequestChoices(props: {
   /** How many waiting prompts belong to this prompt's task (this one included). */
   sameTask: number;
   denyTask(): void;
+  /** How many identical requests one answer answers (prompt.waiting). */
+  waiting: number;
 }) {
-  const { prompt, allowed, pattern, setPattern, minutes, setMinutes, busy, off, denyRef, choose, confirmAlways, cancelAlways, sameTask, denyTask } = props;
+  const { prompt, allowed, pattern, setPattern, minutes, setMinutes, busy, off, denyRef, choose, confirmAlways, cancelAlways, sameTask, denyTask, waiting } = props;
   const grants = allowed.some((c) => c === 'task' || c === 'duration' || c === 'always');
   return (
     <>
@@ -93,6 +95,13 @@ export function RequestChoices(props: {
       )}
 
       <footer className="choices" data-testid="choices">
+        {/* Beside the buttons, in the sticky footer: the card's own line about it is at its
+            top, out of view when the human has scrolled down a long card to answer it. */}
+        {waiting > 1 && (
+          <p className="choices-waiting strong" data-testid="choices-waiting">
+            Answers all {waiting} identical requests waiting, “Allow once” too.
+          </p>
+        )}
         <button ref={denyRef} className="btn deny" data-testid="choice-deny" disabled={busy} aria-disabled={off} onClick={() => choose('deny')}>
           Deny <kbd>Esc</kbd>
         </button>

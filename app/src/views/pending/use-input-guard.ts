@@ -69,7 +69,7 @@ if (typeof window !== 'undefined') {
   window.addEventListener('blur', () => keyPressedAt.clear());
 }
 
-export function useInputGuard(): { armed: boolean; ready: () => boolean; swallowed: number; rearm: () => void } {
+export function useInputGuard(): { armed: boolean; ready: () => boolean; swallowed: number; rearm: () => void; hold: () => void } {
   // Not live before the card's first frame: the effect below starts the guard then.
   const armAt = useRef(Infinity);
   const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -84,6 +84,9 @@ export function useInputGuard(): { armed: boolean; ready: () => boolean; swallow
     // Before the first frame (Infinity) the frame callback starts the timer.
     if (Number.isFinite(armAt.current)) timer.current = setTimeout(() => setArmed(true), Math.max(0, armAt.current - performance.now()));
   }, []);
+
+  /** Holds the guard for its full time from now (never shortens it): the card moved or changed under the pointer. */
+  const hold = useCallback(() => holdUntil(performance.now() + GUARD_MS), [holdUntil]);
 
   const rearm = useCallback(() => {
     armAt.current = performance.now() + GUARD_MS;
@@ -130,5 +133,5 @@ export function useInputGuard(): { armed: boolean; ready: () => boolean; swallow
     return false;
   }, [holdUntil]);
 
-  return { armed, ready, swallowed, rearm };
+  return { armed, ready, swallowed, rearm, hold };
 }
