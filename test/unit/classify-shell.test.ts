@@ -149,6 +149,15 @@ const TABLE: Row[] = [
   { cmd: '', action: 'other' },
   { cmd: 'FOO=bar', action: 'execute', risk: ['medium', 'sets FOO'] },
   { cmd: 'foo=bar', action: 'other' },
+  // --- git writes where its options and arguments say, not only in the repository ------
+  { cmd: 'git --work-tree=/etc checkout .', action: 'write', has: ['/etc'] },
+  { cmd: 'git --work-tree /etc reset --hard', action: 'delete', has: ['/etc'] },
+  { cmd: 'git mv a ../../etc/cron.d/x', action: 'write', has: ['/etc/cron.d/x'] },
+  { cmd: 'git init /etc/x', action: 'write', has: ['/etc/x'] },
+  { cmd: 'git init --template=./t', action: 'write', has: ['/repo/.git/hooks', '/repo/t'] },
+  { cmd: 'git worktree add ~/.ssh/w', action: 'write', has: ['~/.ssh/w'] },
+  { cmd: 'git format-patch -o /etc/cron.d HEAD~1', action: 'write', has: ['/etc/cron.d'] },
+  { cmd: 'git format-patch --output-directory=~/.ssh -1', action: 'write', has: ['~/.ssh'] },
   // --- git config writes the file its scope names (was always .git/config) ------------
   { cmd: "git config --global core.pager 'sh -c id'", action: 'write', has: ['~/.gitconfig', '~/.config/git/config'], hasNot: ['/repo/.git/config'] },
   { cmd: 'git config --system core.pager x', action: 'write', has: ['/etc/gitconfig'], hasNot: ['/repo/.git/config'] },
@@ -181,6 +190,13 @@ describe('shell classifier table', () => {
 });
 
 describe('shell classifier edges', () => {
+  test('git --git-dir X alone: a write is placed nowhere, since the core.worktree of X may put the work tree anywhere', () => {
+    for (const cmd of ['git --git-dir=/tmp/x.git checkout -f', 'git --git-dir /tmp/x.git reset --hard']) {
+      const c = classifyShell(cmd, CWD);
+      assert.ok(c.parts.some((p) => /core\.worktree/.test(p.unlisted ?? '')), JSON.stringify(c));
+    }
+    assert.ok(!classifyShell('git --git-dir=/tmp/x.git --work-tree=/repo checkout -f', CWD).parts.some((p) => p.unlisted), 'a named work tree is placed');
+  });
   test('every part is listed with its own action', () => {
     const c = classifyShell('cat a | grep x > out.txt && rm -rf build', CWD);
     assert.deepEqual(

@@ -396,13 +396,23 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
   // `--config-env`, `--exec-path=DIR` … make git run programs of the caller's choosing.
   let cwd = ctx.cwd;
   let i = 0;
+  // Where a write lands besides the repository: `--work-tree X` puts checkout/reset/stash's
+  // files in X, and `--git-dir X` alone lets X's core.worktree put them anywhere.
+  let workTree: string | undefined;
+  let gitDir = false;
   while (i < args.length && args[i].text.startsWith('-')) {
     const o = args[i].text;
     if ((o === '-C' || o === '--git-dir' || o === '--work-tree' || o === '--namespace') && i + 1 < args.length) {
       if (o === '-C') cwd = resolvePath(args[i + 1].text, cwd, args[i + 1].dynamic);
+      if (o === '--work-tree') workTree = resolvePath(args[i + 1].text, cwd, args[i + 1].dynamic);
+      if (o === '--git-dir') gitDir = true;
       i += 2;
     } else if (o === '-c' && i + 1 < args.length) i += 2;
-    else i++;
+    else {
+      if (o.startsWith('--work-tree=')) workTree = resolvePath(o.slice('--work-tree='.length), cwd, args[i].dynamic);
+      if (o.startsWith('--git-dir=')) gitDir = true;
+      i++;
+    }
   }
   const repo = cwd ?? '.';
   const global = checkForm('git', GIT_GLOBAL, args.slice(0, i), ctx.cwd);
@@ -416,6 +426,10 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
   if (!args[i]) return result('read', [repo]); // `git`, `git --version`
   if (args[i].dynamic || args[i].mayBeOption) return result('execute', [repo], { reasons: [{ level: 'medium', reason: 'runs a git subcommand computed at run time' }], runsGitHooks: true });
   const r = gitSub(sub, rest, cwd, repo);
+  if (r.action !== 'read' && workTree !== undefined && !r.resources.includes(workTree)) r.resources.push(workTree);
+  if (r.action !== 'read' && gitDir && workTree === undefined && !r.unlisted) {
+    r.unlisted = 'git --git-dir names a repository whose core.worktree may put the work tree (and what this writes) anywhere';
+  }
   // Every git command may run a hook: post-index-change fires whenever git writes the
   // index, and `git status` refreshes it (the differential fuzzer saw `git status` run the
   // session's .git/hooks/post-index-change). Only the same-line chain rule reads this.
@@ -517,13 +531,44 @@ function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string)
   if (sub === 'stash' && (pos[0]?.text === 'drop' || pos[0]?.text === 'clear')) return result('delete', [repo]);
   if (sub === 'remote' && pos[0]?.text === 'show' && !opts.has('-n')) return result('transfer', [repo, `remote:${pos[1]?.text ?? 'origin'}`]);
   if (GIT_WRITE.has(sub)) {
-    const files = sub === 'add' || sub === 'checkout' || sub === 'restore' ? paths(pos, { cwd }).filter((p) => p !== repo) : [];
+    const files = sub === 'add' || sub === 'checkout' || sub === 'restore' ? paths(pos, { cwd }).filter((p) => p !== repo) : gitWriteTargets(sub, rest, cwd, repo);
     // `git config core.hooksPath`/aliases and `.git/config` run code later: the core's chain rules see .git/config.
     const extra = sub === 'config' ? gitConfigFiles(rest, repo, cwd) : sub === 'remote' ? [path.posix.join(repo, '.git/config')] : [];
     return result('write', [repo, ...files, ...extra]);
   }
   // Aliases and external subcommands (git-foo) run arbitrary programs.
   return result('execute', [repo]);
+}
+
+/**
+ * Where a git subcommand writes that its command line names, beside the repository: `git mv a
+ * /etc/b`, `git init DIR` (and `--template T`, whose hooks it copies into the new or existing
+ * repository's .git/hooks), `git worktree add PATH`, `git format-patch -o DIR`. Listing only the
+ * repository let a grant on the task's own tree cover a write anywhere else.
+ */
+function gitWriteTargets(sub: string, rest: Arg[], cwd: string | undefined, repo: string): string[] {
+  const at = (a: Arg | true | undefined) => (a === undefined || a === true ? [] : [resolvePath(a.text, cwd, a.dynamic)]);
+  if (sub === 'mv') return paths(positionals(rest, new Set(), ['--force', '--dry-run', '--verbose']).pos, { cwd });
+  if (sub === 'init') {
+    const { pos, opts } = positionals(rest, new Set(['--template', '--separate-git-dir', '-b', '--initial-branch', '--object-format', '--ref-format']));
+    const dir = pos[0] ? resolvePath(pos[0].text, cwd, pos[0].dynamic) : repo;
+    const bare = opts.has('--bare');
+    const template = opts.get('--template');
+    return [dir, ...at(opts.get('--separate-git-dir')), ...(template !== undefined ? [path.posix.join(dir, bare ? 'hooks' : '.git/hooks'), ...at(template)] : [])];
+  }
+  if (sub === 'worktree') {
+    const { pos } = positionals(rest, new Set(['-b', '-B', '--reason', '--expire']));
+    const verb = pos[0]?.text;
+    if (verb === 'add') return paths(pos.slice(1, 2), { cwd });
+    if (verb === 'move') return paths(pos.slice(1, 3), { cwd });
+    if (verb === 'remove') return paths(pos.slice(1, 2), { cwd });
+    return [];
+  }
+  if (sub === 'format-patch') {
+    const { opts } = positionals(rest, new Set(['-o', '--output-directory', '--output', '--signature-file', '--cover-letter-format']));
+    return [...at(opts.get('-o')), ...at(opts.get('--output-directory')), ...at(opts.get('--output'))];
+  }
+  return [];
 }
 
 /**
