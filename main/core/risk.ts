@@ -166,7 +166,8 @@ export function runsCodeLater(resource: string, claudeDirs: readonly string[] = 
 /**
  * Why a write or delete of this path can switch Airlock off, or null. `ownPaths`: the running
  * daemon's own files and directories (database, keys, secrets, sockets, tasks/ — under a custom
- * AIRLOCK_HOME too), which the default locations above cannot know. A delete of a directory
+ * AIRLOCK_HOME too — and the hook program, os/own-paths.ts), which the default locations above
+ * cannot know. A delete of a directory
  * that holds one of them (`rm -rf ~`, `rm -rf $AIRLOCK_HOME`) removes it as well.
  */
 export function disablesApprover(resource: string, ownPaths: readonly string[] = [], action: string = 'write', claudeDirs: readonly string[] = []): string | null {
@@ -178,8 +179,8 @@ export function disablesApprover(resource: string, ownPaths: readonly string[] =
     const moved = mayDisable(alias) ? DISABLES_APPROVER.find((x) => x.test.test(alias))?.what : undefined;
     if (moved) return `${moved}, in the directory CLAUDE_CONFIG_DIR names`;
   }
-  if (ownPaths.some((d) => isWithin(r, d))) return "Airlock's own files (its history, keys, secrets or sockets)";
-  if (action === 'delete' && r !== '' && ownPaths.some((d) => isWithin(d, r))) return "a directory holding Airlock's own files (its history, keys, secrets or sockets)";
+  if (ownPaths.some((d) => isWithin(r, d))) return "Airlock's own files (its history, keys, secrets, sockets, or the hook program Claude Code runs)";
+  if (action === 'delete' && r !== '' && ownPaths.some((d) => isWithin(d, r))) return "a directory holding Airlock's own files (its history, keys, secrets, sockets, or the hook program Claude Code runs)";
   // Deleting or moving a directory that holds Claude Code's settings directory removes the hook too.
   if (action === 'delete' && r.startsWith('/') && [DEFAULT_CLAUDE_DIR, ...claudeDirs].some((d) => isWithin(d.toLowerCase(), r.toLowerCase().replace(/\/+$/, '') || '/'))) {
     return "a directory holding Claude Code's settings (its hooks, including Airlock's)";
