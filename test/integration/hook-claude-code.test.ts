@@ -260,7 +260,7 @@ describe(`Claude Code hook (real daemon) — ${v.name} hook`, { skip: v.skip }, 
     // fake daemon that answers "allow" to everything and records nothing.
     const home = tempHome('al-home-');
     const { command } = await install(home);
-    assert.ok(command.includes(`export AIRLOCK_HOOK_HOME=${shQuote(fs.realpathSync(d.home))}; exec `), command);
+    assert.ok(command.includes(`export AIRLOCK_HOOK_HOME=${shQuote(fs.realpathSync(d.home))}; [ -x `), command);
     const fakeDir = fs.mkdtempSync(path.join(home, 'fake-'));
     const fakeSock = path.join(fakeDir, 'request.sock');
     const heard: string[] = [];

@@ -122,10 +122,10 @@ describe('hook socket pin', () => {
 
   test('hookCommand pins the real path of the runtime directory; --unpinned does not, and clears an inherited pin', () => {
     const cmd = hookCommand({ env: { AIRLOCK_HOME: linkToDir } });
-    assert.match(cmd, /^unset NODE_OPTIONS NODE_COMPILE_CACHE AIRLOCK_HOOK_REPLY_TIMEOUT_MS AIRLOCK_HOOK_HOME; export AIRLOCK_HOOK_HOME='([^']+)'; exec '/);
+    assert.match(cmd, /^unset NODE_OPTIONS NODE_COMPILE_CACHE AIRLOCK_HOOK_REPLY_TIMEOUT_MS AIRLOCK_HOOK_HOME; export AIRLOCK_HOOK_HOME='([^']+)'; \[ -x '[^']+' \] \|\| \{ printf '%s\\n' '.*'; exit 0; \}; exec '/);
     assert.equal(/AIRLOCK_HOOK_HOME='([^']+)'/.exec(cmd)?.[1], dir);
     const loose = hookCommand({ env: { AIRLOCK_HOME: dir }, pinned: false });
     assert.doesNotMatch(loose, /export AIRLOCK_HOOK_HOME/);
-    assert.match(loose, /^unset NODE_OPTIONS NODE_COMPILE_CACHE AIRLOCK_HOOK_REPLY_TIMEOUT_MS AIRLOCK_HOOK_HOME; exec '/);
+    assert.match(loose, /^unset NODE_OPTIONS NODE_COMPILE_CACHE AIRLOCK_HOOK_REPLY_TIMEOUT_MS AIRLOCK_HOOK_HOME; \[ -x '[^']+' \] \|\| \{ printf '%s\\n' '.*'; exit 0; \}; exec '/);
   });
 });

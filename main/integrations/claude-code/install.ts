@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { airlockRuntimeDir } from '../../client';
+import { hookOutput } from './hook-input';
 import { HOOK_HOME_ENV, realPathOf } from './socket-pin';
 
 /** Seconds Claude Code waits for the hook; longer than the longest prompt timeout we expect. */
@@ -84,11 +85,26 @@ export function nativeHookPath(): string | null {
  */
 export function hookCommand(opts: { env?: NodeJS.ProcessEnv; pinned?: boolean; node?: boolean } = {}): string {
   const native = opts.node ? null : nativeHookPath();
-  const exec = native ? `exec ${shQuote(native)}` : `exec ${shQuote(process.execPath)} ${shQuote(path.join(__dirname, 'bin.js'))}`;
+  const bin = path.join(__dirname, 'bin.js');
+  const run = native ? `exec ${shQuote(native)}` : `exec ${shQuote(process.execPath)} ${shQuote(bin)}`;
+  const exec = `${missingProgramGuard(native ? [['-x', native]] : [['-x', process.execPath], ['-f', bin]])}; ${run}`;
   const unset = `unset ${[...HOOK_UNSET_ENV, ...HOOK_HAND_ONLY_ENV].join(' ')} ${HOOK_HOME_ENV}`;
   if (opts.pinned === false) return `${unset}; ${exec}`;
   const dir = realPathOf(airlockRuntimeDir(opts.env ?? process.env));
   return `${unset}; export ${HOOK_HOME_ENV}=${shQuote(dir)}; ${exec}`;
+}
+
+/**
+ * What the installed line does when the program it runs is gone (moved, deleted, a rebuild
+ * under way, Airlock uninstalled with the hook left in the settings): `exec` of a missing file
+ * exits 127, and Claude Code runs the tool on any exit code but 2, so every tool call would
+ * pass unasked. Instead the line prints Claude Code's "ask" with the reason and exits 0.
+ */
+export function missingProgramGuard(files: [test: '-x' | '-f', file: string][]): string {
+  const names = files.map(([, f]) => f).join(' and ');
+  const reason = `Airlock did not ask: the hook program ${names} is missing or cannot run (moved, deleted or uninstalled); asking instead. Run \`airlock hook claude-code --install\` again, or remove the hook from Claude Code's settings`;
+  const tests = files.map(([t, f]) => `[ ${t} ${shQuote(f)} ]`).join(' && ');
+  return `${tests} || { printf '%s\\n' ${shQuote(hookOutput('ask', reason))}; exit 0; }`;
 }
 
 export interface InstallResult {

@@ -1,0 +1,62 @@
+// Black-box, wave 15: every way the installed hook can fail must end in "ask" or a block, never
+// in Claude Code running the tool unasked. Claude Code blocks a PreToolUse call only on exit 2
+// (or a decision on stdout): any other failing exit is a "non-blocking error" and the tool runs.
+// The installed line ends in `exec '<program>'`; when that program is gone — Airlock moved or
+// uninstalled with the hook left in ~/.claude/settings.json, a rebuild under way, an agent that
+// got a delete through — /bin/sh exits 127. Simulated here without touching the real build: the
+// installed line, word for word, with the program's path pointing where nothing is.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { airlock } from '../helpers/blackbox';
+
+let root: string;
+let home: string;
+const installed = new Map<string, { cmd: string; program: string }>();
+
+before(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'bb15m-'));
+  home = path.join(root, 'home');
+  fs.mkdirSync(home, { mode: 0o700 });
+  const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_HOME: path.join(root, 'h'), HOME: home };
+  for (const k of ['AIRLOCK_TASK', 'AIRLOCK_TASK_TOKEN', 'AIRLOCK_REQUEST_SOCK', 'AIRLOCK_HOOK_HOME', 'CLAUDE_CONFIG_DIR']) delete env[k];
+  for (const [name, flags] of [['native', []], ['node', ['--node']]] as const) {
+    const r = await airlock(['hook', 'claude-code', '--install', ...flags], { env, cwd: root });
+    assert.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } };
+    const cmd = s.hooks.PreToolUse[0]!.hooks[0]!.command;
+    const words = [...cmd.slice(cmd.lastIndexOf('exec ')).matchAll(/'([^']*)'/g)].map((m) => m[1]!);
+    const program = words[words.length - 1]!;
+    if (name === 'native' && !program.endsWith('airlock-hook')) continue; // no C compiler
+    installed.set(name, { cmd, program });
+  }
+});
+after(() => {
+  if (root) fs.rmSync(root, { recursive: true, force: true });
+});
+
+test('installed hook whose program is gone (Airlock moved or uninstalled): "ask" with what to do, exit 0 — never exit 127, which lets Claude Code run the tool (both clients)', () => {
+  assert.ok(installed.size > 0);
+  const input = JSON.stringify({ session_id: 'gone-1', transcript_path: path.join(root, 't.jsonl'), cwd: root, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'rm -rf ~/work' } });
+  for (const [name, { cmd, program }] of installed) {
+    const gone = path.join(root, 'moved-away', path.basename(program));
+    const line = cmd.split(program).join(gone);
+    assert.notEqual(line, cmd);
+    const r = spawnSync('/bin/sh', ['-c', line], { input, encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home } });
+    assert.equal(r.status, 0, `${name}: exit ${r.status} (${r.stderr.trim()})`);
+    const o = JSON.parse(r.stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string } };
+    assert.equal(o.hookSpecificOutput.hookEventName, 'PreToolUse', name);
+    assert.equal(o.hookSpecificOutput.permissionDecision, 'ask', name);
+    assert.ok(o.hookSpecificOutput.permissionDecisionReason.includes(gone), `${name}: ${o.hookSpecificOutput.permissionDecisionReason}`);
+    assert.match(o.hookSpecificOutput.permissionDecisionReason, /airlock hook claude-code --install/, name);
+  }
+  // Control: the same line with the program in place runs it (no daemon here: its own "ask").
+  for (const [name, { cmd }] of installed) {
+    const r = spawnSync('/bin/sh', ['-c', cmd], { input, encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home } });
+    assert.equal(r.status, 0, name);
+    assert.match(r.stdout, /daemon is not running/, `${name}: ${r.stdout}`);
+  }
+});
