@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { escapeGlob } from './glob';
 import type { CoreRequest } from './request';
 import { workspaceOf } from './workspace';
-import { wrappedStart } from './classify/sh-commands';
+import { unknownProgram, wrappedStart } from './classify/sh-commands';
 import { sensitivePart } from './risk';
 import type { Risk } from '../contract/common';
 
@@ -56,6 +56,14 @@ function headWords(words: string[], depth: number): string[] | null {
     if (inner === null || depth >= 4 || !words.slice(1, inner).every((w) => WRAPPER_WORD.test(w))) return null;
     const rest = headWords(words.slice(inner), depth + 1);
     return rest ? [...words.slice(0, inner), ...rest] : null;
+  }
+  // A program the classifier does not know may be a wrapper (aa-exec, cpulimit, a project's
+  // ./with-env.sh): `{X,X *}` would run anything through it. Decided here: its first argument
+  // is kept when it is a plain word (`{valgrind-like rm,… *}`, `{./gradlew build,… *}`), and
+  // with an option or nothing there, only the exact command is offered.
+  if (unknownProgram(words)) {
+    if (!words[1] || !PLAIN_WORD.test(words[1]) || words[1].startsWith('-')) return null;
+    return words.slice(0, 2);
   }
   let keep = 1;
   if (TWO_WORD.has(path.basename(words[0]!)) && words[1] && PLAIN_WORD.test(words[1]) && !words[1].startsWith('-')) {

@@ -228,7 +228,8 @@ test('expandBraces: bash words, literal groups kept, bounded', () => {
 });
 
 test('tar cf ARCHIVE (old-style options) names the archive it writes; split, a one-word ln and backups name theirs; chmod -w and --reference name the right files', () => {
-  assert.deepEqual(c('tar cf .git/hooks/pre-commit x').resources, ['/repo/.git/hooks/pre-commit']);
+  // …and, since stop 27, the files it archives (it reads them).
+  assert.deepEqual(c('tar cf .git/hooks/pre-commit x').resources, ['/repo/.git/hooks/pre-commit', '/repo/x']);
   assert.ok(bashCreates('split a.txt', 'xaa'));
   assert.deepEqual(c('split a.txt').resources.sort(), ['/repo/a.txt', '/repo/x*']);
   assert.ok(c('split a.txt .git/hooks/p').resources.includes('/repo/.git/hooks/p*'));

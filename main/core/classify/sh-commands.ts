@@ -56,6 +56,8 @@ export interface CmdResult {
   runsGitHooks?: boolean;
   /** It writes files its arguments do not name (an archive's or a diff's contents do): why. */
   unlisted?: string;
+  /** A program this table does not know, or a file outside the system directories (`./x.sh`). */
+  unknown?: boolean;
 }
 
 export interface CmdContext {
@@ -255,7 +257,16 @@ function socat(args: Arg[], r: CmdResult, ctx: CmdContext): CmdResult {
 }
 
 /** openssl options whose value is a file it writes. */
-const OPENSSL_WRITES = new Set(['out', 'keyout', 'sess_out', 'keylogfile', 'writerand', 'reqout', 'respout', 'certsout', 'CAserial_out', 'msgout', 'signer_out']);
+const OPENSSL_WRITES = new Set(['out', 'keyout', 'sess_out', 'keylogfile', 'writerand', 'reqout', 'respout', 'certsout', 'CAserial_out', 'msgout', 'signer_out', 'CAserial']);
+/**
+ * Subcommands that only read their files and print (to standard output, without -out): a read.
+ * Any other subcommand (req may write privkey.pem, ca its database) stays a transfer (asked).
+ */
+const OPENSSL_READS = /^(x509|dgst|sha(1|224|256|384|512)|md5|base64|rsa|ec|pkey|crl|pkcs7|asn1parse|verify|version|help|list|errstr)$/;
+/** The only options such a read may carry (any other may write: -CAcreateserial …). */
+const OPENSSL_READ_OPTS = /^(in|inform|outform|keyform|noout|text|subject|issuer|dates|enddate|startdate|serial|fingerprint|hash|subject_hash|issuer_hash|modulus|pubkey|purpose|ocsp_uri|email|alias|nameopt|certopt|ext|ocspid|sha1|sha224|sha256|sha384|sha512|md5|hex|r|c|binary|d|a|A|base64|e|passin|pubin|pubout|check|print_certs|noverify|CAfile|CApath|untrusted|verify|signature|prverify|i|dump|strparse|offset|length|v|verbose|help|digest-commands|cipher-commands)$/;
+/** openssl options whose value names no file (listing it as one would only make prompts wrong). */
+const OPENSSL_NOT_FILE = /^(subj|days|newkey|set_serial|addext|nameopt|certopt|name|digest|inform|outform|keyform|passin|passout|pass|md|sigopt|pkeyopt|ext|purpose|strparse|offset|length)$/;
 /** openssl options that load a library (an engine or a provider) or a configuration file that can name one. */
 const OPENSSL_LOADS = new Set(['engine', 'keygen_engine', 'ssl_client_engine', 'provider', 'provider-path', 'config', 'conf']);
 const OPENSSL_NETWORK = new Set(['s_client', 's_server', 's_time', 'ocsp']);
@@ -276,9 +287,26 @@ function openssl(args: Arg[], r: CmdResult, ctx: CmdContext): CmdResult {
     if (OPENSSL_LOADS.has(m[1]!)) loads ??= `-${m[1]}`;
     if (value && value.text !== '-' && (OPENSSL_WRITES.has(m[1]!) || m[1] === 'in')) (m[1] === 'in' ? reads : writes).push(resolvePath(value.text, ctx.cwd, value.dynamic));
   }
-  const sub = args.find((a) => !a.text.startsWith('-'))?.text ?? '';
+  const subIndex = args.findIndex((a) => !a.text.startsWith('-'));
+  const sub = args[subIndex]?.text ?? '';
+  if (!OPENSSL_NETWORK.has(sub)) {
+    // Every other word names a file it may read (`openssl dgst -out f x` reads x, `-sign k.pem`
+    // a key): listed, so a secret read is judged as one. `file:P` (a -passin source) reads P.
+    for (let i = subIndex + 1; i > 0 && i < args.length; i++) {
+      const a = args[i]!;
+      const opt = /^--?([A-Za-z_-]+)$/.exec(args[i - 1]!.text)?.[1];
+      if (a.text.startsWith('-') || (opt && (OPENSSL_WRITES.has(opt) || opt === 'in' || (OPENSSL_NOT_FILE.test(opt) && !a.text.startsWith('file:'))))) continue;
+      reads.push(resolvePath(a.text.replace(/^file:/, ''), ctx.cwd, a.dynamic));
+    }
+    if (args[subIndex]?.dynamic) reads.push(resolvePath(sub, ctx.cwd, true));
+  }
   // Hosts only where openssl connects; elsewhere the words with dots are files.
-  const resources = OPENSSL_NETWORK.has(sub) ? [...r.resources, ...writes] : [...reads, ...writes];
+  const resources = OPENSSL_NETWORK.has(sub) ? [...r.resources, ...writes] : [...new Set([...reads, ...writes])];
+  // `openssl x509 -in c.pem -noout -text`, `openssl dgst -sha256 f`, `openssl sha256 f`: only
+  // reads (it was a transfer, as a network client, and `-out` made the read files a write).
+  const readOnly = OPENSSL_READS.test(sub) && subIndex === 0 && !args[0]!.dynamic && !loads && writes.length === 0
+    && args.every((a, i) => i === 0 || !a.text.startsWith('-') || (!a.dynamic && OPENSSL_READ_OPTS.test(/^--?([A-Za-z0-9_-]+)(=.*)?$/s.exec(a.text)?.[1] ?? '')));
+  if (readOnly) return { ...r, action: 'read', resources };
   if (loads) return { ...r, action: 'execute', resources, reasons: [{ level: 'high', reason: `openssl ${loads} loads a library of the caller's choosing (an engine or provider, or a configuration naming one)` }] };
   if (writes.length && !OPENSSL_NETWORK.has(sub)) return { ...r, action: 'write', resources, writes };
   return { ...r, resources };
@@ -941,7 +969,7 @@ function find(args: Arg[], ctx: CmdContext): CmdResult {
  * a plain `rm` must not look less severe wrapped than bare. The inner command is still
  * classified so its resources and reasons show in the prompt.
  */
-function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; script?: Arg; chdir?: Arg } | null {
+function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; script?: Arg; chdir?: Arg; root?: Arg } | null {
   const skipOpts = (withValue: Set<string>, stopAtAssign = false): Arg[] => {
     let i = 0;
     while (i < args.length) {
@@ -966,17 +994,36 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
     case 'pkexec':
     case 'su':
     case 'runuser': {
-      const rest = skipOpts(new Set(['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '--user', '--group', '--chdir', '--prompt', '--role', '--type', '--other-user', '--close-from', '--command-timeout', '--host', '-s', '--shell']), true);
-      const c = args.findIndex((a) => a.text === '-c' || a.text === '--command');
-      if ((name === 'su' || name === 'runuser') && c >= 0 && args[c + 1]) return { args: [], reason: { level: 'high', reason: `runs as another user (${name})` }, script: args[c + 1] };
+      // sudo's -s is a switch (run the command through a shell) and -R (--chroot) takes a root;
+      // su's and runuser's -s names the shell (`sudo -s rm x` was judged as running x).
+      const su = name === 'su' || name === 'runuser';
+      const rest = skipOpts(new Set(['-u', '-g', '-C', '-D', '-h', '-p', '-r', '-t', '-U', '-T', '--user', '--group', '--chdir', '--prompt', '--role', '--type', '--other-user', '--close-from', '--command-timeout', '--host', ...(su ? ['-s', '--shell'] : ['-R', '--chroot'])]), true);
+      // `su -c CMD`, `su -cCMD`, `su --command=CMD` (and --session-command): CMD is shell text.
+      // A -c that is not found as one of these leaves the command unjudged: nothing runs as read.
+      const c = args.findIndex((a) => /^(--command|--session-command)(=|$)/.test(a.text) || /^-[a-zA-Z]*c/.test(a.text) && !a.text.startsWith('--'));
+      if (su && c >= 0) {
+        const t = args[c]!.text;
+        const joined = /^--[a-z-]+=(.*)$/s.exec(t)?.[1] ?? (/^-[a-zA-Z]*?c(.+)$/s.exec(t)?.[1]);
+        const script = joined !== undefined ? { text: joined, dynamic: args[c]!.dynamic } : args[c + 1];
+        if (script) return { args: [], reason: { level: 'high', reason: `runs as another user (${name})` }, script };
+      }
+      // `su [-] USER [ARG…]` runs USER's shell with ARG… (`su bob x.sh` runs x.sh): the word
+      // after the options is a user, not a program (`su bob` was judged as running ./bob).
+      if (name === 'su' || (name === 'runuser' && !args.some((a) => /^(-u|--user)/.test(a.text)))) {
+        const after = rest[0]?.text === '-' ? rest.slice(1) : rest;
+        return { args: after.length > 1 ? [{ text: 'sh', dynamic: false }, ...after.slice(1)] : [], reason: { level: 'high', reason: `runs a shell as another user (${name})` } };
+      }
       // sudo -D DIR (--chdir) runs the command in DIR, as env -C does.
       const opts = args.slice(0, args.length - rest.length);
       let chdir: Arg | undefined;
+      let root: Arg | undefined;
       opts.forEach((a, k) => {
         const m = /^(?:-D|--chd(?:ir?)?=?)(.*)$/s.exec(a.text);
         if (m && name === 'sudo') chdir = m[1] ? { text: m[1], dynamic: a.dynamic } : opts[k + 1];
+        const r = /^(?:-R|--chr(?:o(?:ot?)?)?=?)(.*)$/s.exec(a.text);
+        if (r && name === 'sudo') root = r[1] ? { text: r[1], dynamic: a.dynamic } : opts[k + 1];
       });
-      return { args: rest, reason: { level: 'high', reason: `runs as another user (${name})` }, ...(chdir ? { chdir } : {}) };
+      return { args: rest, reason: { level: 'high', reason: `runs as another user (${name})` }, ...(chdir ? { chdir } : {}), ...(root ? { root } : {}) };
     }
     case 'nice':
       return { args: skipOpts(new Set(['-n', '--adjustment'])), reason: wraps('at another priority') };
@@ -997,8 +1044,10 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
       return { args: skipOpts(new Set()), reason: wraps('bypassing functions and aliases') };
     case 'time':
       return { args: skipOpts(new Set(['-o', '-f', '--output', '--format'])), reason: wraps('and times it') };
-    case 'chroot':
-      return { args: skipOpts(new Set(['--userspec', '--groups'])).slice(1), reason: wraps('in another root directory', 'high') };
+    case 'chroot': {
+      const rest = skipOpts(new Set(['--userspec', '--groups']));
+      return { args: rest.slice(1), reason: wraps('in another root directory', 'high'), ...(rest[0] ? { root: rest[0] } : {}) };
+    }
     // `chrt [opts] PRIORITY CMD` and `taskset [opts] MASK CMD` (with -p: a running process,
     // no command): the word before the command is not the command (`chrt 1 rm -rf ~` was
     // judged as running a program named 1, and a grant for chrt covered it).
@@ -1009,6 +1058,61 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
       if (args.slice(0, args.length - rest.length).some((a) => /^-[a-zA-Z]*p|^--pid$/.test(a.text))) return { args: [], reason: wraps(`under ${name}`) };
       return { args: rest.slice(1), reason: wraps(`under ${name}`) };
     }
+    // Version managers' `exec` runs the program named after it with the version the project
+    // pins (`asdf exec python x.py`): the program is what runs (it was an unknown program, and
+    // `{asdf,asdf *}` ran anything). Other subcommands are no wrapper.
+    case 'asdf':
+    case 'pyenv':
+    case 'rbenv':
+    case 'nodenv':
+    case 'goenv':
+    case 'jenv':
+      return args[0]?.text === 'exec' && !args[0].dynamic ? { args: args.slice(1), reason: wraps(`with the version ${name} pins`) } : null;
+    // `mise exec [TOOL@VERSION…] -- CMD` (`mise x`, and rtx, its old name); `-c CMD` is shell text.
+    case 'mise':
+    case 'rtx': {
+      if (!/^(exec|x)$/.test(args[0]?.text ?? '') || args[0]!.dynamic) return null;
+      const c = args.findIndex((a) => /^(-c|--command)(=|$)/.test(a.text));
+      const dashes = args.findIndex((a) => a.text === '--');
+      if (c >= 0 && (dashes < 0 || c < dashes)) {
+        const joined = /^--command=(.*)$/s.exec(args[c]!.text)?.[1];
+        const script = joined !== undefined ? { text: joined, dynamic: args[c]!.dynamic } : args[c + 1];
+        if (script) return { args: [], reason: wraps(`with the versions ${name} pins, through a shell`), script };
+      }
+      return { args: dashes < 0 ? [] : args.slice(dashes + 1), reason: wraps(`with the versions ${name} pins`) };
+    }
+    // `setarch ARCH [options] CMD` (linux32/linux64 take the options only), `runcon CONTEXT CMD`
+    // or `runcon -t TYPE … CMD`, `faketime TIME CMD`: a word before the command is no program.
+    case 'setarch':
+    case 'linux32':
+    case 'linux64': {
+      let i = name === 'setarch' && args[0] && !args[0].text.startsWith('-') ? 1 : 0;
+      while (i < args.length && args[i]!.text.startsWith('-') && args[i]!.text !== '-') {
+        if (args[i]!.text === '--') {
+          i++;
+          break;
+        }
+        i++;
+      }
+      return { args: args.slice(i), reason: wraps(`under ${name}`) };
+    }
+    case 'runcon': {
+      if (args[0] && !args[0].text.startsWith('-')) return { args: args.slice(1), reason: wraps('in another security context', 'high') };
+      return { args: skipOpts(new Set(['-u', '-r', '-t', '-l', '--user', '--role', '--type', '--range'])), reason: wraps('in another security context', 'high') };
+    }
+    case 'faketime':
+      return { args: skipOpts(new Set(['-p', '-m', '-f', '--exclude-monotonic', '--date-prog'])).slice(1), reason: wraps('with a faked clock') };
+    case 'parallel':
+      return parallel(args);
+    case 'setpriv':
+    case 'prlimit':
+    case 'cpulimit':
+    case 'aa-exec':
+    case 'sshpass':
+    case 'valgrind':
+    case 'cgexec':
+    case 'systemd-inhibit':
+    case 'dbus-run-session':
     case 'numactl':
     case 'unbuffer':
     case 'chronic':
@@ -1070,6 +1174,50 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
   }
 }
 
+/** GNU parallel's options known to change neither what runs nor where (`-j 4`, `-k`, `--bar` …). */
+const PARALLEL_SWITCH = /^(-[kvq]+|--keep-order|--verbose|--bar|--progress|--eta|--will-cite|--no-notice|--line-buffer|--lb|--tag|--quote|--dry-run|-[jnNP]\d+%?|--(jobs|max-args|max-procs|halt|delay|retries)=\S+)$/;
+const PARALLEL_VALUE = new Set(['-j', '-n', '-N', '-P', '--jobs', '--max-args', '--max-procs', '--halt', '--delay', '--retries']);
+const shQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/**
+ * GNU parallel joins its command words with blanks and runs the line through a shell, once
+ * for each argument (after `:::`, quoted), `{}` replaced by it or it appended: that shell text
+ * is what runs (`parallel rm ::: a` was an unknown program, and `{parallel,parallel *}` ran
+ * anything). Arguments from standard input or a file (`::::`) stand as `"$ARG"`, a word known
+ * only at run time; an option not known to be harmless leaves only the exact command.
+ */
+function parallel(args: Arg[]): { args: Arg[]; reason: RiskReason; script?: Arg } {
+  const reason: RiskReason = { level: 'medium', reason: 'parallel runs a command line through a shell for each of its arguments' };
+  let i = 0;
+  for (; i < args.length && args[i]!.text.startsWith('-'); i++) {
+    const t = args[i]!.text;
+    if (t === '--') {
+      i++;
+      break;
+    }
+    if (args[i]!.dynamic) return { args: [], reason };
+    if (PARALLEL_VALUE.has(t)) i++;
+    else if (!PARALLEL_SWITCH.test(t)) return { args: [], reason: { level: 'medium', reason: `parallel runs a command with ${clipText(t, 40)}, an option not known to be harmless` } };
+  }
+  const marker = (a: Arg) => /^::::?\+?$/.test(a.text);
+  const end = args.findIndex((a, k) => k >= i && marker(a));
+  const command = args.slice(i, end < 0 ? args.length : end);
+  if (command.length === 0) return { args: [], reason };
+  const values: string[] = [];
+  let unknownInput = end < 0;
+  for (let k = end; k >= 0 && k < args.length; k++) {
+    if (marker(args[k]!)) {
+      if (args[k]!.text.startsWith('::::')) unknownInput = true;
+      continue;
+    }
+    if (!args[k - 1] || !args[k - 1]!.text.startsWith('::::')) values.push(shQuote(args[k]!.text));
+  }
+  if (unknownInput) values.push('"$ARG"');
+  const line = command.map((a) => a.text).join(' ');
+  const lines = values.slice(0, 64).map((v) => (/\{[./#%]*\}/.test(line) ? line.replace(/\{[./#%]*\}/g, v) : `${line} ${v}`));
+  return { args: [], reason, script: { text: lines.join('\n'), dynamic: args.some((a) => a.dynamic) } };
+}
+
 /**
  * The options that take a value, for wrappers whose flags the generic set gets wrong:
  * `strace -f cp x .git/hooks/pre-commit` took -f's value for `cp`, and showed a program
@@ -1080,6 +1228,18 @@ const WRAPPER_VALUES: Record<string, Set<string> | undefined> = lookupTable({
   ltrace: new Set(['-a', '-A', '-D', '-e', '-F', '-l', '-n', '-o', '-p', '-s', '-u', '-w', '-x']),
   fakeroot: new Set(['-l', '-s', '-i', '-b', '--lib', '--faked']),
   firejail: new Set(),
+  setpriv: new Set(['--reuid', '--regid', '--ruid', '--euid', '--rgid', '--egid', '--groups', '--inh-caps', '--ambient-caps', '--bounding-set', '--securebits', '--pdeathsig', '--selinux-label', '--apparmor-profile', '--landlock-access', '--landlock-rule', '--reset-env']),
+  // prlimit's limits take their value attached only (`--nofile=10`, `-n10`).
+  prlimit: new Set(['-p', '--pid', '-o', '--output']),
+  cpulimit: new Set(['-l', '--limit', '-p', '--pid', '-e', '--exe', '-m', '--monitor-forks']),
+  'aa-exec': new Set(['-p', '--profile', '-n', '--namespace']),
+  // sshpass gives the program a password: -p PASS, -f FILE, -d FD, -P PROMPT.
+  sshpass: new Set(['-p', '-f', '-d', '-P']),
+  // valgrind takes `--opt=value` only.
+  valgrind: new Set(),
+  cgexec: new Set(['-g']),
+  'systemd-inhibit': new Set(['--what', '--who', '--why', '--mode']),
+  'dbus-run-session': new Set(['--config-file', '--dbus-daemon']),
 });
 
 /**
@@ -1098,7 +1258,19 @@ export function wrappedStart(words: readonly string[]): number | null | undefine
   }
   const u = unwrap(name, args);
   if (!u) return undefined;
-  return u.script || u.chdir || u.args.length === 0 ? null : words.length - u.args.length;
+  // A command the wrapper makes up (`su bob x.sh` runs `sh x.sh`) is not among the words: no pattern.
+  const made = u.args.length > 0 && u.args[0] !== args[args.length - u.args.length];
+  return u.script || u.chdir || u.root || made || u.args.length === 0 ? null : words.length - u.args.length;
+}
+
+/**
+ * Whether the first of `words` is a program the classifier does not know (or a file outside
+ * the system directories): for the suggested grant (core/suggest.ts), since `{X,X *}` for such
+ * a program allows every use of it, and it may be a wrapper that runs its arguments
+ * (`{valgrind,valgrind *}` ran anything).
+ */
+export function unknownProgram(words: readonly string[]): boolean {
+  return classifyArgv(words.slice(0, 2).map((text) => ({ text, dynamic: false })), { cwd: undefined }).unknown === true;
 }
 
 // GNU xargs: -e, -i, -l (and --eof, --replace, --max-lines) take their value only when
@@ -1194,6 +1366,9 @@ const BEHAVIOUR_BUILTINS: Record<string, string | undefined> = lookupTable({
   noglob: 'noglob runs a command',
 });
 
+/** Where version managers keep their shims (asdf, pyenv, rbenv, nodenv, goenv, jenv, mise, volta). */
+const SHIM_DIR = /(^|\/)(\.(asdf|pyenv|rbenv|nodenv|goenv|jenv)\/shims|mise\/shims|\.volta\/bin)$/;
+
 /** Where a program named by a path may live and still be the program its name says. */
 const SYSTEM_DIRS = new Set(['/bin', '/usr/bin', '/sbin', '/usr/sbin']);
 
@@ -1216,7 +1391,14 @@ export function classifyArgv(argv: Arg[], ctx: CmdContext, depth = 0): CmdResult
     const dir = path.posix.dirname(path.posix.normalize(full));
     if (!SYSTEM_DIRS.has(dir)) {
       const runs = resolvePath(full, ctx.cwd);
-      return result('execute', [runs], { runs, reasons: [{ level: 'medium', reason: `runs ${clipText(full)}, a program outside the system directories (/bin, /usr/bin, /sbin, /usr/sbin)` }] });
+      // A version manager's shim (`~/.asdf/shims/python x.py`) runs the program it is named
+      // after: that program's arguments are judged as its own (x.py was listed nowhere), and the
+      // shim stays what runs (a file outside the system directories, execute).
+      if (SHIM_DIR.test(dir)) {
+        const inner = classifyArgv([{ text: name, dynamic: false }, ...args], ctx, depth + 1);
+        return wrapped({ level: 'medium', reason: `runs ${clipText(full)}, a version manager's shim for ${clipText(name, 40)} outside the system directories` }, { ...inner, resources: [runs, ...inner.resources] }, { runs });
+      }
+      return result('execute', [runs], { runs, unknown: true, reasons: [{ level: 'medium', reason: `runs ${clipText(full)}, a program outside the system directories (/bin, /usr/bin, /sbin, /usr/sbin)` }] });
     }
   }
   const classified = classifyNamed(name, args, ctx, depth);
@@ -1239,6 +1421,22 @@ function classifyIn(chdir: Arg | null, how: string, args: Arg[], ctx: CmdContext
   const inner = classifyArgv(args, { ...ctx, cwd: known ? dir : undefined }, depth + 1);
   if (!known && inner.resources.length && !inner.unlisted) inner.unlisted = `${how} ${clipText(chdir.text, 60)} runs the command in a directory known only at run time, where relative paths lead anywhere`;
   return inner;
+}
+
+/**
+ * The command `args` as `chroot ROOT` (`sudo -R ROOT`) runs it: in ROOT's `/`, so `/etc/x` is
+ * ROOT/etc/x and `x` is ROOT/x (`chroot /x rm -rf y` was judged as deleting the task's ./y, and
+ * `chroot /other rm /repo/a` as deleting /repo/a, covered by a grant there). A root known only at
+ * run time leaves every path anywhere: that asks each time.
+ */
+function classifyUnderRoot(root: Arg, name: string, args: Arg[], ctx: CmdContext, depth: number): CmdResult {
+  const dir = root.dynamic ? null : resolvePath(root.text, ctx.cwd);
+  const inner = classifyArgv(args, { ...ctx, cwd: '/' }, depth + 1);
+  if (dir === null || !(dir.startsWith('/') || isHomePath(dir))) {
+    return { ...inner, unlisted: inner.unlisted ?? `${name} ${clipText(root.text, 60)} runs the command under a root known only at run time, where its paths lead anywhere` };
+  }
+  const under = (p: string) => (p.startsWith('/') ? path.posix.join(dir, p) : p);
+  return { ...inner, resources: inner.resources.map(under), ...(inner.runs ? { runs: under(inner.runs) } : {}), ...(inner.writes ? { writes: inner.writes.map(under) } : {}) };
 }
 
 function wrapped(reason: RiskReason, inner: CmdResult | null, extra: Partial<CmdResult> = {}): CmdResult {
@@ -1275,6 +1473,7 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
   if (w) {
     if (w.script) return wrapped(w.reason, null, { script: { text: w.script.text, dynamic: w.script.dynamic }, scriptOpaque: true });
     if (w.args.length === 0) return name === 'time' || name === 'exec' || name === 'command' || name === 'nice' ? result('read') : result('execute', [], { reasons: [w.reason] });
+    if (w.root) return wrapped(w.reason, classifyUnderRoot(w.root, name, w.args, ctx, depth));
     return wrapped(w.reason, classifyIn(w.chdir ?? null, name === 'sudo' ? 'sudo -D' : `${name} --wd`, w.args, ctx, depth));
   }
   if (name === 'xargs') {
@@ -1375,7 +1574,10 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
   if (MODE_FIRST[name]) {
     // chmod's mode may start with a dash (`chmod -w f`): it is the mode, not an option.
     // chmod takes every word made of mode letters as the mode (`chmod 0 -o f`: mode -o, files 0 and f; seed 13).
-    const modeArg = name === 'chmod' ? args.findIndex((a) => /^-[rwxXstugoa0-7,+=-]+$/.test(a.text)) : -1;
+    // `--` ends the options and is no mode (`chmod -- 777 f` listed 777 as a file); a word after
+    // it is a mode or a file by its place, which positionals() tells.
+    const dashes = args.findIndex((a) => a.text === '--');
+    const modeArg = name === 'chmod' ? args.findIndex((a, i) => (dashes < 0 || i < dashes) && a.text !== '--' && /^-[rwxXstugoa0-7,+=-]+$/.test(a.text)) : -1;
     const parsed = positionals(modeArg >= 0 ? args.filter((_, i) => i !== modeArg) : args, MODE_FIRST[name]);
     const pos = modeArg >= 0 ? [args[modeArg]!, ...parsed.pos] : parsed.pos;
     // With --reference the mode (owner) comes from that file: every word is a file.
@@ -1396,6 +1598,10 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     // `-` is a file name to these (tee -p - f, mkdir -- -; seed 13), or standard input/output: named either way.
     const all = namesWithDash(pos, ctx);
     if (targetDir && targetDir !== true) all.push(resolvePath(targetDir.text, ctx.cwd, targetDir.dynamic));
+    // An option's value that a glob or an unquoted variable may split into several words gives
+    // the option its first word only; the rest are files the command writes (`touch -r *.txt`
+    // takes a.txt as the reference and touches b.txt, which was listed nowhere).
+    for (const v of opts.values()) if (v !== true && v !== targetDir && (v.glob || v.split)) all.push(resolvePath(v.text, ctx.cwd, v.dynamic));
     const r = result('write', all);
     // unzip and patch write the paths the archive or the diff holds (`patch -p1 < p.diff`
     // created .git/hooks/post-checkout; the write fuzzer): not on the command line.
@@ -1653,11 +1859,42 @@ function cpio(args: Arg[], ctx: CmdContext): CmdResult {
   return result('write', archivePath ? [archivePath] : []);
 }
 
+/** tar options with which `tar -c` to standard output (`tar czf - dir`) only reads. */
+const TAR_STDOUT_OK = /^(-[cfzjJavhp]+|--create|--file=-|--gzip|--bzip2|--xz|--zstd|--verbose|--dereference|--exclude=.*|--exclude-vcs|--exclude-caches|-C|--directory(=.*)?|--)$/;
+
+/**
+ * `tar -c`: it reads every file named after the archive (under each -C directory), and they
+ * were listed nowhere: `tar czf out.tgz ~/.ssh` was a write of out.tgz alone, so a grant on
+ * the task's directory copied the keys into it. To standard output (`tar czf - dir`) it writes
+ * no file (`-` was listed as one): a read, with the allowlisted options only.
+ */
+function tarCreate(args: Arg[], first: string, pos: Arg[], archiveArg: Arg | undefined, archive: string | null, ctx: CmdContext): CmdResult {
+  const dirs: string[] = [];
+  // Each -C (`-C d`, `-Cd`, `-cvC d`, `--directory=d`, `--dir d`) moves where later names are read.
+  args.forEach((a, i) => {
+    const m = /^--dir[a-z]*(?:=(.*))?$/s.exec(a.text) ?? (a.text.startsWith('--') ? null : /^-[a-zA-Z]*?C(.*)$/s.exec(a.text));
+    if (!m || (/^-[a-zA-Z]*[fTX][a-zA-Z]*C/.test(a.text) && !a.text.startsWith('--'))) return;
+    const v = m[1] ? { text: m[1], dynamic: a.dynamic } : args[i + 1];
+    if (v) dirs.push(resolvePath(v.text, ctx.cwd, v.dynamic));
+  });
+  const inputs = pos.filter((a) => a !== archiveArg && a.text !== '');
+  const read = inputs.flatMap((a) => (a.text.startsWith('/') || a.text.startsWith('~') || dirs.length === 0 ? [resolvePath(a.text, ctx.cwd, a.dynamic)] : dirs.map((d) => resolvePath(a.text, d, a.dynamic))));
+  const list = args.find((a, i) => /^--files-from/.test(a.text) || /^-[a-zA-Z]*T/.test(a.text) || (i === 0 && !a.text.startsWith('-') && a.text.includes('T')));
+  const extra: Partial<CmdResult> = list ? { unlisted: 'tar -T reads the files a list names, not on the command line, into the archive' } : {};
+  const toStdout = archiveArg?.text === '-' && !archiveArg.dynamic;
+  const options = args.filter((a, i) => (i === 0 && !/^-/.test(first) ? false : a.text.startsWith('-') && a !== archiveArg));
+  const oldStyleOk = /^-/.test(first) || /^[cfzjJavhp]+$/.test(first);
+  // --remove-files deletes each file once it is in the archive.
+  if (args.some((a) => /^--rem/.test(a.text))) return result('delete', [...(archive && !toStdout ? [archive] : []), ...read], extra);
+  if (toStdout && !list && oldStyleOk && options.every((a) => !a.dynamic && TAR_STDOUT_OK.test(a.text))) return result('read', read);
+  return result('write', [...(archive && !toStdout ? [archive] : []), ...read], extra);
+}
+
 function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   if (name === 'tar' || name === 'bsdtar') {
     const first = args[0]?.text ?? '';
     const create = /^-?[a-zA-Z]*[crua]/.test(first) || args.some((a) => a.text === '--create' || a.text === '--append');
-    const { opts } = positionals(args.slice(/^-/.test(first) ? 0 : 1), new Set(['-f', '-C', '--file', '--directory', '-T', '-X']));
+    const { pos, opts } = positionals(args.slice(/^-/.test(first) ? 0 : 1), new Set(['-f', '-C', '--file', '--directory', '-T', '-X', '--files-from', '--exclude-from']));
     const f = opts.get('-f') ?? opts.get('--file');
     // Old-style options (`tar cf a.tar x`, `tar xzf a.tgz`): the word after them is the archive.
     const oldStyleFile = !/^-/.test(first) && first.includes('f') ? args[1] : undefined;
@@ -1682,7 +1919,7 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
     }
     const dir = opts.get('-C') ?? opts.get('--directory');
     const dest = dir && dir !== true ? resolvePath(dir.text, ctx.cwd, dir.dynamic) : resolvePath('.', ctx.cwd);
-    if (create) return result('write', archive ? [archive] : []);
+    if (create) return tarCreate(args, first, pos, archiveArg, archive, ctx);
     // Extracting writes the paths the archive holds (a .git/hooks/pre-commit among them,
     // the write fuzzer saw it), which the command line does not show.
     return result('write', [dest, ...(archive ? [archive] : [])], { unlisted: `${name} extracts the files ${archiveArg ? clipText(archiveArg.text, 60) : 'the archive'} holds into ${clipText(dest, 80)}, wherever they say (.git/hooks too)` });
@@ -1802,5 +2039,5 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
   if (name === 'npx' || name === 'pnpx' || name === 'bunx' || name === 'uvx') return result('execute', args[0] ? [`package ${args[0].text}`] : [], { reasons: [{ level: 'medium', reason: `${name} may download and run a package` }] });
 
   // Unknown program: it can do anything.
-  return result('execute', [name], { reasons: [{ level: 'low', reason: `${clipText(name, 60)} is not a known read-only program` }] });
+  return result('execute', [name], { unknown: true, reasons: [{ level: 'low', reason: `${clipText(name, 60)} is not a known read-only program` }] });
 }

@@ -359,6 +359,10 @@ function withInnerArgv(st: State, r: CmdResult, action: Action, resources: strin
     const name = r.argv[0]?.text ?? '';
     if (!(plainRead && isClosedRead(name))) {
       addReason(st, { level: 'medium', reason: plainRead ? `xargs appends words from its input to ${name}, which could make them options that are not read-only` : `xargs runs ${name.slice(0, 60)} with words from its input` });
+      // The files it then acts on come from its input, not the command line: a command grant
+      // (`{xargs,xargs *}`, offered for `xargs rm`) covered `find / | xargs rm` and
+      // `xargs sh -c …`. Placed nowhere, it asks each time.
+      r.unlisted ??= `xargs gives ${name.slice(0, 60)} words from its input: the files it acts on are not on the command line`;
       return 'execute';
     }
     return action;
