@@ -1,0 +1,69 @@
+// What `tar -c` archives is read (leftovers, stop 27). `tar czf out.tgz ~/.ssh` was judged a
+// write of out.tgz alone: under a task's grant to write in its own directory it ran without a
+// prompt and copied the keys into the project, where any later read or upload of out.tgz was a
+// plain project file. Now the archived files are the command's resources too: the secret makes
+// it asked. And `tar czf - src` (to standard output) was a write of a file named "-", asked each
+// time; it is a read now, run without a prompt. Run for real through `airlock exec --task --shell`.
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { after, before, test } from 'node:test';
+import { startDaemon, tempHome, type Daemon } from '../helpers/daemon';
+import { Wire, airlock, waitPending, type Run } from '../helpers/blackbox';
+
+let d: Daemon;
+let ui: Wire;
+let home: string;
+let work: string;
+
+before(async () => {
+  home = fs.realpathSync(tempHome('al-tarin-'));
+  fs.mkdirSync(path.join(home, '.ssh'), { mode: 0o700 });
+  fs.writeFileSync(path.join(home, '.ssh', 'id_x'), '-----BEGIN OPENSSH PRIVATE KEY-----\nnot-a-real-key\n', { mode: 0o600 });
+  work = path.join(home, 'work');
+  fs.mkdirSync(path.join(work, 'src'), { recursive: true });
+  fs.writeFileSync(path.join(work, 'src', 'a.ts'), 'export const a = 1;\n');
+  d = await startDaemon();
+  ui = await Wire.open(d.uiSock);
+});
+after(async () => {
+  ui?.close();
+  await d?.stop();
+});
+
+/** Runs `line` in a task allowed to write in its own directory; denies a prompt if one comes. */
+async function inTask(line: string): Promise<{ run: Run; asked: { level: string; reasons: string[]; resource: unknown } | null }> {
+  const w = await Wire.open(d.requestSock);
+  try {
+    const t = await w.ok<{ task: string; token: string }>('task.start', { name: `tar ${line}`, cwd: work });
+    await ui.ok('grants.create', { task: t.task, action: 'write', resource: `${work}/**`, effect: 'allow' });
+    const running = airlock(['exec', '--task', t.token, '--shell', '--', line], { env: { ...d.env, HOME: home }, cwd: work, timeoutMs: 30_000 });
+    const first = await Promise.race([running.then(() => 'ran' as const), new Promise<'waiting'>((res) => setTimeout(() => res('waiting'), 2500))]);
+    let asked: { level: string; reasons: string[]; resource: unknown } | null = null;
+    if (first === 'waiting') {
+      const p = await waitPending(ui, (x) => x.summary.includes('tar'), `the prompt for ${line}`, 20_000);
+      asked = { level: p.risk.level, reasons: p.risk.reasons.map(String), resource: p.resource };
+      await ui.ok('pending.decide', { id: p.id, decision: 'deny', scope: 'once' });
+    }
+    const run = await running;
+    await w.ok('task.end', { task: t.token });
+    return { run, asked };
+  } finally {
+    w.close();
+  }
+}
+
+test('tar czf out.tgz HOME/.ssh under a grant to write the task directory is asked, and nothing is archived when denied', async () => {
+  const line = `tar czf out.tgz ${home}/.ssh`;
+  const { asked } = await inTask(line);
+  assert.ok(asked, 'the keys were archived into the project without a prompt');
+  assert.ok(asked.reasons.some((r) => /\.ssh/.test(r)), `the prompt names the secret: ${JSON.stringify(asked.reasons)}`);
+  assert.ok(!fs.existsSync(path.join(work, 'out.tgz')), 'denied: no archive');
+});
+
+test('tar czf - src (to standard output) is a read: it runs without a prompt', async () => {
+  const { run, asked } = await inTask('tar czf - src | wc -c');
+  assert.equal(asked, null, 'asked for a read');
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(Number(run.stdout.trim()) > 0, `the archive went to standard output: ${run.stdout}`);
+});
