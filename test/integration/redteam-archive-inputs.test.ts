@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startDaemon, tempHome, type Daemon } from '../helpers/daemon';
-import { Wire, airlock, waitPending, type Run } from '../helpers/blackbox';
+import { Wire, airlock, pendingList, type Run } from '../helpers/blackbox';
 
 let d: Daemon;
 let ui: Wire;
@@ -38,12 +38,16 @@ async function inTask(line: string): Promise<{ run: Run; asked: { level: string;
     const t = await w.ok<{ task: string; token: string }>('task.start', { name: `tar ${line}`, cwd: work });
     await ui.ok('grants.create', { task: t.task, action: 'write', resource: `${work}/**`, effect: 'allow' });
     const running = airlock(['exec', '--task', t.token, '--shell', '--', line], { env: { ...d.env, HOME: home }, cwd: work, timeoutMs: 30_000 });
-    const first = await Promise.race([running.then(() => 'ran' as const), new Promise<'waiting'>((res) => setTimeout(() => res('waiting'), 2500))]);
+    // Whichever comes first: the command ends (it ran without a prompt) or its prompt shows.
+    let ended = false;
+    void running.then(() => (ended = true));
     let asked: { level: string; reasons: string[]; resource: unknown } | null = null;
-    if (first === 'waiting') {
-      const p = await waitPending(ui, (x) => x.summary.includes('tar'), `the prompt for ${line}`, 20_000);
-      asked = { level: p.risk.level, reasons: p.risk.reasons.map(String), resource: p.resource };
-      await ui.ok('pending.decide', { id: p.id, decision: 'deny', scope: 'once' });
+    for (let i = 0; i < 150 && !ended && !asked; i++) {
+      const p = (await pendingList(ui)).find((x) => x.summary.includes('tar'));
+      if (p) {
+        asked = { level: p.risk.level, reasons: p.risk.reasons.map(String), resource: p.resource };
+        await ui.ok('pending.decide', { id: p.id, decision: 'deny', scope: 'once' });
+      } else await new Promise((res) => setTimeout(res, 200));
     }
     const run = await running;
     await w.ok('task.end', { task: t.token });
