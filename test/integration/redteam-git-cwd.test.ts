@@ -65,3 +65,30 @@ test('after "cd sub" into a planted bare-repository look-alike, git log -p asks 
   for (const command of ['git log -p', 'git status --short']) assert.equal(await hook(work, command), 'allow', command);
   assert.equal(human.unanswered().length, 0, 'no prompt for a git read in the session repository');
 });
+
+// git writes where its options and arguments say (`--work-tree X`, `mv a ../x`, `init DIR`,
+// `worktree add P`, `format-patch -o D`); the classifier named only the repository, so a grant
+// for writes in the task's own tree answered a git command that writes somewhere else.
+test('a grant for writes in the work tree answers git checkout there, and asks for git writes that land outside it', async () => {
+  const work = path.join(root, 'work');
+  const outside = path.join(root, 'outside');
+  mkdirSync(outside);
+  execFileSync('git', ['init', '-q', work], { env: gitEnv(root), stdio: 'ignore', timeout: 10_000 });
+  await ui.call('grants.create', { source: 'claude-code', action: 'write', resource: `${work}/**`, effect: 'allow' });
+  // Control: the grant covers a git write in the work tree.
+  assert.equal(await hook(work, 'git checkout .'), 'allow');
+  for (const command of [
+    `git --work-tree=${outside} checkout .`,
+    `git --work-tree ${outside} checkout -f`,
+    'git mv README ../outside/README',
+    `git init ${outside}/r`,
+    `git worktree add ${outside}/w`,
+    `git format-patch -o ${outside} HEAD~1`,
+  ]) {
+    const answer = hook(work, command);
+    const p = await human.next(20_000);
+    assert.ok(p.resources.some((r) => r === outside || r.startsWith(`${outside}/`)), `${command}: the prompt lists where it writes: ${JSON.stringify(p.resources)}`);
+    await human.decide(p.id, 'deny');
+    assert.equal(await answer, 'deny', command);
+  }
+});
