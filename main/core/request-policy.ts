@@ -7,7 +7,7 @@ import type { Grant, Settings } from '../contract/approver';
 import { ACTION_RANK, LIMITS, riskier, type Action, type Risk } from '../contract/common';
 import { RPC, RpcError } from '../contract/rpc';
 import { taskIdOf } from '../contract/task-ref';
-import { mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from './classify/mcp';
+import { MAX_CALL_RESOURCES, mcpAction, splitMcpTool, type ActionOrigin, type ToolAnnotations } from './classify/mcp';
 import { mcpMethodVerdict } from './classify/mcp-methods';
 import { conditionWords } from './condition';
 import { conditionMissText, conditionOutcome, coversLocalDestination, denyMayReach, evaluateGrants, evaluateParts, nearMissText, partsDeny, type GrantIndex } from './grants';
@@ -175,6 +175,12 @@ export class RequestPolicy {
         action = m.action;
         actionOrigin = m.origin;
         classifierRisk.push(...m.reasons);
+      }
+      // The hook found more paths in the call than can be judged one by one (the proxy
+      // refuses such a call): one left out could be the one a deny is for, so it is asked.
+      if (isObject(req.args) && req.args.pathsCut === true) {
+        // Critical: not even a broad allow grant may pass it, since a deny on a path past the cap was never checked.
+        classifierRisk.push({ level: 'critical', reason: `the call names more than ${MAX_CALL_RESOURCES} paths or URLs: too many to judge one by one (a deny grant on one left out would not be seen), so it is asked` });
       }
     }
     const core: CoreRequest = {

@@ -146,6 +146,28 @@ describe('a hostile MCP client and what the human is shown', () => {
     }
   });
 
+  test('history holds everything an allowed tools/call sent the server: _meta and other params fields are recorded, fields beside params are not sent', async () => {
+    const x = await PuppetProxy.start(d.env, 'bb14meta', dir);
+    try {
+      await x.init([{ name: 'store', inputSchema: { type: 'object' } }]);
+      x.send({ jsonrpc: '2.0', id: 'm1', method: 'tools/call', params: { name: 'store', arguments: { key: 'k' }, _meta: { progressToken: 'p1', note: 'SECRET-IN-META' }, extra: 'SECRET-IN-PARAMS' }, smuggled: 'SECRET-BESIDE-PARAMS' });
+      const p = await waitPending(ui, (q) => q.tool === 'bb14meta/store', 'the prompt', 20_000);
+      await ui.ok('pending.decide', { id: p.id, decision: 'allow', scope: 'once' });
+      await x.atServer((m) => m.id === 'm1', 'the allowed call');
+      const sent = x.server.raw.find((l) => l.includes('"m1"'))!;
+      const ev = (await ui.ok<{ events: { tool: string; args?: unknown }[] }>('history.query', { limit: 50, source: 'mcp' })).events.find((e) => e.tool === 'bb14meta/store');
+      assert.ok(ev, 'the call is in history');
+      const recorded = JSON.stringify(ev);
+      for (const secret of ['SECRET-IN-META', 'SECRET-IN-PARAMS', 'SECRET-BESIDE-PARAMS']) {
+        if (sent.includes(secret)) assert.ok(recorded.includes(secret), `${secret} reached the server but not history: sent ${sent}`);
+      }
+      assert.ok(!sent.includes('SECRET-BESIDE-PARAMS'), `a field beside params was sent: ${sent}`);
+      assert.ok(sent.includes('SECRET-IN-META') && sent.includes('p1'), 'params are sent whole');
+    } finally {
+      await x.close();
+    }
+  });
+
   test('a tools/call whose id is not a string or number is refused for its id (it said "needs params.name")', async () => {
     const x = await PuppetProxy.start(d.env, 'bb14idt', dir);
     try {

@@ -197,8 +197,12 @@ const RESOURCE_KEYS = ['path', 'paths', 'file_path', 'filePath', 'file', 'files'
  */
 export const MAX_CALL_RESOURCES = 128;
 
-/** Resources of a call: paths as given (absolute when possible), URLs as their host; `overflow` when some did not fit. */
-export function mcpResourcesOf(args: unknown, cwd?: string): { resources: string[]; overflow: boolean } {
+/**
+ * Resources of a call: paths as given (absolute when possible), URLs as their host; `overflow`
+ * when some did not fit. `home`: expand `~` and `~/` (the Claude Code hook, as Claude Code
+ * does; the proxy leaves them to the server and the daemon checks both spellings).
+ */
+export function mcpResourcesOf(args: unknown, cwd?: string, home?: string): { resources: string[]; overflow: boolean } {
   const out: string[] = [];
   const seen = new Set<string>();
   let overflow = false;
@@ -207,6 +211,7 @@ export function mcpResourcesOf(args: unknown, cwd?: string): { resources: string
     if (typeof v !== 'string' || !v) return;
     const url = /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?(\[[^\]]+\]|[^:/?#]+)/i.exec(v);
     let r = url && !v.startsWith('file://') ? url[1].toLowerCase() : v.startsWith('file://') ? v.slice(7) : v;
+    if (home && home.startsWith('/') && !url && (r === '~' || r.startsWith('~/'))) r = `${home.replace(/\/+$/, '')}${r.slice(1)}`;
     if (cwd && cwd.startsWith('/') && !url && !r.startsWith('/') && !r.startsWith('~')) r = `${cwd.replace(/\/+$/, '')}/${r}`;
     // A path too long to send whole is cut, but a cut `…/a/a/../../.ssh/id` loses where it
     // leads: servers resolve `..` before they open a path (server-filesystem's path.resolve),

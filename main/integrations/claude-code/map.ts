@@ -5,7 +5,7 @@
 import os = require('node:os');
 import path = require('node:path');
 import type { AskParams } from '../../client';
-import { nameRemoves } from '../../core/classify/mcp';
+import { MAX_CALL_RESOURCES, mcpResourcesOf, nameRemoves } from '../../core/classify/mcp';
 import { MAX_URI_CHARS, uriTarget } from '../../core/classify/mcp-uri';
 import type { CommandClassification } from '../../core/ports';
 import { clip, str, type PreToolUseInput } from './hook-input';
@@ -216,17 +216,26 @@ export function mapToolCall(input: PreToolUseInput, classify: () => (command: st
     // (broker.normalize, one mapping in core/classify/mcp.ts).
     const action = nameRemoves(name) ? 'delete' : 'write';
     const target = str(ti.path) ?? str(ti.file_path) ?? str(ti.url) ?? undefined;
+    const resource = target ? clip(target.includes('://') ? hostOf(target) : absolute(target, cwd, home), MAX_TEXT) : undefined;
+    // Every path the tool is given, as the proxy judges them (core/classify/mcp.ts): `paths`,
+    // `source`/`destination` … were not looked at, so server-filesystem's read_multiple_files
+    // of a denied file (or of a key: no secret read for the chain) was a plain read, and a
+    // move_file out of a denied directory had no resource at all (black box wave 14). Taken
+    // from the whole input, before capArgs cuts arrays; more than can be judged is asked.
+    const found = mcpResourcesOf(ti, cwd, home);
+    const resources = [...new Set([...(resource ? [resource] : []), ...found.resources])].slice(0, MAX_CALL_RESOURCES);
     const cut = { cut: false };
     const capped = capArgs(ti, 0, cut);
     return {
       source: 'mcp',
       tool: `${server}/${name}`,
       action,
-      resource: target ? clip(target.includes('://') ? hostOf(target) : absolute(target, cwd, home), MAX_TEXT) : undefined,
+      resource,
+      ...(resources.length ? { resources } : {}),
       summary: clip(`MCP ${server}/${name} ${JSON.stringify(capped)}`, MAX_SUMMARY),
       // The tool's input goes under `arguments` (what grant conditions see), never beside
       // the fields the daemon reads (an input field named "annotations" stays an argument).
-      args: { arguments: capped, via: 'claude-code', ...(cut.cut ? { truncated: true } : {}) },
+      args: { arguments: capped, via: 'claude-code', ...(cut.cut ? { truncated: true } : {}), ...(found.overflow ? { pathsCut: true } : {}) },
       cwd: cwd || undefined,
     };
   }

@@ -93,7 +93,7 @@ interface Where {
  * The request for a tools/call of `tool` (params.arguments as `args`), or why it is refused
  * unasked: a name too long to send whole, more paths than can be judged one by one.
  */
-export function toolCallAsk(tool: string, args: unknown, info: ToolInfo | null, w: Where): AskParams | { refuse: string } {
+export function toolCallAsk(tool: string, args: unknown, info: ToolInfo | null, w: Where, rest: Record<string, unknown> = {}): AskParams | { refuse: string } {
   const label = `${w.server}/${tool}`;
   const long = labelTooLong(label, 'tool name');
   if (long) return { refuse: long };
@@ -103,6 +103,7 @@ export function toolCallAsk(tool: string, args: unknown, info: ToolInfo | null, 
   if (r.overflow) return { refuse: `the arguments name more than ${MAX_CALL_RESOURCES} paths or URLs: too many to judge one by one (one left out could be the one a deny grant is for)` };
   const resources = r.resources;
   const a = wholeOrCut(args ?? {});
+  const more = Object.keys(rest).length ? wholeOrCut(rest) : null;
   return {
     source: 'mcp',
     tool: label,
@@ -112,6 +113,8 @@ export function toolCallAsk(tool: string, args: unknown, info: ToolInfo | null, 
     args: {
       arguments: a.value,
       ...(a.truncated ? { truncated: true } : {}),
+      // The rest of params (`_meta` …), recorded as sent; conditions see only `arguments`.
+      ...(more ? { params: more.value, ...(more.truncated ? { truncated: true } : {}) } : {}),
       ...(info ? { annotations: info.annotations ?? {}, ...(info.description ? { description: clip(info.description, 1000) } : {}) } : { listed: false }),
     },
     ...(w.task ? { task: w.task } : {}),

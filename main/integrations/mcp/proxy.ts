@@ -434,12 +434,15 @@ export class McpProxy {
     let build: () => AskParams;
     if (toolCall) {
       const info = this.tools.get(tool!) ?? null;
-      const first = toolCallAsk(tool!, params.arguments, info, where());
+      // Whatever else params holds (`_meta`, fields a lenient server may read) goes to the
+      // server too, so it is recorded with the call (it went unrecorded: black box wave 14).
+      const rest = Object.fromEntries(Object.entries(params).filter(([k]) => k !== 'name' && k !== 'arguments'));
+      const first = toolCallAsk(tool!, params.arguments, info, where(), rest);
       if ('refuse' in first) {
         this.reply({ jsonrpc: '2.0', id, error: { code: -32602, message: `${first.refuse} (Airlock MCP proxy); not forwarded` } });
         return;
       }
-      build = () => toolCallAsk(tool!, params.arguments, info, where()) as AskParams;
+      build = () => toolCallAsk(tool!, params.arguments, info, where(), rest) as AskParams;
     } else {
       const first = methodAsk(method, m.params, where());
       if ('refuse' in first) {
@@ -462,7 +465,9 @@ export class McpProxy {
     if (w.cancelled) return;
     if (answer?.decision === 'allow') {
       if (!notification) this.expect(this.awaitingServer, m.id);
-      this.forward(m, id);
+      // What was asked about, and nothing beside it: a field next to params would reach the server unrecorded.
+      const { jsonrpc, method: _method, params: _params } = m;
+      this.forward({ ...(jsonrpc !== undefined ? { jsonrpc } : {}), ...(notification ? {} : { id: m.id }), method: _method, ...(_params !== undefined ? { params: _params } : {}) }, id);
       return;
     }
     if (notification) return this.o.log(`dropped a ${clip(method, 80)} notification: ${answer ? answer.reason : failure}`);
