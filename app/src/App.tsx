@@ -61,7 +61,7 @@ export function App({ host }: { host: 'electron' | 'web' }) {
         {conn !== 'open' && (
           <div className={`banner ${conn}`} role="status" data-testid="connection-banner">
             {conn === 'unauthorized'
-              ? 'Cannot connect: the token in this URL is not valid — Airlock refuses it (rotated with --new-web-token, or another Airlock serves this port): open the URL it printed.'
+              ? 'Cannot connect: the token this tab was opened with is not valid — Airlock refuses it (rotated with --new-web-token, or another Airlock serves this port): open the URL it printed.'
               : "Can't reach Airlock: the connection was lost. Waiting requests were denied; reconnecting…"}
           </div>
         )}

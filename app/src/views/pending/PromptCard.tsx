@@ -87,16 +87,19 @@ export function PromptCard({ prompt, keyboard }: { prompt: Prompt; keyboard: boo
   const expired = offline || now >= prompt.expiresAt;
   const literal = literalOf(prompt);
   const summary = prompt.summary || `${prompt.tool} ${prompt.resource ?? ''}`;
-  // More identical requests joined this prompt: one answer answers each of them, so what a
-  // click does just changed, and the card is guarded afresh (an agent that adds nineteen
-  // copies of a payment as the pointer moves must not have them paid by that click).
+  // The prompt changed in place (pending.updated): more identical requests joined it, so one
+  // answer now answers each of them, or anything else it shows changed. What a click does
+  // just changed, and the card is guarded afresh (an agent that adds nineteen copies of a
+  // payment as the pointer moves must not have them paid by that click).
   const waiting = prompt.waiting ?? 1;
-  const seenWaiting = useRef(waiting);
+  const shown = JSON.stringify(prompt);
+  const seenShown = useRef(shown);
+  const rearm = guard.rearm;
   useEffect(() => {
-    if (seenWaiting.current === waiting) return;
-    seenWaiting.current = waiting;
-    guard.rearm();
-  }, [waiting, guard]);
+    if (seenShown.current === shown) return;
+    seenShown.current = shown;
+    rearm();
+  }, [shown, rearm]);
 
   async function choose(choice: Choice | 'serverReadOnly'): Promise<void> {
     if (busy || expired || !guard.ready()) return;
