@@ -60,3 +60,22 @@ test('installed hook whose program is gone (Airlock moved or uninstalled): "ask"
     assert.match(r.stdout, /daemon is not running/, `${name}: ${r.stdout}`);
   }
 });
+
+test('installed Node hook whose code cannot be loaded (a damaged or half-rebuilt bundle): "ask" with the reason, exit 0 — never exit 1, which lets Claude Code run the tool', () => {
+  const node = installed.get('node');
+  assert.ok(node, 'the Node hook was installed');
+  // The hook's entry file, copied beside a bundle that is not JavaScript (as a rebuild cut short
+  // leaves it); the installed line, word for word, runs the copy.
+  const dir = path.join(root, 'damaged');
+  fs.mkdirSync(dir);
+  const bin = path.join(dir, 'bin.js');
+  fs.copyFileSync(node.program, bin);
+  fs.writeFileSync(path.join(dir, 'hook.bundle.js'), '"use strict";\nconst x = {;\n');
+  const line = node.cmd.split(node.program).join(bin);
+  const input = JSON.stringify({ session_id: 'damaged-1', transcript_path: path.join(root, 't.jsonl'), cwd: root, permission_mode: 'default', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'rm -rf ~/work' } });
+  const r = spawnSync('/bin/sh', ['-c', line], { input, encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home } });
+  assert.equal(r.status, 0, `exit ${r.status} (${r.stderr.trim().split('\n')[0]})`);
+  const o = JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+  assert.equal(o.hookSpecificOutput.permissionDecision, 'ask');
+  assert.match(o.hookSpecificOutput.permissionDecisionReason, /cannot be loaded/);
+});

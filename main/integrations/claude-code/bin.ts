@@ -20,10 +20,32 @@ if (typeof compileCache.enableCompileCache === 'function') {
     // No cache directory (read-only home): compile as usual.
   }
 }
+// Claude Code blocks a tool call only on exit 2 (or a decision printed): a hook that throws
+// exits 1, a "non-blocking error", and the tool runs unasked. So every failure here ends in
+// "ask" (nothing printed yet) or exit 2 (a block, its reason on stderr), never exit 1.
+const why = (e: unknown) => String(e instanceof Error ? e.message : e).replace(/\s+/g, ' ').slice(0, 300);
+process.on('uncaughtException', (e) => {
+  try {
+    process.stderr.write(`Airlock hook failed (${why(e)}); blocking this tool call\n`);
+  } finally {
+    process.exit(2);
+  }
+});
+function load(): void {
+  try {
+    require('./hook.bundle.js');
+  } catch (e) {
+    // A build without the bundle (tsc only): the same code, module by module.
+    if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
+    require('./hook-main');
+  }
+}
 try {
-  require('./hook.bundle.js');
+  load();
 } catch (e) {
-  // A build without the bundle (tsc only): the same code, module by module.
-  if ((e as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw e;
-  require('./hook-main');
+  // The hook's code cannot be loaded (a damaged or half-rebuilt bundle): nothing was printed,
+  // so Claude Code's own prompt, with the reason.
+  const reason = `Airlock hook failed (its code in ${__dirname} cannot be loaded: ${why(e)}); asking instead`;
+  process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: reason } }) + '\n');
+  process.exitCode = 0;
 }
