@@ -154,3 +154,31 @@ test('a write the command line does not name (awk print > ".git/hooks/x") is pla
   assert.equal(c("awk '{print $1}' a.txt").action, 'read');
   assert.equal(covers("sed -i s/a/b/ a.txt", grant('/repo/**')), true);
 });
+
+test('files a command names outside its usual place: setfacl names every file, rsync its log and backup files, find -files0-from is placed nowhere; no command grant or TASKDIR/** covers them outside (lead, session 27)', () => {
+  // Control: find takes its starting points from the list, wherever they are.
+  const outside = mkdtempSync(path.join(tmpdir(), 'airlock-fw3-out-'));
+  try {
+    writeFileSync(path.join(outside, 'victim'), 'v\n');
+    writeFileSync(path.join(tmpdir(), 'airlock-fw3-list'), `${path.join(outside, 'victim')}\0`);
+    bash(`find -files0-from ${path.join(tmpdir(), 'airlock-fw3-list')} -delete`);
+    assert.equal(existsSync(path.join(outside, 'victim')), false, 'control: find -files0-from deleted a file outside its directory');
+  } finally {
+    rmSync(outside, { recursive: true, force: true });
+    rmSync(path.join(tmpdir(), 'airlock-fw3-list'), { force: true });
+  }
+  for (const [line, program] of [
+    ['setfacl -m u:nobody:rwx ~/.ssh/authorized_keys', 'setfacl'],
+    ['setfacl --modify=u:nobody:rwx /etc/cron.d/x', 'setfacl'],
+    ['rsync --log-file=/etc/cron.d/x --list-only .', 'rsync'],
+    ['rsync -a --backup-dir ~/.ssh src/ dst/', 'rsync'],
+    ['find -files0-from list -delete', 'find'],
+    ['find . -files0-from list -exec rm {} +', 'find'],
+  ] as const) {
+    assert.equal(covers(line, grant(`{${program},${program} *}`, 'delete')), false, `${line}: covered by {${program},${program} *}: ${JSON.stringify(c(line).parts)}`);
+    assert.equal(covers(line, grant('/repo/**', 'delete')), false, `${line}: covered by /repo/**`);
+  }
+  assert.deepEqual(c('setfacl -m u:x:r a b').resources, ['/repo/a', '/repo/b']);
+  assert.equal(covers('setfacl -m u:x:r a.txt', grant('{setfacl,setfacl *}')), true, 'control: the grant covers setfacl in the task');
+  assert.equal(covers('rsync a.txt --log-file=log.txt dst/', grant('{rsync,rsync *}')), true, 'control: the grant covers rsync in the task');
+});

@@ -197,7 +197,7 @@ export const MODE_FIRST: Record<string, Set<string> | undefined> = lookupTable({
   chmod: new Set(['--reference']),
   chown: new Set(['--reference', '--from']),
   chgrp: new Set(['--reference']),
-  setfacl: new Set(['-m', '-x', '-M', '-X']),
+  setfacl: new Set(['-m', '-x', '-M', '-X', '--set', '--modify', '--remove', '--set-file', '--modify-file', '--remove-file']),
 });
 const DISK_DESTROYERS = new Set(['mkfs', 'wipefs', 'fdisk', 'sfdisk', 'parted', 'gdisk', 'sgdisk', 'blkdiscard']);
 
@@ -954,10 +954,17 @@ function find(args: Arg[], ctx: CmdContext): CmdResult {
     if (/^[-+]?\d/.test(t)) continue; // stray numbers are find's problem, not ours
     return result('execute', roots, { reasons: [{ level: 'medium', reason: `unknown find expression ${clipText(t)}: not known to be read-only` }] });
   }
+  // `-files0-from F` takes the starting points from F, not the command line: `find
+  // -files0-from list -delete` deletes whatever the list names (~/.ssh too), and read as the
+  // working directory it was covered by a grant on the task's tree.
+  const listAt = expr.findIndex((a) => a.text === '-files0-from');
+  const listed = listAt >= 0 ? `find -files0-from takes its starting points from ${clipText(expr[listAt + 1]?.text ?? 'a file', 60)}, not the command line: they may be anywhere` : null;
+  const unlisted = execdirWhere ?? listed;
   if (inners.length) {
     // The inner command's action is what find does with each file it finds.
-    return { ...out, argv: inners[0], argvMode: 'inner', ...(execdirWhere ? { unlisted: execdirWhere } : {}), ...(inners.length > 1 ? { reasons: [...out.reasons, { level: 'medium', reason: 'find runs several commands (-exec …); only the first is shown' }], action: 'execute' as Action } : {}) };
+    return { ...out, argv: inners[0], argvMode: 'inner', ...(unlisted ? { unlisted } : {}), ...(inners.length > 1 ? { reasons: [...out.reasons, { level: 'medium', reason: 'find runs several commands (-exec …); only the first is shown' }], action: 'execute' as Action } : {}) };
   }
+  if (listed && out.action !== 'read') out.unlisted = listed;
   return out;
 }
 
@@ -1582,8 +1589,12 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     const pos = modeArg >= 0 ? [args[modeArg]!, ...parsed.pos] : parsed.pos;
     // With --reference the mode (owner) comes from that file: every word is a file.
     const fromFile = [...parsed.opts.keys()].some((k) => k === '--reference');
-    const mode = fromFile ? '' : (pos[0]?.text ?? '');
-    const files = paths(fromFile ? pos : pos.slice(1), ctx);
+    // setfacl takes its ACL as an option's value (-m ACL, --set=ACL): every word is a file (the
+    // first was dropped as a "mode", so `setfacl -m u:x:rwx ~/.ssh/authorized_keys` named no file
+    // and a command grant for setfacl covered it anywhere).
+    const allFiles = fromFile || name === 'setfacl';
+    const mode = allFiles ? '' : (pos[0]?.text ?? '');
+    const files = paths(allFiles ? pos : pos.slice(1), ctx);
     const r = result('write', files);
     // -R changes everything under each file named, .git/ and its hooks included (the write
     // fuzzer, seed 77: `chmod -R a-w .` under a project grant changed .git/HEAD's mode).
@@ -1964,6 +1975,14 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
     if (args.some((a) => a.text.startsWith('--delete') || a.text === '--remove-source-files')) r.reasons.push({ level: 'medium', reason: 'deletes files at the destination (rsync --delete)' });
     const spill = r.action === 'write' ? contentsCopy(args, args.filter((a) => !a.text.startsWith('-')), false) : null;
     if (spill) r.unlisted = `rsync copies everything ${clipText(spill, 60)} holds into the destination, wherever its tree says (.git/hooks too)`;
+    // Files rsync writes besides the destination: its log, batch files, and the directories it
+    // keeps backups, partial and temporary files in (`--log-file=/etc/cron.d/x` was not listed).
+    const { opts } = positionals(args, new Set(['--log-file', '--write-batch', '--only-write-batch', '--backup-dir', '--partial-dir', '--temp-dir', '-T']));
+    for (const o of ['--log-file', '--write-batch', '--only-write-batch', '--backup-dir', '--partial-dir', '--temp-dir', '-T']) {
+      const v = opts.get(o);
+      if (v && v !== true) r.resources.push(resolvePath(v.text, ctx.cwd, v.dynamic));
+    }
+    if (args.some((a) => a.text === '--daemon')) return result('execute', r.resources, { reasons: [{ level: 'medium', reason: 'rsync --daemon serves files to the network' }] });
     return r;
   }
   if (name === 'ssh') {
