@@ -9,6 +9,7 @@
 // where Electron exists.
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { test } from 'node:test';
 import type {
@@ -44,6 +45,7 @@ const sessionStandIn = {
   setDevicePermissionHandler: (h: DevicePermissionHandler | null) => void (session.devicePermission = h),
   webRequest: { onBeforeRequest: (filter: { urls: string[] }) => void session.blocked.push(filter.urls) },
 };
+const protocolHandlers = new Map<string, (req: Request) => Promise<Response>>();
 const ipc = { handle: new Map<string, InvokeListener>(), on: [] as string[] };
 /** What the preload did: what it exposed, and what it sent. */
 const preload = { exposed: new Map<string, unknown>(), invoked: [] as unknown[][], listeners: new Map<string, (e: IpcRendererEvent, ...a: unknown[]) => void>() };
@@ -91,7 +93,7 @@ const standIn = {
   session: { defaultSession: sessionStandIn },
   protocol: {
     registerSchemesAsPrivileged: (schemes: { scheme: string; privileges: Record<string, boolean> }[]) => void appCalls.push(`registerSchemesAsPrivileged:${JSON.stringify(schemes)}`),
-    handle: () => undefined,
+    handle: (scheme: string, fn: (req: Request) => Promise<Response>) => void protocolHandlers.set(scheme, fn),
   },
   ipcMain: {
     handle: (channel: string, fn: InvokeListener) => void ipc.handle.set(channel, fn),
@@ -126,6 +128,7 @@ require.cache[electronId] = { id: electronId, filename: electronId, loaded: true
 const { secureWebPreferences, hardenApp } = require('../../main/electron/hardening') as typeof import('../../main/electron/hardening');
 const { Windows } = require('../../main/electron/windows') as typeof import('../../main/electron/windows');
 const { serveContractOverIpc } = require('../../main/electron/contract-ipc') as typeof import('../../main/electron/contract-ipc');
+const { handleAppProtocol } = require('../../main/electron/app-protocol') as typeof import('../../main/electron/app-protocol');
 const { INVOKE_CHANNEL, NOTIFY_CHANNEL } = require('../../preload/ipc-protocol') as typeof import('../../preload/ipc-protocol');
 
 /** A web contents as 'web-contents-created' hands it over: its listeners and window-open handler recorded. */
@@ -291,4 +294,22 @@ test('checklist 16-17: one IPC channel, every call checked for its sender frame;
   assert.ok(listener);
   listener({ sender: { send: () => undefined } } as unknown as IpcRendererEvent, { method: 'pending.resolved', params: { id: 'p' } });
   assert.deepEqual(got, [[{ method: 'pending.resolved', params: { id: 'p' } }]], 'the page gets the payload only, never the IPC event');
+});
+
+test('checklist 7: the CSP of main/api/csp.ts (nothing inline, no eval, no frames) on every response of airlock://, errors included', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'al-csp-'));
+  fs.writeFileSync(path.join(dir, 'index.html'), '<!doctype html><title>t</title>');
+  handleAppProtocol(dir);
+  const handle = protocolHandlers.get('airlock');
+  assert.ok(handle, 'the airlock: scheme is handled');
+  const { contentSecurityPolicy } = require('../../main/api/csp') as typeof import('../../main/api/csp');
+  const requests = [new Request('airlock://app/index.html'), new Request('airlock://app/missing.js'), new Request('airlock://app/../x'), new Request('airlock://other/index.html'), new Request('airlock://app/index.html', { method: 'POST', body: 'x' })];
+  for (const r of requests) {
+    const res: Response = await handle(r);
+    const csp: string = res.headers.get('content-security-policy') ?? '';
+    assert.equal(csp, contentSecurityPolicy(), `${r.method} ${r.url} (${res.status})`);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.equal(res.headers.get('x-frame-options'), 'DENY');
+  }
 });
