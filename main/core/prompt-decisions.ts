@@ -60,7 +60,10 @@ export function grantFromDecision(req: CoreRequest, d: DecideParams, now: number
     id: newId('g'),
     task: grantTask(req, d),
     source: req.source,
-    tool: d.pattern?.tool ?? req.tool,
+    // The request's own tool name is a literal, not a pattern: a server's tool named `*` (or an
+    // API request's) allowed "for this task" made `server/*`, every tool of that server (black
+    // box wave 14). The web card and watch send it back unedited as the pattern: escaped too.
+    tool: d.pattern?.tool === undefined || d.pattern.tool === req.tool ? escapeGlob(req.tool) : d.pattern.tool,
     action: req.action,
     resource: d.pattern?.resource ?? (req.parts?.length ? exactCommandPattern(req.parts) : exactResourcePattern(req.resources)),
     key: req.ssh?.fingerprint ?? null,

@@ -108,12 +108,14 @@ export function suggest(r: CoreRequest, risk: Risk, taskCwd: string | null): Sug
   // Dangerous requests are answered one at a time: high covers curl | sh, hooks, secrets.
   if (risk.level === 'critical' || risk.level === 'high') return undefined;
   const cwd = workspaceOf(taskCwd ?? r.cwd);
+  // The tool as a pattern that matches only itself (a tool may be named `*`).
+  const exactTool = escapeGlob(r.tool);
   if (r.resources.some((x) => sensitivePart(x, r.claudeDirs) !== null)) return undefined;
 
   if (r.ssh) {
     if (r.ssh.forwarded || r.ssh.purpose === 'unknown' || !r.resource) return undefined;
     const label = r.ssh.purpose === 'login' ? `log in as ${r.resource} with this key` : `sign (${r.resource.replace(/^sshsig:/, 'namespace ')}) with this key`;
-    return { tool: r.tool, resource: escapeGlob(r.resource), label };
+    return { tool: exactTool, resource: escapeGlob(r.resource), label };
   }
 
   if (r.parts?.length) {
@@ -132,7 +134,7 @@ export function suggest(r: CoreRequest, risk: Risk, taskCwd: string | null): Sug
     if (pats.length === 0 || pats.length > 4) return undefined;
     const resource = pats.length === 1 ? pats[0]! : `{${pats.join(',')}}`;
     const label = pats.map((x) => (x.startsWith('{') ? x.replace(/^\{([^,]*),.*$/, '$1 *') : `exactly: ${x}`).replace(/\\(.)/g, '$1')).join(', ');
-    return { tool: r.tool, resource, label };
+    return { tool: exactTool, resource, label };
   }
 
   const paths = r.resources.filter((x) => x.startsWith('/'));
@@ -141,11 +143,12 @@ export function suggest(r: CoreRequest, risk: Risk, taskCwd: string | null): Sug
     const d = directoryPattern(cwd, paths);
     if (!d) return undefined;
     // Claude Code's file tools all write files: one grant for the directory, whichever the agent picks next.
-    const tool = r.source === 'claude-code' && CLAUDE_FILE_TOOLS.includes(r.tool) ? `{${CLAUDE_FILE_TOOLS.join(',')}}` : r.tool;
-    return { tool, resource: d.pattern, label: `${r.action} ${d.label} (${tool === r.tool ? r.tool : 'any file tool'})` };
+    const anyFileTool = r.source === 'claude-code' && CLAUDE_FILE_TOOLS.includes(r.tool);
+    const tool = anyFileTool ? `{${CLAUDE_FILE_TOOLS.join(',')}}` : exactTool;
+    return { tool, resource: d.pattern, label: `${r.action} ${d.label} (${anyFileTool ? 'any file tool' : r.tool})` };
   }
-  if (r.resources.length === 0) return { tool: r.tool, resource: '**', label: `${r.tool} (any arguments)` };
+  if (r.resources.length === 0) return { tool: exactTool, resource: '**', label: `${r.tool} (any arguments)` };
   // Hosts, URLs, remotes: the exact ones, for this tool.
   const exact = r.resources.length === 1 ? escapeGlob(r.resources[0]!) : `{${r.resources.map(escapeGlob).join(',')}}`;
-  return { tool: r.tool, resource: exact, label: `${r.action} ${r.resources.join(', ')} (${r.tool})` };
+  return { tool: exactTool, resource: exact, label: `${r.action} ${r.resources.join(', ')} (${r.tool})` };
 }
