@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { Daemon } from '../helpers/daemon';
@@ -90,5 +90,31 @@ test('a grant for writes in the work tree answers git checkout there, and asks f
     assert.ok(p.resources.some((r) => r === outside || r.startsWith(`${outside}/`)), `${command}: the prompt lists where it writes: ${JSON.stringify(p.resources)}`);
     await human.decide(p.id, 'deny');
     assert.equal(await answer, 'deny', command);
+  }
+});
+
+test('a git write or fetch in another repository runs that repository\'s hooks and config: asked as execute even under a grant for writes there', async () => {
+  const work = path.join(root, 'work2');
+  const other = path.join(root, 'other');
+  execFileSync('git', ['init', '-q', work], { env: gitEnv(root), stdio: 'ignore', timeout: 10_000 });
+  execFileSync('git', ['init', '-q', other], { env: gitEnv(root), stdio: 'ignore', timeout: 10_000 });
+  const marker = path.join(root, 'pre-commit-ran');
+  writeFileSync(path.join(other, '.git', 'hooks', 'pre-commit'), `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+  // Control: real git runs the other repository's hook.
+  execFileSync('git', ['-C', other, 'commit', '-q', '--allow-empty', '-m', 'c'], { env: gitEnv(root), stdio: 'ignore', timeout: 10_000 });
+  assert.ok(existsSync(marker), 'control: git -C other commit ran its pre-commit');
+  rmSync(marker);
+  const g = await ui.call<{ grant: { id: string } }>('grants.create', { source: 'claude-code', action: 'write', resource: `${root}/**`, effect: 'allow' });
+  try {
+    for (const command of [`git -C ${other} commit --allow-empty -m x`, `cd ${other} && git commit --allow-empty -m x`, `git --git-dir=${other}/.git --work-tree=. commit --allow-empty -m x`]) {
+      const answer = hook(work, command);
+      const p = await human.next(20_000);
+      assert.equal(p.action, 'execute', `${command}: ${JSON.stringify(p.risk)}`);
+      await human.decide(p.id, 'deny');
+      assert.equal(await answer, 'deny', command);
+    }
+    assert.equal(existsSync(marker), false);
+  } finally {
+    await ui.call('grants.revoke', { id: g.grant.id });
   }
 });

@@ -66,7 +66,12 @@ const TABLE: Row[] = [
   { cmd: 'ln -s ../shared/config.js config.js', action: 'write', has: ['/repo/config.js'] },
   { cmd: 'cd /tmp && echo x > y.txt', action: 'write', has: ['/tmp/y.txt'], hasNot: ['/repo/y.txt'] },
   { cmd: '(cd sub && touch a); touch b', action: 'write', has: ['/repo/sub/a', '/repo/b'] },
-  { cmd: 'git -C ../other add file.txt', action: 'write', has: ['/other/file.txt'] },
+  // Another repository's config and hooks run on a write too (its pre-commit, core.fsmonitor …).
+  { cmd: 'git -C ../other add file.txt', action: 'execute', has: ['/other/file.txt'] },
+  { cmd: 'git -C /tmp/planted commit -m x', action: 'execute', has: ['/tmp/planted'] },
+  { cmd: 'git --git-dir=/tmp/x.git --work-tree=. checkout -f', action: 'execute' },
+  { cmd: 'cd src && git add x', action: 'execute', has: ['/repo/src/x'] },
+  { cmd: 'git add x', action: 'write', has: ['/repo/x'] },
   // Wrapped commands (sudo, env CMD, timeout, nice, xargs) are execute since issue 10:
   // the wrapper can change what runs, and a wrapped rm must never look less severe.
   // --- deletes --------------------------------------------------------------------
@@ -150,8 +155,8 @@ const TABLE: Row[] = [
   { cmd: 'FOO=bar', action: 'execute', risk: ['medium', 'sets FOO'] },
   { cmd: 'foo=bar', action: 'other' },
   // --- git writes where its options and arguments say, not only in the repository ------
-  { cmd: 'git --work-tree=/etc checkout .', action: 'write', has: ['/etc'] },
-  { cmd: 'git --work-tree /etc reset --hard', action: 'delete', has: ['/etc'] },
+  { cmd: 'git --work-tree=/etc checkout .', action: 'execute', has: ['/etc'] },
+  { cmd: 'git --work-tree /etc reset --hard', action: 'execute', has: ['/etc'] },
   { cmd: 'git mv a ../../etc/cron.d/x', action: 'write', has: ['/etc/cron.d/x'] },
   { cmd: 'git init /etc/x', action: 'write', has: ['/etc/x'] },
   { cmd: 'git init --template=./t', action: 'write', has: ['/repo/.git/hooks', '/repo/t'] },

@@ -462,7 +462,10 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
   // index, and `git status` refreshes it (the differential fuzzer saw `git status` run the
   // session's .git/hooks/post-index-change). Only the same-line chain rule reads this.
   r.runsGitHooks = true;
-  const where = r.action === 'read' ? gitElsewhere(args.slice(0, i), cwd, ctx) : null;
+  // Not only reads: a write or a fetch obeys that repository's configuration too, and runs its
+  // hooks (`git -C /tmp/planted commit` ran /tmp/planted's pre-commit under a grant for writes
+  // in /tmp; `--git-dir X --work-tree .` ran X's post-checkout).
+  const where = ACTION_RANK[r.action] < ACTION_RANK.execute ? gitElsewhere(args.slice(0, i), cwd, ctx) : null;
   if (where) {
     r.action = 'execute';
     r.reasons.unshift({ level: 'medium', reason: where });
