@@ -25,6 +25,12 @@ const THREE_WORD = /^(npm|pnpm|yarn|bun) run$|^(npm|pnpm|yarn) (exec|dlx)$|^git 
  * word is an option or not plain, only the exact command is offered.
  */
 const RUNS_NEXT = /^(npx|pnpx|bunx|uvx|ssh)$|^(npm|pnpm|yarn) (exec|dlx)$|^bundle exec$|^(uv|poetry|pipenv|pdm) run$|^(docker|podman) (run|exec)$/;
+/** Build tools whose leading options (and these options' values) say what is built where. */
+const BUILD_VALUED: Record<string, ReadonlySet<string> | undefined> = Object.assign(Object.create(null) as Record<string, ReadonlySet<string> | undefined>, {
+  make: new Set(['-C', '-f', '-I', '-o', '-W', '--directory', '--file', '--makefile', '--include-dir']),
+  gmake: new Set(['-C', '-f', '-I', '-o', '-W', '--directory', '--file', '--makefile', '--include-dir']),
+  cmake: new Set(['--build', '--install', '-S', '-B', '-P', '-C', '-G', '-E', '-D', '-U', '-T', '-A', '--preset', '--target', '-t', '--config', '--toolchain']),
+});
 const CLAUDE_FILE_TOOLS = ['Edit', 'MultiEdit', 'NotebookEdit', 'Write'];
 const PLAIN_WORD = /^[A-Za-z0-9][A-Za-z0-9:._@/+-]*$/;
 
@@ -64,6 +70,16 @@ function headWords(words: string[], depth: number): string[] | null {
   if (unknownProgram(words)) {
     if (!words[1] || !PLAIN_WORD.test(words[1]) || words[1].startsWith('-')) return null;
     return words.slice(0, 2);
+  }
+  // Build tools keep their options up to the target: `make -C sub test` and `cmake --build
+  // build` were offered `{make,make *}` and `{cmake,cmake *}`, which ran another directory's
+  // build (`make -C /tmp/x`) or any tool (`cmake -E …`).
+  const valued = BUILD_VALUED[path.basename(words[0]!)];
+  if (valued) {
+    let i = 1;
+    while (i < words.length && i < 8 && words[i]!.startsWith('-')) i += valued.has(words[i]!) ? 2 : 1;
+    const head = words.slice(0, Math.min(words.length, i + 1));
+    return head.every((w) => PLAIN_WORD.test(w) || WRAPPER_WORD.test(w)) && i < 8 ? head : null;
   }
   let keep = 1;
   if (TWO_WORD.has(path.basename(words[0]!)) && words[1] && PLAIN_WORD.test(words[1]) && !words[1].startsWith('-')) {

@@ -19,6 +19,5 @@ export const GTFO_LINE_EXCEPTIONS: Record<string, string> = {
 /** Lines whose suggested grant covers the same line running `rm -rf ~` in place of /bin/sh, and why that is right. */
 export const GTFO_SIBLING_EXCEPTIONS: Record<string, string> = {
   'kubectl:shell:0': "the payload is in the kubeconfig the line writes, not on kubectl's command line: `kubectl get --kubeconfig F` is execute (its exec plugin runs), and a grant for it is a grant to run what F names, as the prompt says",
-  'make:shell:0': 'make runs what its Makefile says and the agent can write the Makefile: a grant for make * is a grant to run code (make is execute, and the prompt says so)',
   'ssh:shell:0': 'the suggestion keeps the host (ssh localhost *): a grant to run commands on a host allows any command there, and the prompt says it runs the command on localhost',
 };

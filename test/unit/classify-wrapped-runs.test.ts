@@ -110,3 +110,18 @@ test('suggestions: runners keep what they run (xargs, parallel)', () => {
   assert.ok(!suggested('parallel gzip ::: a b')?.includes('parallel *'));
   assert.equal(c('parallel --foo rm ::: a').action, 'execute');
 });
+
+test('suggestions: make and cmake keep what they build where, and their other build files are resources', () => {
+  assert.equal(suggested('make -C sub test'), '{make -C sub test,make -C sub test *}');
+  assert.equal(suggested('cmake --build build'), '{cmake --build build,cmake --build build *}');
+  assert.ok(c('make -C /tmp/x').resources.includes('/tmp/x'), 'another directory is a resource (a command grant covers only the task directory)');
+  assert.ok(c('make -f ~/evil.mk').resources.includes('~/evil.mk'));
+  assert.ok(c('make SHELL=./x build').parts[0]!.unlisted, 'SHELL= changes every recipe');
+  assert.ok(c('make --eval=x build').parts[0]!.unlisted);
+  assert.equal(c('cmake -E rm -rf x').action, 'delete');
+  assert.deepEqual(c('cmake -E rm -rf x').resources, ['/repo/x']);
+  assert.ok(c('cmake -E env FOO=1 sh -c x').parts[0]!.unlisted, 'cmake -E env runs a command');
+  assert.ok(c('cmake --build build -- -f /tmp/x.mk').parts[0]!.unlisted, 'words passed to the native tool');
+  assert.ok(c('cmake -S . -B build -DCMAKE_MAKE_PROGRAM=/tmp/x').parts[0]!.unlisted);
+  assert.equal(c('make --version').action, 'read');
+});

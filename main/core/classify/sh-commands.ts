@@ -16,6 +16,8 @@ import { checkRead, DOCKER_READ, KUBECTL_READ } from './sh-readonly';
 import { isHomePath, resolvePath, type WordValue } from './sh-words';
 import { isWithin } from './path-within';
 import { expandBraces } from './sh-braces';
+import { cmake, make } from './sh-build';
+import { aliasesOf, type Alias } from './sh-links';
 
 export type Arg = WordValue;
 export interface RiskReason {
@@ -58,6 +60,10 @@ export interface CmdResult {
   unlisted?: string;
   /** A program this table does not know, or a file outside the system directories (`./x.sh`). */
   unknown?: boolean;
+  /** Paths it makes that stand for another (a link, a copy, a move): sh-links.ts. */
+  aliases?: Alias[];
+  /** A directory where it may make symbolic links no word names (git checks out a tree there). */
+  plantsLinks?: string;
 }
 
 export interface CmdContext {
@@ -419,6 +425,8 @@ export const GIT_WRITE = new Set([
   'bisect', 'reflog',
 ]);
 
+const GIT_TREE_WRITERS = new Set(['checkout', 'switch', 'restore', 'reset', 'merge', 'pull', 'stash', 'cherry-pick', 'revert', 'rebase', 'am', 'apply', 'clone', 'worktree', 'submodule', 'read-tree', 'checkout-index', 'bisect']);
+
 function git(args: Arg[], ctx: CmdContext): CmdResult {
   // Global options before the subcommand must be on the allowlist (sh-git.ts): `-c`,
   // `--config-env`, `--exec-path=DIR` … make git run programs of the caller's choosing.
@@ -458,6 +466,10 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
   if (r.action !== 'read' && gitDir && workTree === undefined && !r.unlisted) {
     r.unlisted = 'git --git-dir names a repository whose core.worktree may put the work tree (and what this writes) anywhere';
   }
+  // These write the work tree from the repository's objects, symbolic links included (a
+  // committed `k -> ~/.ssh`): a later part of the line that reads or writes under the tree may
+  // go through one (`git checkout x && cat k/id_x`). The clone's directory for clone.
+  if (GIT_TREE_WRITERS.has(sub) && r.action !== 'read') r.plantsLinks = workTree ?? (sub === 'clone' ? (r.resources.find((x) => x.startsWith('/') && x !== repo) ?? repo) : repo);
   // Every git command may run a hook: post-index-change fires whenever git writes the
   // index, and `git status` refreshes it (the differential fuzzer saw `git status` run the
   // session's .git/hooks/post-index-change). Only the same-line chain rule reads this.
@@ -1459,6 +1471,8 @@ function wrapped(reason: RiskReason, inner: CmdResult | null, extra: Partial<Cmd
   // under a wrapper: `nice tar -xf a.tar` wrote the hook the archive held under a grant on the
   // task's directory (the write fuzzer).
   if (inner?.unlisted) r.unlisted = inner.unlisted;
+  if (inner?.aliases) r.aliases = inner.aliases;
+  if (inner?.plantsLinks) r.plantsLinks = inner.plantsLinks;
   return r;
 }
 
@@ -1553,6 +1567,11 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
   if (name === 'popd') return result('read', [], { cd: null });
   if (name === 'find') return find(args, ctx);
 
+  // make and cmake (sh-build.ts), but for a version query.
+  if ((name === 'make' || name === 'gmake' || name === 'cmake') && !(args.length === 1 && /^(--version|-v|--help|-h)$/.test(args[0]!.text))) {
+    const b = name === 'cmake' ? cmake(args, ctx, (argv, c) => classifyArgv(argv, { ...ctx, cwd: c.cwd }, depth + 1)) : make(name, args, ctx);
+    return result(b.action, b.resources, { reasons: b.reasons, ...(b.unlisted ? { unlisted: b.unlisted } : {}) });
+  }
   // The allowlist (sh-readonly.ts): a read only in a form it lists.
   const check = checkRead(name, args, ctx.cwd);
   if (check.known) {
@@ -1626,6 +1645,14 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     // gzip, gunzip and zip write names derived from the ones given (`gzip f` writes f.gz,
     // `gunzip f.gz` writes f, `zip x f` writes x.zip): those are resources too.
     r.resources.push(...derivedOutputs(name, pos, opts, ctx));
+    if (name === 'ln' || name === 'link' || name === 'cp' || name === 'mv') {
+      // What the link, copy or move makes stands for its source in the parts after it (sh-links.ts).
+      const words = pos.filter((a) => a.text !== '' && a.text !== '-');
+      const symbolic = name === 'ln' ? opts.has('-s') || [...opts.keys()].some((k) => longOpt(k, '--symbolic')) : opts.has('-s') || [...opts.keys()].some((k) => longOpt(k, '--symbolic-link'));
+      const relative = name === 'ln' && (opts.has('-r') || [...opts.keys()].some((k) => longOpt(k, '--relative')));
+      const dir = targetDir && targetDir !== true ? resolvePath(targetDir.text, ctx.cwd, targetDir.dynamic) : null;
+      r.aliases = aliasesOf(name, words.map((a) => a.text), words.map((a) => resolvePath(a.text, ctx.cwd, a.dynamic)), { symbolic, relative, targetDir: dir, cwd: ctx.cwd });
+    }
     if (name === 'tee' || name === 'touch') r.writes = all;
     else if ((name === 'cp' || name === 'mv' || name === 'install' || name === 'ln') && all.length) r.writes = [all[all.length - 1]];
     return r;
@@ -1669,6 +1696,8 @@ function derivedOutputs(name: string, pos: Arg[], opts: Map<string, Arg | true>,
     const t = opts.get('-t') ?? opts.get('--target-directory');
     const dest = t && t !== true ? t : files.length >= 2 ? files[files.length - 1]! : null;
     const out: string[] = [];
+    // `ln -s TARGET` makes the link in the working directory, under TARGET's name.
+    if (!dest && files.length === 1) out.push(resolvePath(path.posix.basename(files[0]!.text.replace(/\/+$/, '')), ctx.cwd, files[0]!.dynamic));
     if (dest && !dest.dynamic) {
       for (const f of t && t !== true ? files : files.slice(0, -1)) {
         if (f.dynamic || f.text.startsWith('/') || f.text.startsWith('~')) continue;

@@ -14,6 +14,8 @@ import { classifyArgv, type Arg, type CmdResult, type RiskReason } from './sh-co
 import { isClosedRead } from './sh-readonly';
 import { assignVerdict, prefixVerdict } from './sh-env';
 import { findHazards } from './sh-hazards';
+import { throughAliases, type Alias } from './sh-links';
+import { isWithin } from './path-within';
 import { cpuMs } from './cpu-clock';
 import { sh, shErrorText, shOps, type ShBinaryCmd, type ShCallExpr, type ShNode, type ShStmt, type ShStmtList, type ShWord } from './sh-ast';
 import { charIndex, hereDocText, isUnplaced, resolvePath, sourceOf, trackUnplaced, withRawPaths, wordValue, wordValues } from './sh-words';
@@ -60,6 +62,9 @@ interface State {
   written: Set<string>;
   /** A git hook this command wrote (a later git commit in the same line runs it). */
   hookWritten: string | null;
+  /** Links, copies and moves made by earlier parts (sh-links.ts), and trees git checked out. */
+  aliases: Alias[];
+  trees: string[];
   /** Statements visited and a deadline: the daemon classifies on its event loop. */
   visits: number;
   deadline: number;
@@ -77,7 +82,16 @@ const raise = (st: State, a: Action) => {
   st.action = st.action === null ? a : riskier(st.action, a);
 };
 
-function addPart(st: State, command: string, action: Action, resources: string[], unlisted?: string): void {
+function addPart(st: State, command: string, action: Action, resources: string[], unlisted?: string, exempt = false): void {
+  // A path an earlier part of the line made (a link, a copy, a move) is judged as what it
+  // stands for too (sh-links.ts); one under a tree git just checked out may be a link no word
+  // names, so the part asks (`git checkout x && cat k/id_x` read the key through a committed link).
+  resources = [...resources, ...throughAliases(resources, st.aliases)];
+  const tree = exempt ? undefined : st.trees.find((t) => resources.some((r) => r !== t && r.startsWith('/') && isWithin(r, t)));
+  if (tree !== undefined && !unlisted) {
+    unlisted = `an earlier part of the line checked out ${clip(tree, 60)}, where a symbolic link from the repository may lead this path anywhere`;
+    addReason(st, { level: 'high', reason: `${unlisted}: asked each time` });
+  }
   raise(st, action);
   // A part that changes something at a path nobody can place (`cd -; echo x > y`, `> ~alice/x`)
   // is covered by no grant but one for anything: a command pattern took it for a file inside
@@ -427,7 +441,10 @@ function applyResult(
   for (const p of r.writes ?? []) st.written.add(p);
 
   if (r.unlisted) addReason(st, { level: 'medium', reason: `${r.unlisted}: no grant covers that, so it asks each time` });
-  addPart(st, text, action, resources, r.unlisted);
+  // git itself stores a link as a link (`git add`, `git diff`): it never reads through one.
+  addPart(st, text, action, resources, r.unlisted, !!r.runsGitHooks);
+  if (r.aliases) st.aliases.push(...r.aliases.slice(0, Math.max(0, 64 - st.aliases.length)));
+  if (r.plantsLinks && st.trees.length < 16) st.trees.push(r.plantsLinks);
   return { action, download: !!r.download, runsStdin: !!r.runsStdin && !script };
 }
 
@@ -471,6 +488,8 @@ function classify(command: string, cwd?: string): CommandClassification {
     madeExecutable: new Set(),
     written: new Set(),
     hookWritten: null,
+    aliases: [],
+    trees: [],
     visits: 0,
     deadline: cpuMs() + BUDGET_MS,
   };
