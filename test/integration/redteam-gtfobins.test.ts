@@ -103,16 +103,20 @@ describe('GTFOBins: what the corpus found, run for real under a grant', () => {
     await agent.call('task.end', { task: t.token });
   });
 
-  test('git apply --unsafe-paths --directory=.git/hooks under the suggested {git apply,git apply *} grant: the patch lands in .git/hooks, so it asks every time', async () => {
+  test('git apply writes the files the patch names: asked every time with no grant offered, and --unsafe-paths --directory=.git/hooks says it lands anywhere', async () => {
     const cwd = await project();
     fs.writeFileSync(path.join(cwd, 'ok.diff'), patch('b.txt'));
     fs.writeFileSync(path.join(cwd, 'p.diff'), patch('pre-commit'));
     const t = await startTask('gtfo git apply', cwd);
-    assert.equal(await allowForTask(t.token, cwd, 'git apply ok.diff'), '{git apply,git apply *}');
+    // A patch inside the work tree can still write .claude/settings.json or package.json: no
+    // grant on git apply is offered (session 27; it was {git apply,git apply *}).
+    const ok = exec(t.token, cwd, 'git apply ok.diff');
+    const p = await human.next(20_000);
+    assert.equal(p.suggestion, undefined, JSON.stringify(p.suggestion));
+    await human.decide(p.id, 'allow', 'once');
+    assert.equal((await ok).code, 0);
     assert.ok(fs.existsSync(path.join(cwd, 'b.txt')));
-    // Without --unsafe-paths git keeps a patch out of .git: the grant covers it, git refuses.
-    assert.notEqual((await exec(t.token, cwd, 'git apply --directory=.git/hooks p.diff')).code, 126);
-    assert.equal(fs.existsSync(path.join(cwd, '.git', 'hooks', 'pre-commit')), false);
+    await asksAndIsDenied(t.token, cwd, 'git apply --directory=.git/hooks p.diff', '.git/hooks/pre-commit', /git apply writes the files the patch names/);
     const line = 'git apply --unsafe-paths --directory=.git/hooks p.diff';
     await bashHarms(line, '.git/hooks/pre-commit', (dir) => fs.writeFileSync(path.join(dir, 'p.diff'), patch('pre-commit')));
     await asksAndIsDenied(t.token, cwd, line, '.git/hooks/pre-commit', /git apply --unsafe-paths writes the files the patch names/);

@@ -182,3 +182,28 @@ test('files a command names outside its usual place: setfacl names every file, r
   assert.equal(covers('setfacl -m u:x:r a.txt', grant('{setfacl,setfacl *}')), true, 'control: the grant covers setfacl in the task');
   assert.equal(covers('rsync a.txt --log-file=log.txt dst/', grant('{rsync,rsync *}')), true, 'control: the grant covers rsync in the task');
 });
+
+test('git apply and git am write the files the patch names, .claude/settings.json too, and update-index --cacheinfo puts any content at any path for a checkout to write: placed nowhere, no grant on the task or git covers them (lead, session 27)', () => {
+  // Control: inside a work tree, git apply writes .claude/settings.json, which a Write would be asked for.
+  const settingsPatch = "printf 'diff --git a/.claude/settings.json b/.claude/settings.json\\nnew file mode 100644\\n--- /dev/null\\n+++ b/.claude/settings.json\\n@@ -0,0 +1 @@\\n+{}\\n' > p.diff";
+  assert.deepEqual(bash(`git init -q . 2>/dev/null; ${settingsPatch}; git apply p.diff`, ['.claude/settings.json']).left, ['.claude/settings.json'], 'control: git apply wrote .claude/settings.json');
+  assert.deepEqual(
+    bash('git init -q . 2>/dev/null; echo {} > x.json; git add x.json; git update-index --add --cacheinfo 100644,$(git hash-object x.json),.claude/settings.json; git checkout -- .', ['.claude/settings.json']).left,
+    ['.claude/settings.json'],
+    'control: update-index --cacheinfo then checkout -- . wrote .claude/settings.json',
+  );
+  for (const [line, head] of [
+    ['git apply p.diff', 'git apply'],
+    ['git apply --index p.diff', 'git apply'],
+    ['git apply --cached p.diff', 'git apply'],
+    ['git am < p.mbox', 'git am'],
+    ['git update-index --add --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.claude/settings.json', 'git update-index'],
+    ['git update-index --index-info < list', 'git update-index'],
+  ] as const) {
+    assert.ok(c(line).parts.some((p) => p.unlisted), `${line}: ${JSON.stringify(c(line).parts)}`);
+    assert.equal(covers(line, grant('/repo/**')), false, `${line}: covered by /repo/**`);
+    assert.equal(covers(line, grant(`{${head},${head} *}`)), false, `${line}: covered by {${head},${head} *}`);
+  }
+  assert.equal(covers('git apply --check p.diff', grant('/repo/**')), true, 'control: a check only reads');
+  assert.equal(covers('git update-index --refresh', grant('/repo/**')), true, 'control: a refresh writes no content');
+});

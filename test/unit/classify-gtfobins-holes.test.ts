@@ -110,7 +110,8 @@ test('what cpio -i, cpio -p, git apply --unsafe-paths, wget -i and aria2c -i wri
       assert.equal(covers(line, grant(`{${head},${head} *}`, action)), false, `${line}: covered by {${head},${head} *} (${action})`);
     }
   }
-  assert.equal(covers('git apply p.diff', grant('{git apply,git apply *}')), true, 'control: git apply keeps the patch inside the work tree: the grant covers it');
+  // Inside the work tree git apply still writes whatever the patch names (.claude/settings.json too): placed nowhere (lead, session 27).
+  assert.equal(covers('git apply p.diff', grant('{git apply,git apply *}')), false, 'git apply p.diff: covered by {git apply,git apply *}');
   assert.equal(c('cpio -o -F u@h.test:a.cpio').action, 'transfer');
   assert.deepEqual(c('find . | cpio -o -F a.cpio').resources, ['/tmp/w', '/tmp/w/a.cpio']);
 });

@@ -551,6 +551,13 @@ function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string)
   // git apply keeps a patch's paths inside the work tree and out of .git, unless
   // --unsafe-paths: then `--directory=.git/hooks` or `../` paths write anywhere (GTFOBins).
   if (sub === 'apply' && rest.some((a) => /^--unsafe-?/.test(a.text) || a.dynamic)) return result('write', [repo], { unlisted: 'git apply --unsafe-paths writes the files the patch names, wherever they say (.git/hooks and outside the work tree too)' });
+  // Inside the work tree a patch still writes whatever files it names: `.claude/settings.json`
+  // (Airlock off), package.json scripts, CI workflows, which a Write of the same file would be
+  // asked for (a grant needs to name them). So `git apply`/`git am` are placed nowhere, like
+  // `patch`; so is an index entry made from a blob (`update-index --cacheinfo/--index-info`),
+  // which `git checkout -- .` then writes into the work tree under a grant for the tree.
+  if (sub === 'apply' || sub === 'am') return result('write', [repo], { unlisted: `git ${sub} writes the files the patch names (.claude/settings.json, package.json, CI workflows too), not the command line` });
+  if (sub === 'update-index' && rest.some((a) => /^--(cacheinfo|index-info|stdin)$/.test(a.text) || a.dynamic)) return result('write', [repo], { unlisted: 'git update-index puts into the index the paths and contents its input names (.claude/settings.json too), which a checkout then writes' });
   const { pos, opts } = positionals(rest, new Set(['-m', '-F', '-C', '-c', '-b', '-B', '--message', '--file', '--author', '--date', '-o', '--origin', '--depth', '--branch', '--upload-pack']));
   if (GIT_NET.has(sub)) {
     const r = result('transfer', []);
