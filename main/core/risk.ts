@@ -233,7 +233,12 @@ const GIT_HOOK = /(^|\/)\.git\/hooks\//;
 export function remember(m: TaskMemory, action: string, resources: readonly string[], tool?: string, reason?: string, claudeDirs: readonly string[] = []): (keyof TaskMemory)[] {
   const before = { ...m };
   if (tool === PLACEHOLDER_LEAK_TOOL && !m.placeholderLeak) m.placeholderLeak = reason ?? 'a placeholder was sent where its secret does not belong';
-  if (action === 'read' && !m.secretRead) m.secretRead = resources.find((x) => holdsSecrets(x, claudeDirs));
+  // Not only a request that is a read as a whole: `cat ~/.ssh/id_x; touch x` is a write (its
+  // riskiest part) that reads a key, `cp ~/.ssh/id_x k` copies one, `tar czf o.tgz ~/.aws` archives
+  // them. History keeps each event's action and resources, not its parts, so any allowed event but
+  // a delete that names a secret counts (a write into ~/.ssh counts too: asking once more at the
+  // next upload is the cheaper mistake).
+  if (action !== 'delete' && !m.secretRead) m.secretRead = resources.find((x) => holdsSecrets(x, claudeDirs));
   if ((action === 'write' || action === 'execute') && !m.hookWrite) m.hookWrite = resources.find((x) => GIT_HOOK.test(x));
   return (['placeholderLeak', 'secretRead', 'hookWrite'] as const).filter((k) => before[k] !== m[k]);
 }

