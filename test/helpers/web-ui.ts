@@ -89,9 +89,22 @@ export async function shot(page: Page, name: string): Promise<string> {
   return file;
 }
 
-/** Waits until the card's input guard has passed (buttons live). */
+/**
+ * Waits until the card's input guard has passed (buttons live) and stays passed over two
+ * frames, as a human sees a button before clicking it. A change the test itself just made
+ * (typing a pattern) can move the buttons, and the card holds its guard again when it sees
+ * that, which a ResizeObserver reports on the next frame (use-still-choices.ts): an armed
+ * card seen in between took the click and swallowed it (CI, e2e/web-prompt "Always").
+ */
 export async function waitArmed(page: Page, promptId: string): Promise<void> {
-  await page.waitForSelector(`[data-prompt-id="${promptId}"][data-armed="true"]`, { timeout: 20_000 });
+  const sel = `[data-prompt-id="${promptId}"][data-armed="true"]`;
+  const deadline = Date.now() + 20_000;
+  for (let i = 0; i < 50; i++) {
+    await page.waitForSelector(sel, { timeout: Math.max(1, deadline - Date.now()) });
+    await page.evaluate('new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(null))))');
+    if (await page.$(sel)) return;
+  }
+  throw new Error(`prompt ${promptId}: its guard kept starting again (50 times)`);
 }
 
 /**
