@@ -22,7 +22,7 @@ function expiresAt(d: DecideParams, now: number): number | null {
 }
 
 /** "for 15 min", or seconds under a minute (a 1-second grant is not "for 0 min"). */
-export function durationText(ms: number): string {
+function durationText(ms: number): string {
   const sec = Math.max(1, Math.round(ms / 1000));
   return sec < 60 ? `for ${sec} s` : `for ${Math.round(sec / 60)} min`;
 }

@@ -170,6 +170,9 @@ const TABLE: Row[] = [
   { cmd: 'git config -f sub/other.cfg a.b c', action: 'write', has: ['/repo/sub/other.cfg'] },
   { cmd: 'git config --file=../x.cfg a.b c', action: 'write', has: ['/x.cfg'] },
   { cmd: 'git config --worktree core.pager x', action: 'write', has: ['/repo/.git/config.worktree', '/repo/.git/config'] },
+  { cmd: 'git config --glob core.pager x', action: 'write', has: ['~/.gitconfig'], hasNot: ['/repo/.git/config'] },
+  { cmd: 'git config -fsub/o.cfg a.b c', action: 'write', has: ['/repo/sub/o.cfg'] },
+  { cmd: 'git config -f "$F" a.b c', action: 'write', has: ['/repo/.git/config', '~/.gitconfig'] },
   { cmd: 'git config core.hooksPath .h', action: 'write', has: ['/repo/.git/config'] },
   { cmd: 'git config "$SCOPE" core.pager x', action: 'write', has: ['/repo/.git/config', '~/.gitconfig', '/etc/gitconfig'] },
 ];

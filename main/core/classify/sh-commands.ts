@@ -609,10 +609,8 @@ function gitWriteTargets(sub: string, rest: Arg[], cwd: string | undefined, repo
   if (sub === 'worktree') {
     const { pos } = positionals(rest, new Set(['-b', '-B', '--reason', '--expire']));
     const verb = pos[0]?.text;
-    if (verb === 'add') return paths(pos.slice(1, 2), { cwd });
-    if (verb === 'move') return paths(pos.slice(1, 3), { cwd });
-    if (verb === 'remove') return paths(pos.slice(1, 2), { cwd });
-    return [];
+    if (verb === 'add' || verb === 'remove') return paths(pos.slice(1, 2), { cwd });
+    return verb === 'move' ? paths(pos.slice(1, 3), { cwd }) : [];
   }
   if (sub === 'format-patch') {
     const { opts } = positionals(rest, new Set(['-o', '--output-directory', '--output', '--signature-file', '--cover-letter-format']));
@@ -631,23 +629,15 @@ function gitWriteTargets(sub: string, rest: Arg[], cwd: string | undefined, repo
  */
 function gitConfigFiles(args: WordValue[], repo: string, cwd: string | undefined): string[] {
   const local = path.posix.join(repo, '.git/config');
-  const out = new Set<string>();
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a.dynamic) {
-      for (const f of [local, '~/.gitconfig', '~/.config/git/config', '/etc/gitconfig']) out.add(f);
-      continue;
-    }
-    if (a.text === '--global') out.add('~/.gitconfig').add('~/.config/git/config');
-    else if (a.text === '--system') out.add('/etc/gitconfig');
-    else if (a.text === '--worktree') out.add(path.posix.join(repo, '.git/config.worktree')).add(local);
-    else if (a.text === '--local') out.add(local);
-    else if (a.text === '-f' || a.text === '--file') {
-      const f = args[++i];
-      if (f) out.add(resolvePath(f.text, cwd, f.dynamic));
-    } else if (a.text.startsWith('--file=')) out.add(resolvePath(a.text.slice('--file='.length), cwd, false));
-    else if (/^-f./.test(a.text)) out.add(resolvePath(a.text.slice(2), cwd, false));
-  }
+  // A word computed at run time may be any scope flag: every file.
+  const out = new Set<string>(args.some((a) => a.dynamic) ? [local, '~/.gitconfig', '~/.config/git/config', '/etc/gitconfig'] : []);
+  // positionals() reads `-f F`, `-fF`, `--file=F` and git's abbreviations (`--glob` is --global).
+  const { opts } = positionals(args, new Set(['-f', '--file']), ['--global', '--system', '--local', '--worktree']);
+  if (opts.has('--global')) out.add('~/.gitconfig').add('~/.config/git/config');
+  if (opts.has('--system')) out.add('/etc/gitconfig');
+  if (opts.has('--worktree')) out.add(path.posix.join(repo, '.git/config.worktree')).add(local);
+  if (opts.has('--local')) out.add(local);
+  for (const f of [opts.get('-f'), opts.get('--file')]) if (f && f !== true) out.add(resolvePath(f.text, cwd, f.dynamic));
   return out.size ? [...out] : [local];
 }
 
@@ -1940,6 +1930,9 @@ function tarCreate(args: Arg[], first: string, pos: Arg[], archiveArg: Arg | und
   return result('write', [...(archive && !toStdout ? [archive] : []), ...read], extra);
 }
 
+/** rsync options whose value is a file or directory it writes besides the destination. */
+const RSYNC_WRITES = ['--log-file', '--write-batch', '--only-write-batch', '--backup-dir', '--partial-dir', '--temp-dir', '-T'];
+
 function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResult {
   if (name === 'tar' || name === 'bsdtar') {
     const first = args[0]?.text ?? '';
@@ -2016,8 +2009,8 @@ function classifyNamedPlain(name: string, args: Arg[], ctx: CmdContext): CmdResu
     if (spill) r.unlisted = `rsync copies everything ${clipText(spill, 60)} holds into the destination, wherever its tree says (.git/hooks too)`;
     // Files rsync writes besides the destination: its log, batch files, and the directories it
     // keeps backups, partial and temporary files in (`--log-file=/etc/cron.d/x` was not listed).
-    const { opts } = positionals(args, new Set(['--log-file', '--write-batch', '--only-write-batch', '--backup-dir', '--partial-dir', '--temp-dir', '-T']));
-    for (const o of ['--log-file', '--write-batch', '--only-write-batch', '--backup-dir', '--partial-dir', '--temp-dir', '-T']) {
+    const { opts } = positionals(args, new Set(RSYNC_WRITES));
+    for (const o of RSYNC_WRITES) {
       const v = opts.get(o);
       if (v && v !== true) r.resources.push(resolvePath(v.text, ctx.cwd, v.dynamic));
     }
