@@ -11,7 +11,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startDaemon, type Daemon } from '../helpers/daemon';
-import { Wire, airlock } from '../helpers/blackbox';
+import { Wire } from '../helpers/blackbox';
+import { installBothHooks } from '../helpers/installed-hooks';
 
 let d: Daemon;
 let ui: Wire;
@@ -66,16 +67,7 @@ before(async () => {
   fs.mkdirSync(work);
   d = await startDaemon({ home: path.join(root, 'h'), env: { HOME: home } });
   ui = await Wire.open(d.uiSock);
-  const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_HOME: d.home, HOME: home };
-  for (const k of ['AIRLOCK_TASK', 'AIRLOCK_TASK_TOKEN', 'AIRLOCK_REQUEST_SOCK', 'AIRLOCK_HOOK_HOME', 'CLAUDE_CONFIG_DIR']) delete env[k];
-  for (const [name, flags] of [['native', []], ['node', ['--node']]] as const) {
-    const r = await airlock(['hook', 'claude-code', '--install', ...flags], { env, cwd: work });
-    assert.equal(r.code, 0, r.stderr);
-    const s = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } };
-    const cmd = s.hooks.PreToolUse[0]!.hooks[0]!.command;
-    if (name === 'native' && !/airlock-hook/.test(cmd)) continue; // no C compiler: no native client
-    cmds.set(name, cmd);
-  }
+  for (const [name, { cmd }] of await installBothHooks({ home, airlockHome: d.home, cwd: work })) cmds.set(name, cmd);
 });
 after(async () => {
   ui?.close();

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import { airlock } from '../helpers/blackbox';
+import { installBothHooks } from '../helpers/installed-hooks';
 
 let root: string;
 let home: string;
@@ -21,18 +21,7 @@ before(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'bb15m-'));
   home = path.join(root, 'home');
   fs.mkdirSync(home, { mode: 0o700 });
-  const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_HOME: path.join(root, 'h'), HOME: home };
-  for (const k of ['AIRLOCK_TASK', 'AIRLOCK_TASK_TOKEN', 'AIRLOCK_REQUEST_SOCK', 'AIRLOCK_HOOK_HOME', 'CLAUDE_CONFIG_DIR']) delete env[k];
-  for (const [name, flags] of [['native', []], ['node', ['--node']]] as const) {
-    const r = await airlock(['hook', 'claude-code', '--install', ...flags], { env, cwd: root });
-    assert.equal(r.code, 0, r.stderr);
-    const s = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } };
-    const cmd = s.hooks.PreToolUse[0]!.hooks[0]!.command;
-    const words = [...cmd.slice(cmd.lastIndexOf('exec ')).matchAll(/'([^']*)'/g)].map((m) => m[1]!);
-    const program = words[words.length - 1]!;
-    if (name === 'native' && !program.endsWith('airlock-hook')) continue; // no C compiler
-    installed.set(name, { cmd, program });
-  }
+  for (const [name, hook] of await installBothHooks({ home, airlockHome: path.join(root, 'h'), cwd: root })) installed.set(name, hook);
 });
 after(() => {
   if (root) fs.rmSync(root, { recursive: true, force: true });

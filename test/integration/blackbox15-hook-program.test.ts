@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startDaemon, waitFor, type Daemon } from '../helpers/daemon';
 import { Wire, airlock, pendingList, type Pending } from '../helpers/blackbox';
+import { installBothHooks } from '../helpers/installed-hooks';
 
 let d: Daemon;
 let ui: Wire;
@@ -60,24 +61,14 @@ before(async () => {
   fs.mkdirSync(work);
   d = await startDaemon({ home: path.join(root, 'h'), env: { HOME: home } });
   ui = await Wire.open(d.uiSock);
-  const env: NodeJS.ProcessEnv = { ...process.env, AIRLOCK_HOME: d.home, HOME: home };
-  for (const k of ['AIRLOCK_TASK', 'AIRLOCK_TASK_TOKEN', 'AIRLOCK_REQUEST_SOCK', 'AIRLOCK_HOOK_HOME', 'CLAUDE_CONFIG_DIR']) delete env[k];
-  for (const [name, flags] of [['native', []], ['node', ['--node']]] as const) {
-    const r = await airlock(['hook', 'claude-code', '--install', ...flags], { env, cwd: work });
-    assert.equal(r.code, 0, r.stderr);
-    const s = JSON.parse(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } };
-    const cmd = s.hooks.PreToolUse[0]!.hooks[0]!.command;
-    // The program the command line runs: the last quoted word after `exec`.
-    const words = [...cmd.slice(cmd.lastIndexOf('exec ')).matchAll(/'([^']*)'/g)].map((m) => m[1]!);
-    const program = words[words.length - 1]!;
-    if (name === 'native' && !program.endsWith('airlock-hook')) continue; // no C compiler
-    assert.ok(fs.existsSync(program), `${name}: ${program}`);
-    installed.set(name, { cmd, program });
+  for (const [name, hook] of await installBothHooks({ home, airlockHome: d.home, cwd: work })) {
+    assert.ok(fs.existsSync(hook.program), `${name}: ${hook.program}`);
+    installed.set(name, hook);
   }
   // The human's workspace grant covers the folder Airlock is installed in, as `~/src/**` would.
   const top = path.dirname(path.dirname(path.dirname([...installed.values()][0]!.program)));
   for (const action of ['write', 'delete']) {
-    const g = await airlock(['grants', 'add', '-a', action, '-r', `${top}/**`, '--note', 'workspace'], { env });
+    const g = await airlock(['grants', 'add', '-a', action, '-r', `${top}/**`, '--note', 'workspace'], { env: d.env });
     assert.equal(g.code, 0, g.stderr);
   }
 });
