@@ -9,7 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startDaemon, tempHome, type Daemon } from '../helpers/daemon';
-import { Wire, airlock, pendingList, type Run } from '../helpers/blackbox';
+import { Wire } from '../helpers/blackbox';
+import { execInTask } from '../helpers/exec-in-task';
 
 let d: Daemon;
 let ui: Wire;
@@ -32,30 +33,7 @@ after(async () => {
 });
 
 /** Runs `line` in a task allowed to write in its own directory; denies a prompt if one comes. */
-async function inTask(line: string): Promise<{ run: Run; asked: { level: string; reasons: string[]; resource: unknown } | null }> {
-  const w = await Wire.open(d.requestSock);
-  try {
-    const t = await w.ok<{ task: string; token: string }>('task.start', { name: `tar ${line}`, cwd: work });
-    await ui.ok('grants.create', { task: t.task, action: 'write', resource: `${work}/**`, effect: 'allow' });
-    const running = airlock(['exec', '--task', t.token, '--shell', '--', line], { env: { ...d.env, HOME: home }, cwd: work, timeoutMs: 30_000 });
-    // Whichever comes first: the command ends (it ran without a prompt) or its prompt shows.
-    let ended = false;
-    void running.then(() => (ended = true));
-    let asked: { level: string; reasons: string[]; resource: unknown } | null = null;
-    for (let i = 0; i < 150 && !ended && !asked; i++) {
-      const p = (await pendingList(ui)).find((x) => x.summary.includes('tar'));
-      if (p) {
-        asked = { level: p.risk.level, reasons: p.risk.reasons.map(String), resource: p.resource };
-        await ui.ok('pending.decide', { id: p.id, decision: 'deny', scope: 'once' });
-      } else await new Promise((res) => setTimeout(res, 200));
-    }
-    const run = await running;
-    await w.ok('task.end', { task: t.token });
-    return { run, asked };
-  } finally {
-    w.close();
-  }
-}
+const inTask = (line: string) => execInTask(d, ui, { line, cwd: work, home, name: `tar ${line}`, grants: [{ action: 'write', resource: `${work}/**` }] });
 
 test('tar czf out.tgz HOME/.ssh under a grant to write the task directory is asked, and nothing is archived when denied', async () => {
   const line = `tar czf out.tgz ${home}/.ssh`;

@@ -14,7 +14,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startDaemon, tempHome, type Daemon } from '../helpers/daemon';
-import { Wire, airlock, pendingList, type Run } from '../helpers/blackbox';
+import { Wire } from '../helpers/blackbox';
+import { execInTask } from '../helpers/exec-in-task';
 
 let d: Daemon;
 let ui: Wire;
@@ -49,32 +50,8 @@ after(async () => {
   await d?.stop();
 });
 
-type Asked = { level: string; reasons: string[] } | null;
-
 /** Runs `line` in a task with `grants`; denies its prompt if one comes. */
-async function inTask(line: string, grants: { action: string; resource: string }[]): Promise<{ run: Run; asked: Asked }> {
-  const w = await Wire.open(d.requestSock);
-  try {
-    const t = await w.ok<{ task: string; token: string }>('task.start', { name: `line links ${line}`, cwd: work });
-    for (const g of grants) await ui.ok('grants.create', { task: t.task, ...g, effect: 'allow' });
-    const running = airlock(['exec', '--task', t.token, '--shell', '--', line], { env: { ...d.env, HOME: home }, cwd: work, timeoutMs: 30_000 });
-    let ended = false;
-    void running.then(() => (ended = true));
-    let asked: Asked = null;
-    for (let i = 0; i < 150 && !ended && !asked; i++) {
-      const p = (await pendingList(ui)).find((x) => x.summary.includes(line.slice(0, 20)));
-      if (p) {
-        asked = { level: p.risk.level, reasons: p.risk.reasons.map(String) };
-        await ui.ok('pending.decide', { id: p.id, decision: 'deny', scope: 'once' });
-      } else await new Promise((res) => setTimeout(res, 200));
-    }
-    const run = await running;
-    await w.ok('task.end', { task: t.token });
-    return { run, asked };
-  } finally {
-    w.close();
-  }
-}
+const inTask = (line: string, grants: { action: string; resource: string }[]) => execInTask(d, ui, { line, cwd: work, home, name: `line links ${line}`, grants });
 
 test('git checkout of a branch holding a link, then a write through it, under grants for git checkout and the task directory: asked, and ~/.ssh is untouched', async () => {
   const line = 'git checkout -q evil && echo ssh-ed25519-planted >> k/authorized_keys';
