@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { RemoteName, type ProcessInfo } from '../contract/common';
 import type { AgentSide, RemoteSocketService } from '../core/ports';
 import { ensurePrivateDir } from '../os/paths';
-import { remoteForwardsOf } from '../ssh/ssh-argv';
+import { reverseForwardTargetsOf } from '../ssh/ssh-argv';
 import { startRequestSocket } from './request-socket';
 
 /** sun_path is 108 bytes on Linux (104 on macOS), including the terminating NUL. */
@@ -27,14 +27,12 @@ export function remoteForwardedBy(p: ProcessInfo, remotesDir: string): string | 
   } catch {
     // Not there (yet): the spelling given is the one ssh was told.
   }
-  for (const spec of remoteForwardsOf(p.argv)) {
-    for (const dir of dirs) {
-      // The local end comes last: `-R SERVER_SOCKET:LOCAL_SOCKET`, `RemoteForward SERVER_SOCKET LOCAL_SOCKET`.
-      const at = spec.lastIndexOf(dir + path.sep);
-      if (at < 0 || (at > 0 && !/[:\s=]/.test(spec[at - 1]!))) continue;
-      const m = /^([^/]+)\/request\.sock$/.exec(spec.slice(at + dir.length + 1));
-      if (m && RemoteName.safeParse(m[1]).success) return m[1]!;
-    }
+  // The local end as ssh reads it (escapes undone: `remote add` escapes `%`, `\\` and `:`).
+  for (const target of reverseForwardTargetsOf(p.argv)) {
+    if (path.basename(target) !== 'request.sock') continue;
+    const name = path.basename(path.dirname(target));
+    if (!RemoteName.safeParse(name).success) continue;
+    if ([...dirs].some((dir) => target === path.join(dir, name, 'request.sock'))) return name;
   }
   return null;
 }

@@ -3,6 +3,7 @@
 // its own as the destination.
 import * as path from 'node:path';
 import type { ProcessInfo } from '../contract/common';
+import { reverseForwardTarget } from './forward-spec';
 
 // ssh(1) options that take an argument (OpenSSH 9).
 const WITH_ARG = new Set('BbcDEeFIiJLlmOoPpQRSWw'.split(''));
@@ -84,7 +85,22 @@ export function knownHostsCandidates(d: SshDestination | null): string[] {
  * prints `-R SERVER_SOCKET:LOCAL_SOCKET`; its LOCAL_SOCKET names the remote.
  */
 export function remoteForwardsOf(argv: readonly string[]): string[] {
-  const out: string[] = [];
+  return reverseForwards(argv).map((f) => f.value);
+}
+
+/**
+ * The local sockets an ssh command line's reverse forwards connect to, as ssh reads them
+ * (escapes undone, forward-spec.ts); a forward whose local end ssh would expand (`%d`,
+ * `${HOME}`) names no literal path and is left out.
+ */
+export function reverseForwardTargetsOf(argv: readonly string[]): string[] {
+  return reverseForwards(argv)
+    .map((f) => reverseForwardTarget(f.value, f.config))
+    .filter((t): t is string => t !== null);
+}
+
+function reverseForwards(argv: readonly string[]): { value: string; config: boolean }[] {
+  const out: { value: string; config: boolean }[] = [];
   for (let i = 1; i < argv.length && i < 256; i++) {
     const a = argv[i]!;
     if (a === '--' || !a.startsWith('-') || a.length === 1) break;
@@ -93,10 +109,10 @@ export function remoteForwardsOf(argv: readonly string[]): string[] {
       if (!WITH_ARG.has(c)) continue;
       const value = j + 1 < a.length ? a.slice(j + 1) : argv[++i];
       if (value === undefined) return out;
-      if (c === 'R') out.push(value);
+      if (c === 'R') out.push({ value, config: false });
       if (c === 'o') {
         const m = /^\s*remoteforward\s*[= ]\s*(.*)$/i.exec(value);
-        if (m) out.push(m[1]!);
+        if (m) out.push({ value: m[1]!, config: true });
       }
       break;
     }

@@ -3,10 +3,12 @@
 // the server-side environment. Only that agent-side socket is forwarded: the server can
 // ask, never decide (ui.sock stays on this machine).
 import * as crypto from 'node:crypto';
+import * as path from 'node:path';
 import type { Command } from 'commander';
 import type { Remote } from '../../contract/approver';
 import { RemoteName } from '../../contract/common';
 import { airlockPaths } from '../../os/paths';
+import { forwardAgentValue, forwardField, sshPathProblem } from '../../ssh/forward-spec';
 import { hasHidden, visible } from '../../../shared/display-text';
 import { shellWord } from '../../../shared/shell-word';
 import { callUi, CliError, fmtTime, printJson, table } from '../util';
@@ -49,13 +51,21 @@ export function planRemote(remote: Remote, destination: string, serverSocket: st
   const server = serverSocket ?? `/tmp/airlock-${remote.name}-${crypto.randomBytes(6).toString('hex')}.sock`;
   const sshOptions = [
     '-o', 'ExitOnForwardFailure=yes',
-    '-R', `${server}:${remote.socket}`,
+    // Escaped as ssh reads them (forward-spec.ts): a `%`, `:` or `\\` in a path (an
+    // AIRLOCK_HOME, --server-socket) would otherwise make ssh use another socket.
+    '-R', `${forwardField(server)}:${forwardField(remote.socket)}`,
     // Signatures on the server go to this Airlock's SSH agent (and are marked forwarded).
-    ...(agentSock ? ['-o', `ForwardAgent=${agentSock}`] : []),
+    ...(agentSock ? ['-o', `ForwardAgent=${forwardAgentValue(agentSock)}`] : []),
   ];
   const shell = `export AIRLOCK_REQUEST_SOCK=${shq(server)}; exec "\${SHELL:-/bin/sh}" -l`;
   const command = ['ssh', ...sshOptions.map(shq), '-t', shq(destination), shq(shell)].join(' ');
   return { remote, serverSocket: server, sshOptions, env: { AIRLOCK_REQUEST_SOCK: server }, command };
+}
+
+/** Refuses a socket path of this machine that ssh would not take literally (forward-spec.ts). */
+function unprintable(p: string): void {
+  const why = sshPathProblem(p);
+  if (why) throw new CliError(`the socket ${JSON.stringify(visible(p))} cannot be put in an ssh command: ${why}. Set AIRLOCK_HOME (or XDG_RUNTIME_DIR) to a directory without it and restart Airlock`);
 }
 
 export function registerRemote(program: Command): void {
@@ -74,7 +84,13 @@ export function registerRemote(program: Command): void {
       const problem = destination === undefined ? null : destinationProblem(destination);
       if (problem !== null && destination !== undefined) throw new CliError(`bad destination ${JSON.stringify(visible(destination))}: ${problem}; give [user@]host or ssh://[user@]host[:port]`);
       if (o.serverSocket !== undefined && !o.serverSocket.startsWith('/')) throw new CliError('--server-socket must be an absolute path (sshd resolves relative ones against /)');
+      const serverProblem = o.serverSocket === undefined ? null : sshPathProblem(o.serverSocket);
+      if (serverProblem) throw new CliError(`bad --server-socket ${JSON.stringify(visible(o.serverSocket!))}: ${serverProblem}`);
+      // Checked before the remote is added: a path ssh cannot be told literally gets no remote.
+      const here = airlockPaths();
+      for (const p of [...(o.agent ? [here.agentSock] : []), path.join(here.remotesDir, name, 'request.sock')]) unprintable(p);
       const { remote: r } = await callUi<{ remote: Remote }>('remotes.add', { name });
+      unprintable(r.socket); // the daemon's AIRLOCK_HOME may differ from this shell's
       const plan = planRemote(r, destination ?? 'SERVER', o.serverSocket, o.agent ? airlockPaths().agentSock : null);
       if (o.json) {
         printJson(plan);
