@@ -78,44 +78,79 @@ test('red team of the human side: a card moved, uncovered or changed under the p
     });
   });
 
-  await t.test('occlusion: a double click on a toast over the buttons does not answer the card it uncovers', async () => {
-    await page.setViewportSize({ width: 480, height: 640 }); // the pop-up's size: a toast covers the buttons
-    try {
-      await holds('a click on a button a toast had covered', async (attempt) => {
+  await t.test('toasts never cover a prompt: four toasts beside a waiting card, at the pop-up size and the full window, leave all of it uncovered', async () => {
+    // A toast over a card's buttons hid them, and its going held the card's guard again, so
+    // a click that waited for it was swallowed (CI saw it in e2e/web-prompt "Always").
+    for (const size of [{ width: 480, height: 640 }, { width: 1280, height: 860 }]) {
+      await page.setViewportSize(size);
+      try {
         await page.getByTestId('pending-empty').waitFor();
-        const long = Array.from({ length: 40 }, (_, i) => `/srv/hs/toast-${attempt}/file-${i}.txt`);
-        const a1 = await ask(agent, human, { resource: `/srv/hs/toast-${attempt}-1.txt`, summary: `toast ${attempt} one` });
-        const a2 = await ask(agent, human, { resource: long[0], summary: `toast ${attempt} two`, args: { paths: long }, action: 'delete', tool: 'fs.delete' });
-        await waitArmed(page, a1.prompt.id);
-        await page.keyboard.press('d'); // the human denies the first: a toast says so
-        assert.equal((await a1.answer).decision, 'deny');
-        const toast = page.getByTestId('toast').last();
-        await toast.waitFor();
-        await waitArmed(page, a2.prompt.id);
-        // A button of the new card under the toast (the toast lasts 3 s): its centre is covered.
-        const target = (await page.evaluate(`(() => {
-          const card = document.querySelector('[data-prompt-id="${a2.prompt.id}"]');
-          for (const id of ['choice-once', 'choice-task', 'choice-duration', 'choice-deny']) {
-            const b = card.querySelector('[data-testid="' + id + '"]');
-            if (!b) continue;
-            const r = b.getBoundingClientRect();
-            const x = r.left + r.width / 2, y = r.top + r.height / 2;
-            const top = document.elementFromPoint(x, y);
-            if (top && top.closest('[data-testid=toast]')) return { x, y, id };
+        for (let i = 0; i < 4; i++) {
+          const d = await ask(agent, human, { resource: `/srv/hs/toasts-${size.width}-${i}.txt`, summary: `toast ${size.width} ${i}` });
+          await waitArmed(page, d.prompt.id);
+          await page.keyboard.press('d'); // each deny leaves a toast
+          assert.equal((await d.answer).decision, 'deny');
+        }
+        const long = Array.from({ length: 40 }, (_, i) => `/srv/hs/toasts-${size.width}/file-${i}.txt`);
+        const a = await ask(agent, human, { resource: long[0], summary: `toasts ${size.width} card`, args: { paths: long }, action: 'delete', tool: 'fs.delete' });
+        await waitArmed(page, a.prompt.id);
+        const seen = (await page.evaluate(`(() => {
+          const card = document.querySelector('[data-prompt-id="${a.prompt.id}"]');
+          const c = card.getBoundingClientRect();
+          const toasts = [...document.querySelectorAll('[data-testid=toast]')].map((t) => t.getBoundingClientRect());
+          const overlapping = toasts.filter((r) => r.left < c.right && r.right > c.left && r.top < c.bottom && r.bottom > c.top).length;
+          const covered = [];
+          for (const el of card.querySelectorAll('button, input, textarea, select, summary')) {
+            const r = el.getBoundingClientRect();
+            if (r.width === 0 || r.bottom < 0 || r.top > innerHeight) continue;
+            const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+            if (!(top === el || el.contains(top))) covered.push(el.dataset.testid || el.tagName);
           }
-          return null;
-        })()`)) as { x: number; y: number; id: string } | null;
-        assert.ok(target, 'precondition: the toast covers a button of the next card');
+          return { toasts: toasts.length, overlapping, covered };
+        })()`)) as { toasts: number; overlapping: number; covered: string[] };
+        assert.ok(seen.toasts >= 2, `precondition: toasts are showing (${seen.toasts})`);
+        assert.equal(seen.overlapping, 0, `no toast overlaps the card at ${size.width}×${size.height}`);
+        assert.deepEqual(seen.covered, [], `every control of the card is uncovered at ${size.width}×${size.height}`);
+        await page.keyboard.press('Escape');
+        assert.equal((await a.answer).decision, 'deny');
+      } finally {
+        await page.setViewportSize({ width: 1280, height: 860 });
+      }
+    }
+  });
+
+  await t.test('occlusion: a double click on something drawn over the buttons does not answer the card it uncovers', async () => {
+    // Toasts no longer cover a card (above); anything else drawn over its buttons (a page
+    // overlay, a menu) that goes away still holds the guard. A fixed layer stands for it.
+    await page.setViewportSize({ width: 480, height: 640 }); // the pop-up's size
+    try {
+      await holds('a click on a button an overlay had covered', async (attempt) => {
+        await page.getByTestId('pending-empty').waitFor();
+        const long = Array.from({ length: 40 }, (_, i) => `/srv/hs/cover-${attempt}/file-${i}.txt`);
+        const a2 = await ask(agent, human, { resource: long[0], summary: `cover ${attempt}`, args: { paths: long }, action: 'delete', tool: 'fs.delete' });
+        await waitArmed(page, a2.prompt.id);
+        const once = await center(page, a2.prompt.id, 'choice-once');
+        await page.evaluate(`(() => { const d = document.createElement('div'); d.id = '__cover'; d.textContent = 'cover';
+          d.style.cssText = 'position:fixed;z-index:20;background:#fff;border:1px solid #000;left:${Math.round(once.x - 60)}px;top:${Math.round(once.y - 25)}px;width:120px;height:50px';
+          d.addEventListener('click', () => d.remove()); document.body.appendChild(d); })()`);
+        await sleep(700); // the cover has been there a while: the card is live around it
+        const target = (await page.evaluate(`(() => {
+          const b = document.querySelector('[data-prompt-id="${a2.prompt.id}"] [data-testid="choice-once"]');
+          const r = b.getBoundingClientRect(); const x = r.left + r.width / 2, y = r.top + r.height / 2;
+          const top = document.elementFromPoint(x, y);
+          return top && top.id === '__cover' ? { x, y } : null;
+        })()`)) as { x: number; y: number } | null;
+        assert.ok(target, 'precondition: the layer covers "Allow once"');
         await page.evaluate(WATCH_SHIFT);
-        await page.evaluate(`(() => { window.__toastGoneAt = Infinity; const n = document.querySelectorAll('[data-testid=toast]').length;
-          new MutationObserver(() => { if (document.querySelectorAll('[data-testid=toast]').length < n && window.__toastGoneAt === Infinity) window.__toastGoneAt = performance.now(); })
+        await page.evaluate(`(() => { window.__coverGoneAt = Infinity;
+          new MutationObserver(() => { if (!document.getElementById('__cover') && window.__coverGoneAt === Infinity) window.__coverGoneAt = performance.now(); })
             .observe(document.body, { childList: true, subtree: true }); })()`);
-        await page.mouse.click(target.x, target.y, { clickCount: 1 });
+        await page.mouse.click(target.x, target.y, { clickCount: 1 }); // removes the layer
         await page.mouse.click(target.x, target.y, { clickCount: 2 }); // the second click of a double click
         if (await decided(ui, a2)) {
-          const late = (await page.evaluate('window.__pressAt - window.__toastGoneAt')) as number;
+          const late = (await page.evaluate('window.__pressAt - window.__coverGoneAt')) as number;
           if (late >= 500) return false; // the second click came after the guard time: deciding is right
-          assert.fail(`a click ${Math.round(late)} ms after a toast uncovered the button decided the prompt`);
+          assert.fail(`a click ${Math.round(late)} ms after an overlay uncovered the button decided the prompt`);
         }
         await waitArmed(page, a2.prompt.id);
         await page.keyboard.press('Escape');

@@ -70,7 +70,8 @@ test('web UI: key import with passphrase, SSH signature prompt', { skip: skip ??
     assert.equal(await card.getByTestId('forwarded-badge').count(), 0, 'a local request is not marked forwarded');
     await waitArmed(page, p.id);
     // Dismiss the import toasts so the screenshot shows the prompt alone.
-    while ((await page.getByTestId('toast').count()) > 0) await page.getByTestId('toast').first().click();
+    // (A toast can go by itself between the count and the click: a short wait, then look again.)
+    for (let i = 0; i < 20 && (await page.getByTestId('toast').count()) > 0; i++) await page.getByTestId('toast').first().click({ timeout: 1000 }).catch(() => undefined);
     await shot(page, 'prompt-ssh-light');
     await page.emulateMedia({ colorScheme: 'dark' });
     await shot(page, 'prompt-ssh-dark');

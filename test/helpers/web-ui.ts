@@ -93,9 +93,7 @@ export async function shot(page: Page, name: string): Promise<string> {
  * Waits until the card's input guard has passed (buttons live) and stays passed over two
  * frames, as a human sees a button before clicking it. A change the test itself just made
  * (typing a pattern) can move the buttons, and the card holds its guard again when it sees
- * that, which a ResizeObserver reports on the next frame (use-still-choices.ts). This alone
- * did not stop CI from seeing a click swallowed after a pattern edit (e2e/web-prompt "Always",
- * which now clicks again); the cause is not known.
+ * that, which a ResizeObserver reports on the next frame (use-still-choices.ts).
  */
 export async function waitArmed(page: Page, promptId: string): Promise<void> {
   const sel = `[data-prompt-id="${promptId}"][data-armed="true"]`;
