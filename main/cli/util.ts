@@ -48,6 +48,13 @@ export function parseWhole(flag: string, raw: string, min: number, max: number):
   return n;
 }
 
+/** `--timeout` of exec and check: decimal seconds (600, 0.5); `Number()` alone also took 0x10 and 1e3. */
+export function parseTimeoutSeconds(raw: string): number {
+  const n = /^[0-9]{1,7}(\.[0-9]{1,3})?$/.test(raw) ? Number(raw) : NaN;
+  if (!(n > 0 && n <= 7 * 86400)) throw new CliError(`bad --timeout "${raw}": seconds (600, or 0.5), more than 0 and at most 604800 (7 days)`);
+  return n;
+}
+
 /** "15m", "2h", "30s", "1d" → seconds. */
 export function parseDuration(s: string): number {
   const m = /^(\d+)\s*(s|m|h|d)?$/.exec(s.trim());

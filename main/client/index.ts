@@ -9,11 +9,11 @@ import { airlockPaths } from '../os/paths';
 import type { AgentAnswer } from '../contract/agent';
 import type { Action, Source } from '../contract/common';
 import { isTaskToken, taskIdOf } from '../contract/task-ref';
-import { RpcClient } from './rpc-client';
+import { AirlockProtocolError, RpcClient } from './rpc-client';
 
 export { isTaskToken, taskIdOf };
 
-export { RpcClient, AirlockRpcError } from './rpc-client';
+export { RpcClient, AirlockRpcError, AirlockProtocolError } from './rpc-client';
 export type { AgentAnswer };
 
 export interface AskParams {
@@ -78,6 +78,20 @@ export function isDaemonUnavailable(e: unknown): boolean {
   return code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTSOCK' || code === 'EACCES' || /timed out connecting/.test(String((e as Error)?.message));
 }
 
+/**
+ * A `request` answer as the contract shapes it (decision, reason, event), or an
+ * AirlockProtocolError: `null`, or `{decision: "allow"}` alone, from something answering in
+ * the daemon's place must never read as allowed (nor crash the caller with a TypeError).
+ */
+export function agentAnswerOf(r: unknown): AgentAnswer {
+  const a = r as Partial<Record<keyof AgentAnswer, unknown>> | null;
+  const ok =
+    !!a && typeof a === 'object' && !Array.isArray(a) && (a.decision === 'allow' || a.decision === 'deny') && typeof a.reason === 'string' && Number.isInteger(a.event) &&
+    (a.grant === undefined || typeof a.grant === 'string') && (a.task === undefined || typeof a.task === 'string');
+  if (!ok) throw new AirlockProtocolError("the Airlock daemon's answer is not a decision (allow or deny, a reason, an event)");
+  return a as AgentAnswer;
+}
+
 /** One question on a fresh connection: connect, ask, close. */
 export async function askOnce(p: AskParams, socketPath = defaultRequestSocket()): Promise<AgentAnswer> {
   const c = await AirlockClient.connect(socketPath);
@@ -96,8 +110,8 @@ export class AirlockClient {
   }
 
   /** Waits for the human (or a grant) and returns the decision. */
-  ask(p: AskParams): Promise<AgentAnswer> {
-    return this.rpc.call<AgentAnswer>('request', withToken(p));
+  async ask(p: AskParams): Promise<AgentAnswer> {
+    return agentAnswerOf(await this.rpc.call<unknown>('request', withToken(p)));
   }
 
   startTask(p: { name: string; cwd?: string; grants?: unknown[] }): Promise<TaskStarted> {

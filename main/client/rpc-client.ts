@@ -19,12 +19,29 @@ export class AirlockRpcError extends Error {
   }
 }
 
+/**
+ * The daemon said something that is not its protocol: a line that is not JSON, a message that
+ * is not an object, an answer to an id this client never sent, an answer of the wrong shape.
+ * The connection is closed and every call waiting on it fails with this (never "allow"): a
+ * client that skipped such lines would wait for an answer that may never come (`airlock
+ * check` hung forever on a daemon that answered a line that was not JSON).
+ */
+export class AirlockProtocolError extends Error {
+  readonly code = 'EPROTO';
+  constructor(message: string) {
+    super(message);
+    this.name = 'AirlockProtocolError';
+  }
+}
+
 export type NotificationHandler = (method: string, params: unknown) => void;
 
 export class RpcClient {
   private nextId = 1;
   /** Newlines written by writeRaw whose id-null answers may still come. */
   private rawLines = 0;
+  /** writeRaw was used (tests of bad input): answers to the ids in its lines are theirs, not a broken daemon's. */
+  private wroteRaw = false;
   private buf = '';
   private readonly waiting = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   private closedError: Error | null = null;
@@ -100,6 +117,7 @@ export class RpcClient {
   writeRaw(data: string | Buffer): void {
     // Raw lines (tests of bad input) may be answered with id null: those answers are theirs,
     // not a sign that one of this client's calls was unreadable.
+    this.wroteRaw = true;
     for (const b of typeof data === 'string' ? Buffer.from(data) : data) if (b === 0x0a) this.rawLines++;
     this.socket.write(data);
   }
@@ -122,7 +140,12 @@ export class RpcClient {
       try {
         msg = JSON.parse(line);
       } catch {
-        continue;
+        if (this.wroteRaw) continue;
+        return this.protocolFail('the Airlock daemon sent a line that is not JSON');
+      }
+      if (!msg || typeof msg !== 'object' || Array.isArray(msg)) {
+        if (this.wroteRaw) continue;
+        return this.protocolFail('the Airlock daemon sent a line that is not a JSON-RPC message');
       }
       if (typeof msg.method === 'string' && msg.id === undefined) {
         this.onNotification?.(msg.method, msg.params);
@@ -142,11 +165,25 @@ export class RpcClient {
         continue;
       }
       const w = typeof msg.id === 'number' ? this.waiting.get(msg.id) : undefined;
-      if (!w) continue;
+      if (!w) {
+        // A late answer to a call that already failed (an id-null error above failed them all)
+        // is dropped; an id this client never sent means the other end is not the daemon's
+        // protocol, and the answer this client waits for may never come.
+        const sent = typeof msg.id === 'number' && Number.isInteger(msg.id) && msg.id >= 1 && msg.id < this.nextId;
+        if (sent || this.wroteRaw) continue;
+        return this.protocolFail('the Airlock daemon answered an id this client never sent');
+      }
       this.waiting.delete(msg.id as number);
       if (msg.error) w.reject(new AirlockRpcError(msg.error.code, msg.error.message, msg.error.data));
       else w.resolve(msg.result);
     }
+  }
+
+  /** Fails every call and closes the connection: nothing more read on it can be trusted to be an answer. */
+  private protocolFail(message: string): void {
+    this.buf = '';
+    this.fail(new AirlockProtocolError(message));
+    this.close();
   }
 
   private fail(e: Error): void {

@@ -10,6 +10,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { startDaemon, tempHome, type Daemon } from '../helpers/daemon';
+import { fakeDaemon } from '../helpers/fake-daemon';
 import { NATIVE_HOOK, NODE_HOOK, nativeSkip } from '../helpers/native-hook';
 import { pinnedSocketProblem } from '../../main/integrations/claude-code/socket-pin';
 
@@ -43,38 +44,6 @@ const answerOf = (r: Ran): Answer => {
   assert.equal(r.code, 0, `exit ${r.code} ${r.signal ?? ''}`);
   return (JSON.parse(r.stdout.toString('utf8')) as { hookSpecificOutput: Answer }).hookSpecificOutput;
 };
-
-interface Fake {
-  dir: string;
-  sock: string;
-  lines: string[];
-  connections: () => number;
-  close(): void;
-}
-
-/** A socket in a private directory of the test's, answering each line with `reply`. */
-async function fakeDaemon(reply: (line: string, s: net.Socket) => void): Promise<Fake> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'al-hn-'));
-  const sock = path.join(dir, 'request.sock');
-  const lines: string[] = [];
-  let n = 0;
-  const server = net.createServer((s) => {
-    n++;
-    let buf = Buffer.alloc(0);
-    s.on('data', (d: Buffer) => {
-      buf = Buffer.concat([buf, d]);
-      for (let i = buf.indexOf(0x0a); i >= 0; i = buf.indexOf(0x0a)) {
-        const line = buf.subarray(0, i).toString('utf8');
-        buf = buf.subarray(i + 1);
-        lines.push(line);
-        reply(line, s);
-      }
-    });
-    s.on('error', () => undefined);
-  });
-  await new Promise<void>((r) => server.listen(sock, r));
-  return { dir, sock, lines, connections: () => n, close: () => server.close() };
-}
 
 const hookOut = (decision: string, reason: string) =>
   JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: decision, permissionDecisionReason: reason } }) + '\n';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import * as path from 'node:path';
 import { EXIT } from '../exit-codes';
-import { CliError } from '../util';
+import { CliError, parseTimeoutSeconds } from '../util';
 
 export function registerExec(program: Command): void {
   program
@@ -32,12 +32,7 @@ Denied: exit 126 and one line on stderr saying who denied and why. Nothing runs 
     .action(async (cmd: string[], o: { task?: string; sandbox?: boolean; timeout?: string; cwd: string; shell?: boolean; stdinCommand?: boolean; ro?: string[]; keepEnv?: string[] }) => {
       const { execWithApproval, ExecStop } = require('../../integrations/exec/exec') as typeof import('../../integrations/exec/exec');
       const { exitLike } = require('../../integrations/exec/run') as typeof import('../../integrations/exec/run');
-      let timeoutSec: number | undefined;
-      if (o.timeout !== undefined) {
-        // Decimal seconds (0.5 too); `Number()` alone also took 0x10 and 1e3.
-        timeoutSec = /^[0-9]{1,7}(\.[0-9]{1,3})?$/.test(o.timeout) ? Number(o.timeout) : NaN;
-        if (!(timeoutSec > 0 && timeoutSec <= 7 * 86400)) throw new CliError(`bad --timeout "${o.timeout}": seconds (600, or 0.5), more than 0 and at most 604800 (7 days)`);
-      }
+      const timeoutSec = o.timeout !== undefined ? parseTimeoutSeconds(o.timeout) : undefined;
       let stdinCommand: string | undefined;
       if (o.stdinCommand) {
         if (cmd.length) throw new CliError('--stdin-command reads the command from stdin: give no command after --');
