@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { waitFor } from '../helpers/daemon';
@@ -118,20 +119,24 @@ test("the human's tmux server (airlock watch runs in it) is out of reach: a sand
   }
 });
 
-test('--ro /tmp: sockets and named pipes other programs keep there (a top-level socket, an ssh-agent directory, a command pipe) are hidden when the sandbox starts; plain files stay shared', { skip: !hasBwrap && 'bwrap is not installed' }, async () => {
-  const tag = `bb12-${process.pid}-${Date.now()}`;
-  const top = path.join('/tmp', `${tag}.sock`);
-  const agentDir = path.join('/tmp', `ssh-${tag}`);
-  const plain = path.join('/tmp', `${tag}.txt`);
+test('--ro of a shared temp directory (/tmp, $TMPDIR): sockets and named pipes other programs keep there (a top-level socket, an ssh-agent directory, a command pipe) are hidden when the sandbox starts; plain files stay shared', { skip: !hasBwrap && 'bwrap is not installed' }, async () => {
+  // A temp directory of its own, named by TMPDIR (every shared temp directory is treated
+  // alike, sandbox-sockets.ts): the machine's /tmp can hold more than a sandbox start may
+  // look through, and then the start is refused (fail closed), which this test is not about.
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bb12t-'));
+  const tag = `bb12-${process.pid}`;
+  const top = path.join(tmp, `${tag}.sock`);
+  const agentDir = path.join(tmp, `ssh-${tag}`);
+  const plain = path.join(tmp, `${tag}.txt`);
   fs.mkdirSync(agentDir, { mode: 0o700 });
   const agentSock = path.join(agentDir, 'agent.1234');
   const servers = [await listen(top), await listen(agentSock)];
   fs.writeFileSync(plain, 'shared\n');
   // A named pipe a program reads commands from (mpv --input-file): it opens for writing through a read-only bind.
-  const fifo = path.join('/tmp', `${tag}.fifo`);
+  const fifo = path.join(tmp, `${tag}.fifo`);
   execFileSync('mkfifo', [fifo]);
   try {
-    const r = await approvingAll(airlock(['exec', '--sandbox', '--ro', '/tmp', '--', 'sh', '-c', `${probe([top, agentSock, plain])}; ${connects([top, agentSock])}; if test -p '${fifo}'; then echo "FIFO visible"; fi`], { env: env(), cwd: proj, timeoutMs: 120_000 }));
+    const r = await approvingAll(airlock(['exec', '--sandbox', '--ro', tmp, '--', 'sh', '-c', `${probe([top, agentSock, plain])}; ${connects([top, agentSock])}; if test -p '${fifo}'; then echo "FIFO visible"; fi`], { env: env({ TMPDIR: tmp }), cwd: proj, timeoutMs: 120_000 }));
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.deepEqual(visible(r.stdout), [plain], `only the plain file is visible:\n${r.stdout}`);
     assert.doesNotMatch(r.stdout, /CONNECTED/, r.stdout);
@@ -142,6 +147,7 @@ test('--ro /tmp: sockets and named pipes other programs keep there (a top-level 
     fs.rmSync(agentDir, { recursive: true, force: true });
     fs.rmSync(top, { force: true });
     fs.rmSync(plain, { force: true });
+    fs.rmSync(tmp, { recursive: true, force: true });
   }
 });
 
