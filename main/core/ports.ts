@@ -155,7 +155,7 @@ export interface CommandClassification {
    * `unlisted`: the part also writes files its command line does not name (an archive's or a
    * diff's contents name them: `tar -xf a.tar`, `patch < p.diff`), so no allow grant covers it.
    */
-  parts: { command: string; action: import('../contract/common').Action; resources: string[]; unlisted?: string }[];
+  parts: { command: string; action: import('../contract/common').Action; resources: string[]; unlisted?: string; gitTree?: GitTreeSpec }[];
   /** Reasons that raise risk, e.g. "downloads and runs code (curl | sh)". */
   riskReasons: { level: import('../contract/common').RiskLevel; reason: string }[];
 }
@@ -304,6 +304,43 @@ export type PathResolver = (
  * git "read" there can run a program the agent named.
  */
 export type RepoLookalikeProbe = (cwd: string) => string | null;
+
+/**
+ * What a git command that rewrites the work tree would write, as a question for the daemon
+ * (core/classify/sh-git-tree.ts poses it, main/os/git-tree.ts answers it with git's plumbing,
+ * core/git-tree-paths.ts lists the answer as the part's resources). Revisions are plain words
+ * (sh-git-tree.ts PLAIN_REV); paths are absolute.
+ * - `switch`: checkout/switch/reset --keep to `rev`: what differs between HEAD or the index and
+ *   rev (and, `force`, what the work tree changed: it is overwritten);
+ * - `tree`: the work tree made like `rev`'s tree (the index's when null) where `within` says
+ *   (everywhere when null): reset --hard, checkout REV -- paths, restore, stash push;
+ * - `checkout`: `git checkout WORD …` without `--`, where git decides whether WORD is a
+ *   revision (then `rest` are paths from it) or a path (then WORD is one more path);
+ * - `merge`, `pick` (cherry-pick and revert: each commit against its parents), `rebase`
+ *   (the checkout of onto/upstream, then each replayed commit), `stash` (apply/pop).
+ * `afterCommit`: an earlier part of the same line ran git add or commit, which move the index
+ * and HEAD before this runs: the work tree's changes are listed too.
+ */
+export interface GitTreeSpec {
+  cwd: string;
+  op:
+    | { kind: 'switch'; rev: string; force: boolean }
+    | { kind: 'tree'; rev: string | null; within: string[] | null }
+    | { kind: 'checkout'; word: string | null; path: string[] | null; rest: string[] | null; force: boolean }
+    | { kind: 'merge'; revs: string[] }
+    | { kind: 'pick'; revs: string[] }
+    | { kind: 'rebase'; upstream: string; onto: string | null; branch: string | null }
+    | { kind: 'stash'; rev: string };
+  afterCommit?: boolean;
+}
+
+/**
+ * The answer: the files the change writes or removes (absolute), the symbolic links it makes
+ * (and where they point), the directory core.hooksPath names (absolute) or null; or why it
+ * could not be worked out (then nothing covers the part). Implemented by main/os/git-tree.ts.
+ */
+export type GitTreeAnswer = { paths: string[]; links: { path: string; target: string }[]; hooksDir: string | null } | { unknown: string };
+export type GitTreeProbe = (spec: GitTreeSpec) => GitTreeAnswer;
 
 /**
  * Read-only looks at the disk for "what will happen" (core/consequence.ts): the size of

@@ -12,7 +12,8 @@ import { mcpMethodVerdict } from './classify/mcp-methods';
 import { conditionWords } from './condition';
 import { conditionMissText, conditionOutcome, coversLocalDestination, denyMayReach, evaluateGrants, evaluateParts, nearMissText, partsDeny, type GrantIndex } from './grants';
 import { capArgs } from './history-recorder';
-import type { ClaudeDirKeeper, CommandClassifier, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
+import type { ClaudeDirKeeper, CommandClassifier, GitTreeProbe, PathResolver, RepoLookalikeProbe, RequestContext } from './ports';
+import { applyGitTrees } from './git-tree-paths';
 import { applyRealPaths } from './real-paths';
 import type { ConfigDirValue } from './claude-config';
 import { ClaudeDirMemory } from './claude-dir-memory';
@@ -42,6 +43,8 @@ export interface PolicyOptions {
   realPaths?: PathResolver;
   /** Finds a bare-repository look-alike around a git command's working directory (main/os/git-lookalike.ts). */
   repoLookalike?: RepoLookalikeProbe;
+  /** Lists what a git command that rewrites the work tree writes (main/os/git-tree.ts); without it such a command is placed nowhere. */
+  gitTree?: GitTreeProbe;
   /**
    * The running daemon's own files and directories (database, keys, secrets, sockets, tasks/;
    * as given and resolved): a write or delete there is critical like one of the default
@@ -83,6 +86,7 @@ export class RequestPolicy {
   private readonly classifier?: CommandClassifier;
   private readonly realPaths?: PathResolver;
   private readonly repoLookalike?: RepoLookalikeProbe;
+  private readonly gitTree?: GitTreeProbe;
   private readonly ownPaths: readonly string[];
   private readonly claudeDirs: ClaudeDirMemory;
   private readonly now: () => number;
@@ -94,6 +98,7 @@ export class RequestPolicy {
     this.classifier = opts.classifier;
     this.realPaths = opts.realPaths;
     this.repoLookalike = opts.repoLookalike;
+    this.gitTree = opts.gitTree;
     this.ownPaths = opts.ownPaths ?? [];
     this.claudeDirs = new ClaudeDirMemory(opts.claudeConfigEnv ?? [], { ...(opts.claudeDirKeeper ? { keeper: opts.claudeDirKeeper } : {}), ...(opts.realPaths ? { resolve: opts.realPaths } : {}) });
     this.now = opts.now ?? Date.now;
@@ -139,13 +144,15 @@ export class RequestPolicy {
       const c = this.classifier(command, req.cwd);
       parts = c.parts;
       // `..` folded lexically hides where a path after a symbolic link leads (real-paths.ts).
-      if (this.realPaths && (command.includes('..') || req.cwd?.includes('..'))) rawParts = this.classifier(command, req.cwd, { rawPaths: true }).parts;
+      if (this.realPaths && (command.includes('..') || req.cwd?.includes('..'))) rawParts = this.classifier(command, req.cwd, { rawPaths: true }).parts.map(({ gitTree: _asked, ...p }) => p);
       if (ACTION_RANK[c.action] > ACTION_RANK[action]) {
         classifierRisk.push({ level: 'medium', reason: `the caller called this ${action}, but the command does ${c.action}` });
       }
       action = riskier(action, c.action);
       for (const r of c.resources) if (!resources.includes(r)) resources.push(r);
       classifierRisk.push(...c.riskReasons);
+      // `git checkout evil` writes what evil holds: the daemon lists it, path by path.
+      applyGitTrees(c.parts, resources, classifierRisk, this.gitTree);
       // The classifier is pure: it takes the working directory as the session's repository.
       // After a `cd sub` (a read) the next call's directory is `sub`, and if the agent planted
       // HEAD, objects/, refs/ and a config there, git would obey that config. Any command

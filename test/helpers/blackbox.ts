@@ -86,6 +86,7 @@ export interface Pending {
   tool: string;
   action: string;
   resource: unknown;
+  resources?: unknown[];
   summary: string;
   args: unknown;
   risk: { level: string; reasons: unknown[] };

@@ -8,6 +8,8 @@ export interface Asked {
   level: string;
   reasons: string[];
   resource: unknown;
+  /** Every path or host the prompt lists. */
+  resources: string[];
 }
 
 /** Whichever comes first: the command ends (it ran without a prompt), or its prompt shows and is denied. */
@@ -23,7 +25,7 @@ export async function execInTask(d: Daemon, ui: Wire, o: { line: string; cwd: st
     for (let i = 0; i < 150 && !ended && !asked; i++) {
       const p = (await pendingList(ui)).find((x) => x.summary.includes(o.line.slice(0, 20)));
       if (p) {
-        asked = { level: p.risk.level, reasons: p.risk.reasons.map(String), resource: p.resource };
+        asked = { level: p.risk.level, reasons: p.risk.reasons.map(String), resource: p.resource, resources: (p.resources ?? []).map(String) };
         await ui.ok('pending.decide', { id: p.id, decision: 'deny', scope: 'once' });
       } else await new Promise((res) => setTimeout(res, 200));
     }

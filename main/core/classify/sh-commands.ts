@@ -12,6 +12,8 @@ import { ACTION_RANK } from './limits';
 import { prefixVerdict } from './sh-env';
 import { checkForm } from './sh-flags';
 import { GIT_GLOBAL, GIT_MIXED, GIT_READ } from './sh-git';
+import { gitTreeChange } from './sh-git-tree';
+import type { GitTreeSpec } from '../ports';
 import { checkRead, DOCKER_READ, KUBECTL_READ } from './sh-readonly';
 import { isHomePath, resolvePath, type WordValue } from './sh-words';
 import { isWithin } from './path-within';
@@ -54,6 +56,10 @@ export interface CmdResult {
    * (xargs: input can add any argument).
    */
   argvMode?: 'inner' | 'wrapper';
+  /** What a git command that rewrites the work tree writes, as a question for the daemon (sh-git-tree.ts). */
+  gitTree?: GitTreeSpec;
+  /** A git command that changes only the index and HEAD's branch (add, commit): a later tree change in the line compares the work tree too. */
+  gitIndexOnly?: boolean;
   /** A git command that runs the repository's hooks (commit, merge, push, checkout …). */
   runsGitHooks?: boolean;
   /** It writes files its arguments do not name (an archive's or a diff's contents do): why. */
@@ -455,6 +461,7 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
   if (global.action) {
     // Still classify what follows (its resources and reasons show), but as execute.
     const inner = args[i] ? gitSub(args[i].text, args.slice(i + 1), cwd, repo) : result('read', [repo]);
+    if (args[i] && inner.action !== 'read') placeTree(inner, args[i].text, args.slice(i + 1), cwd, workTree, gitDir);
     return { ...inner, action: 'execute', reasons: [{ level: global.level ?? 'high', reason: global.reason ?? 'git option not known to be read-only' }, ...inner.reasons], runsGitHooks: true };
   }
   const sub = args[i]?.text ?? '';
@@ -462,6 +469,7 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
   if (!args[i]) return result('read', [repo]); // `git`, `git --version`
   if (args[i].dynamic || args[i].mayBeOption) return result('execute', [repo], { reasons: [{ level: 'medium', reason: 'runs a git subcommand computed at run time' }], runsGitHooks: true });
   const r = gitSub(sub, rest, cwd, repo);
+  if (r.action !== 'read') placeTree(r, sub, rest, cwd, workTree, gitDir);
   if (r.action !== 'read' && workTree !== undefined && !r.resources.includes(workTree)) r.resources.push(workTree);
   if (r.action !== 'read' && gitDir && workTree === undefined && !r.unlisted) {
     r.unlisted = 'git --git-dir names a repository whose core.worktree may put the work tree (and what this writes) anywhere';
@@ -483,6 +491,20 @@ function git(args: Arg[], ctx: CmdContext): CmdResult {
     r.reasons.unshift({ level: 'medium', reason: where });
   }
   return r;
+}
+
+/**
+ * The files a tree change writes are the target's, not the command line's: the classifier
+ * poses the question (sh-git-tree.ts) and the daemon lists them (core/git-tree-paths.ts).
+ * With --work-tree (and --git-dir) the tree and the repository are others than the daemon
+ * would look at: unknown, so placed nowhere (--git-dir alone is placed nowhere by git() itself).
+ */
+function placeTree(r: CmdResult, sub: string, rest: Arg[], cwd: string | undefined, workTree: string | undefined, gitDir: boolean): void {
+  if (gitDir && workTree === undefined) return;
+  const tree = workTree !== undefined ? { unknown: 'git --work-tree names a tree whose files Airlock does not compare' } : gitTreeChange(sub, rest, cwd);
+  if (tree && 'spec' in tree) r.gitTree = tree.spec;
+  else if (tree) r.unlisted ??= `\`git ${sub}\` writes the files its target holds, and Airlock cannot list them here (${tree.unknown})`;
+  if (sub === 'add' || sub === 'commit') r.gitIndexOnly = true;
 }
 
 /**

@@ -9,7 +9,7 @@
 // the per-program rules already live in sh-commands.ts, sh-readonly.ts and friends.
 import type { Action } from '../../contract/common';
 import { LIMITS, riskier } from './limits';
-import type { CommandClassification, CommandClassifier } from '../ports';
+import type { CommandClassification, CommandClassifier, GitTreeSpec } from '../ports';
 import { classifyArgv, type Arg, type CmdResult, type RiskReason } from './sh-commands';
 import { isClosedRead } from './sh-readonly';
 import { assignVerdict, prefixVerdict } from './sh-env';
@@ -65,6 +65,8 @@ interface State {
   /** Links, copies and moves made by earlier parts (sh-links.ts), and trees git checked out. */
   aliases: Alias[];
   trees: string[];
+  /** What earlier parts may have changed in a repository: the index and HEAD (git add/commit), anything else, nothing. */
+  changedBefore: 'index' | 'other' | null;
   /** Statements visited and a deadline: the daemon classifies on its event loop. */
   visits: number;
   deadline: number;
@@ -82,7 +84,7 @@ const raise = (st: State, a: Action) => {
   st.action = st.action === null ? a : riskier(st.action, a);
 };
 
-function addPart(st: State, command: string, action: Action, resources: string[], unlisted?: string, exempt = false): void {
+function addPart(st: State, command: string, action: Action, resources: string[], unlisted?: string, exempt = false, gitTree?: GitTreeSpec): void {
   // A path an earlier part of the line made (a link, a copy, a move) is judged as what it
   // stands for too (sh-links.ts); one under a tree git just checked out may be a link no word
   // names, so the part asks (`git checkout x && cat k/id_x` read the key through a committed link).
@@ -103,7 +105,13 @@ function addPart(st: State, command: string, action: Action, resources: string[]
   }
   const res = [...new Set(resources.map((r) => clip(r, LIMITS.text)))];
   for (const r of res) if (st.resources.length < LIMITS.resources && !st.resources.includes(r)) st.resources.push(r);
-  if (st.parts.length < MAX_PARTS) st.parts.push({ command: oneLine(command), action, resources: res, ...(unlisted ? { unlisted } : {}) });
+  if (st.parts.length < MAX_PARTS) st.parts.push({ command: oneLine(command), action, resources: res, ...(unlisted ? { unlisted } : {}), ...(gitTree ? { gitTree } : {}) });
+  else if ((unlisted || gitTree) && !st.parts[MAX_PARTS - 1].unlisted) {
+    // A part past the cap still writes what it does: its files were not placed (or not yet
+    // listed), so the line stays covered by no grant for a tree.
+    st.parts[MAX_PARTS - 1].unlisted = `a part past the ${MAX_PARTS}th (${clip(oneLine(command), 60)}) writes files Airlock cannot list`;
+    addReason(st, { level: 'medium', reason: `${st.parts[MAX_PARTS - 1].unlisted}: no grant covers that, so it asks each time` });
+  }
 }
 
 /**
@@ -440,9 +448,22 @@ function applyResult(
   for (const p of r.makesExecutable ?? []) st.madeExecutable.add(p);
   for (const p of r.writes ?? []) st.written.add(p);
 
+  // What a git tree change writes is looked up before the line runs (core/git-tree-paths.ts),
+  // so an earlier part that may move refs or objects (`git update-ref …`, `git fetch`, a script)
+  // makes that look stale: unknown. git add/commit only move the index and HEAD's branch: the
+  // work tree is then compared too.
+  let gitTree = r.gitTree;
+  if (gitTree && st.changedBefore === 'other') {
+    r.unlisted ??= `an earlier part of the line may change what \`${clip(oneLine(text), 60)}\` checks out, which Airlock looks at before the line runs`;
+    gitTree = undefined;
+  } else if (gitTree && st.changedBefore === 'index') gitTree = { ...gitTree, afterCommit: true };
+  // A plain file written or deleted changes the work tree only (what it does to `.git` is a
+  // protected path of its own); anything else may move refs: a script, a fetch, update-ref.
+  const onlyTree = r.runsGitHooks ? !!r.gitIndexOnly : action === 'write' || action === 'delete';
+  if (action !== 'read') st.changedBefore = onlyTree && st.changedBefore !== 'other' ? 'index' : 'other';
   if (r.unlisted) addReason(st, { level: 'medium', reason: `${r.unlisted}: no grant covers that, so it asks each time` });
   // git itself stores a link as a link (`git add`, `git diff`): it never reads through one.
-  addPart(st, text, action, resources, r.unlisted, !!r.runsGitHooks);
+  addPart(st, text, action, resources, r.unlisted, !!r.runsGitHooks, r.unlisted ? undefined : gitTree);
   if (r.aliases) st.aliases.push(...r.aliases.slice(0, Math.max(0, 64 - st.aliases.length)));
   if (r.plantsLinks && st.trees.length < 16) st.trees.push(r.plantsLinks);
   return { action, download: !!r.download, runsStdin: !!r.runsStdin && !script };
@@ -490,6 +511,7 @@ function classify(command: string, cwd?: string): CommandClassification {
     hookWritten: null,
     aliases: [],
     trees: [],
+    changedBefore: null,
     visits: 0,
     deadline: cpuMs() + BUDGET_MS,
   };
