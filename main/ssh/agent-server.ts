@@ -61,7 +61,6 @@ export interface ForwardedFrom {
   removed: boolean;
 }
 
-
 /**
  * What only a hostile or broken client sends, recorded in history (decision `reject`): a
  * message that does not parse (an unknown type, a truncated or over-long frame, a key whose
@@ -97,7 +96,6 @@ export interface Conn {
 const EXTENSIONS = ['query', SESSION_BIND];
 const MAX_SUMMARY = 2000;
 
-
 export class AgentCore {
   private readonly processes = new ProcessInfoCache();
 
@@ -131,17 +129,18 @@ export class AgentCore {
     if (msg.type === 'malformed') {
       return this.reject(c, msg.code === null ? 'agent message refused' : `agent message of type ${msg.code} refused`, msg.why, { type: msg.code });
     }
+    const onTaskSocket = c.boundTask !== undefined;
+    // A removed remote's still-open session is answered nothing (not even its key list). A
+    // session-bind passes: it asks nothing, and tells this machine's own ssh login apart (forwardedFrom).
+    const from = onTaskSocket || (msg.type === 'extension' && msg.name === SESSION_BIND) ? null : this.forwardedFrom(c);
+    if (from?.removed) return this.refuseRemoved(c, msg.type === 'list' ? 'key list' : msg.type === 'sign' ? 'signature' : `${msg.type} message`, from);
     if (lock.locked && msg.type !== 'unlock') {
       return msg.type === 'list' ? identitiesAnswer([]) : FAILURE_FRAME;
     }
-    const onTaskSocket = c.boundTask !== undefined;
     // A remote's server holds its forwarded agent for the whole session: it may ask for
     // signatures (each asked, marked with the remote), never change this machine's agent.
     const changes = msg.type === 'add' || msg.type === 'remove' || msg.type === 'removeAll' || msg.type === 'lock' || msg.type === 'unlock';
-    if (changes && !onTaskSocket) {
-      const from = this.forwardedFrom(c);
-      if (from) return this.refuseFromRemote(c, msg.type, from);
-    }
+    if (changes && from) return this.refuseFromRemote(c, msg.type, from);
     switch (msg.type) {
       case 'list': {
         const scope = this.visible(c);
@@ -252,6 +251,11 @@ export class AgentCore {
     return this.reject(c, `ssh-add (${type}) through the forwarded agent of remote ${from.remote.name}`, `remote ${from.remote.name}'s forwarded agent signs only (each signature asked here): a server cannot add or remove keys of this machine's agent, or lock or unlock it`, { message: type });
   }
 
+  private refuseRemoved(c: Conn, what: string, from: ForwardedFrom, facts: Record<string, unknown> = {}): Buffer {
+    const name = from.remote.name;
+    return this.reject(c, `${what} through the forwarded agent of removed remote ${name} refused`, `remote ${name} was removed while its ssh session stayed open: nothing of it is answered any more; end that ssh session`, facts);
+  }
+
   /** Records a refusal (AgentRejection) and answers FAILURE. */
   reject(c: Conn, summary: string, reason: string, facts: Record<string, unknown>): Buffer {
     c.process ??= this.processOf(c.cred);
@@ -336,9 +340,7 @@ export class AgentCore {
     }
     c.process ??= this.processOf(c.cred);
     const from = this.forwardedFrom(c);
-    if (from?.removed) {
-      return this.reject(c, `signature through the forwarded agent of removed remote ${from.remote.name} refused`, `remote ${from.remote.name} was removed while its ssh session stayed open: nothing of it is asked any more; end that ssh session`, { key: fp });
-    }
+    if (from?.removed) return this.refuseRemoved(c, 'signature', from, { key: fp }); // removed since handle() checked
     const argvDestination = sshDestinationOf(c.process);
     const hostLookup = hostKey && signed.purpose === 'login' ? this.deps.knownHosts.lookup(hostKey, knownHostsCandidates(argvDestination)) : null;
     const { request, ssh } = describeSign({
