@@ -75,7 +75,9 @@ const RUNS_CODE_LATER: { test: RegExp; what: string }[] = [
   // A process's magic links: /proc/<pid>/root, cwd, fd/N lead wherever that process sees
   // (the daemon cannot resolve them for the agent, main/os/real-path.ts).
   { test: /^\/proc\/[^/]+\/(root|cwd|fd|map_files|exe)(\/|$)/, what: 'a /proc magic link (leads where Airlock cannot see)' },
-  { test: /(^|\/)(\.npmrc|\.pypirc|pip\.conf|\.gitconfig|\.vimrc|\.envrc|Makefile)$/, what: 'a file other tools execute or trust' },
+  // GNU make reads GNUmakefile, then makefile, before Makefile: writing either beside a protected
+  // Makefile changed what a grant for `make build` ran (blackbox16).
+  { test: /(^|\/)(\.npmrc|\.pypirc|pip\.conf|\.gitconfig|\.vimrc|\.envrc|Makefile|GNUmakefile|makefile)$/, what: 'a file other tools execute or trust' },
   // Yarn runs the file its config names (`yarnPath`, classic `yarn-path`) and loads its
   // plugins on every command, `yarn why` and `yarn --version` included (so none of yarn is a read); pnpm runs
   // .pnpmfile.cjs. Red team wave 5. XDG git config is the same as ~/.gitconfig.

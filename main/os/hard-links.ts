@@ -28,7 +28,7 @@ const SYSTEM_FILES = ['/etc/claude-code/managed-settings.json', '/Library/Applic
 const PROJECT_FILES = [
   // Everything git reads from its directory can lead to code (risk.ts): config, commondir, the index, HEAD …
   '.git', '.git/config', '.git/commondir', '.git/config.worktree', '.git/index', '.git/HEAD', '.git/info/attributes', '.git/packed-refs',
-  '.circleci/config.yml', '.buildkite/pipeline.yml', '.claude/settings.json', '.claude/settings.local.json', '.mcp.json', 'package.json', 'Makefile', '.npmrc',
+  '.circleci/config.yml', '.buildkite/pipeline.yml', '.claude/settings.json', '.claude/settings.local.json', '.mcp.json', 'package.json', 'Makefile', 'GNUmakefile', 'makefile', '.npmrc',
   '.envrc', '.env', '.env.local', '.yarnrc', '.yarnrc.yml', '.pnpmfile.cjs', '.gitlab-ci.yml', 'Jenkinsfile', 'azure-pipelines.yml',
 ];
 /** Directories in every directory above the path whose entries are protected. */

@@ -25,7 +25,25 @@ const clip = (s: string, n = 60) => (s.length > n ? s.slice(0, n - 1) + '…' : 
 
 /** make's variables that change how every recipe runs, or which makefiles it reads. */
 const MAKE_RUNS = /^(SHELL|\.SHELLFLAGS|MAKEFLAGS|MFLAGS|GNUMAKEFLAGS|MAKEFILES|MAKE|MAKESHELL)$/;
+/**
+ * GNU make's long options (4.3 and 4.4), and the letter of those that take a file, a directory
+ * or make text. getopt_long takes any unambiguous abbreviation: `--f=x.mk` is `--file`, `--ev=…`
+ * is `--eval` (both ran unnoticed, blackbox16).
+ */
+const MAKE_LONG_ALL = 'always-make assume-new assume-old check-symlink-times debug directory dry-run environment-overrides eval file help ignore-errors include-dir jobs jobserver-auth jobserver-style just-print keep-going load-average makefile max-load new-file no-builtin-rules no-builtin-variables no-keep-going no-print-directory no-silent old-file output-sync print-data-base print-directory question quiet recon shuffle silent stop touch trace version warn-undefined-variables what-if'.split(' ');
 const MAKE_LONG: Record<string, string> = { directory: 'C', file: 'f', makefile: 'f', 'include-dir': 'I', eval: 'E', 'old-file': 'o', 'assume-old': 'o', 'new-file': 'W', 'what-if': 'W', 'assume-new': 'W' };
+/** Long options that take their value in the next word when not joined by `=`. */
+const MAKE_LONG_VALUED = new Set([...Object.keys(MAKE_LONG), 'jobserver-auth', 'jobserver-style']);
+
+/** The long option `--word` stands for, as getopt_long reads it (exact, or the one option it abbreviates); null when none or ambiguous. */
+function makeLong(word: string): string | null {
+  if (MAKE_LONG_ALL.includes(word)) return word;
+  const hits = MAKE_LONG_ALL.filter((k) => k.startsWith(word));
+  return hits.length === 1 ? hits[0]! : null;
+}
+
+/** A variable's value that is one plain word: no blank, quote, `$` (make expands it) or shell syntax. */
+const PLAIN_VALUE = /^[\w.,:+@%/=~^-]*$/;
 
 export function make(name: string, args: Arg[], ctx: Ctx): Result {
   const resources: string[] = [];
@@ -38,18 +56,20 @@ export function make(name: string, args: Arg[], ctx: Ctx): Result {
     const a = args[i]!;
     const t = a.text;
     if (t === '--') break;
-    if (a.dynamic && t.startsWith('-')) {
-      unlisted ??= `${name} option ${clip(t, 40)} is computed at run time: it may name another makefile or directory`;
+    if (a.dynamic) {
+      // `make "$X"`: an option, or a `VAR=$(shell …)` make runs at once, known only at run time.
+      unlisted ??= `${name} ${t.startsWith('-') ? 'option' : 'argument'} ${clip(t, 40)} is computed at run time: it may name another makefile or set a variable make expands`;
       continue;
     }
     const long = /^--([a-z-]+)(?:=(.*))?$/s.exec(t);
     let letter: string | undefined;
     let value: Arg | undefined;
     if (long) {
-      const key = Object.keys(MAKE_LONG).find((k) => long[1]!.length >= 3 && k.startsWith(long[1]!));
+      const key = makeLong(long[1]!);
       if (!key) continue;
       letter = MAKE_LONG[key];
-      value = long[2] !== undefined ? { text: long[2], dynamic: a.dynamic } : args[++i];
+      value = long[2] !== undefined ? { text: long[2], dynamic: a.dynamic } : MAKE_LONG_VALUED.has(key) ? args[++i] : undefined;
+      if (!letter) continue;
     } else if (/^-[a-zA-Z]/.test(t)) {
       for (let j = 1; j < t.length; j++) {
         if (!'CfIEoW'.includes(t[j]!)) continue;
@@ -58,12 +78,21 @@ export function make(name: string, args: Arg[], ctx: Ctx): Result {
         break;
       }
     } else {
-      const assign = /^([A-Za-z_.][A-Za-z0-9_.]*)\s*[:+?!]*=(.*)$/s.exec(t);
-      if (assign && MAKE_RUNS.test(assign[1]!)) unlisted ??= `${name} ${clip(assign[1]!, 20)}=… changes how every recipe runs or which makefiles are read`;
-      else if (assign && (assign[2]!.includes('/') || a.dynamic)) place({ text: assign[2]!, dynamic: a.dynamic });
+      // Any word with `=` defines a variable (`A-B=x` too). make expands a definition from the
+      // command line, name and value, and exports it to every recipe: `make build 'X=$(shell
+      // curl …|sh)'` ran the pipeline under a grant for `make build` (blackbox16); a value a recipe
+      // uses as a program (`CC='curl …|sh;'`) runs too.
+      const eq = t.indexOf('=');
+      if (eq < 0) continue;
+      const assign = /^([^=]*?)\s*[:+?!]*=(.*)$/s.exec(t)!;
+      const varName = assign[1]!.trim();
+      if (MAKE_RUNS.test(varName)) unlisted ??= `${name} ${clip(varName, 20)}=… changes how every recipe runs or which makefiles are read`;
+      else if (!/^[\w.-]+$/.test(varName) || !PLAIN_VALUE.test(assign[2]!)) unlisted ??= `${name} ${clip(t, 40)} sets a variable to text make expands or a recipe may run as a command`;
+      else if (assign[2]!.includes('/')) place({ text: assign[2]!, dynamic: a.dynamic });
       continue;
     }
     if (letter === 'E') unlisted ??= `${name} --eval runs make text given on the command line`;
+    else if (letter === 'f' && value && (value.text === '-' || /^\/(dev|proc)\//.test(value.text))) unlisted ??= `${name} -f ${clip(value.text, 30)} reads its makefile from standard input or another process`;
     else if (letter === 'C' || letter === 'f' || letter === 'I') place(value);
   }
   return { action: 'execute', resources: [...new Set(resources)], reasons, ...(unlisted ? { unlisted } : {}) };

@@ -568,7 +568,10 @@ function gitSub(sub: string, rest: Arg[], cwd: string | undefined, repo: string)
     const v = mixed(rest, cwd);
     if (!v.action) return result('read', outside(v));
     // A danger (an editor, `bisect run`) is reported; a plain change goes to the rules below.
-    if (v.action === 'execute' && v.level === 'high') return result('execute', [repo], { reasons: [{ level: 'high', reason: v.reason ?? `git ${sub}: not known to be read-only` }] });
+    // `bisect run CMD` and `submodule foreach CMD` run a command the line names, which a grant for
+    // them (`{git submodule foreach,… *}`, offered for `… foreach git pull`) does not show: it asks.
+    const named = (sub === 'bisect' && rest[0]?.text === 'run') || (sub === 'submodule' && rest.some((a) => a.text === 'foreach' || a.dynamic));
+    if (v.action === 'execute' && v.level === 'high') return result('execute', [repo], { reasons: [{ level: 'high', reason: v.reason ?? `git ${sub}: not known to be read-only` }], ...(named ? { unlisted: `git ${sub} ${rest[0]?.text === 'run' ? 'run' : 'foreach'} runs the command it is given at every step` } : {}) });
   }
   // git apply keeps a patch's paths inside the work tree and out of .git, unless
   // --unsafe-paths: then `--directory=.git/hooks` or `../` paths write anywhere (GTFOBins).
@@ -848,6 +851,11 @@ const PKG_ELSEWHERE: Record<string, readonly string[] | undefined> = lookupTable
   npm: ['--prefix', '-C', '--workspace', '-w', '--userconfig', '--globalconfig', '--script-shell'],
   pnpm: ['--dir', '-C', '--prefix', '--workspace-dir', '--config-dir', '--script-shell'],
   yarn: ['--cwd'],
+  // go -C DIR runs in DIR; -modfile and -overlay take the module file, or source files, from
+  // elsewhere. cargo --manifest-path (and -C) build another project (blackbox16: a grant for
+  // `go build *` or `cargo build *` built and ran /tmp/x's code).
+  go: ['-C', '--C', '-modfile', '--modfile', '-overlay', '--overlay'],
+  cargo: ['--manifest-path', '-C'],
 });
 
 function projectElsewhere(name: string, args: Arg[], ctx: CmdContext): string[] {
@@ -1602,8 +1610,11 @@ function classifyNamed(name: string, args: Arg[], ctx: CmdContext, depth: number
   }
   const runsFlag = commandFlag(name, args);
   if (runsFlag) {
+    // The program the option names is on the command line, not in the grant: a command grant
+    // (`{ssh build.example.com,… *}`, `{git difftool,… *}`) covered `ssh build.example.com
+    // -oProxyCommand='curl …|sh' make` and ran it here (blackbox16). Placed nowhere, it asks.
     const r = classifyWriters(name, args, ctx);
-    return { ...r, action: 'execute', reasons: [{ level: 'high', reason: runsFlag }, ...r.reasons] };
+    return { ...r, action: 'execute', reasons: [{ level: 'high', reason: runsFlag }, ...r.reasons], unlisted: r.unlisted ?? runsFlag };
   }
   return classifyWriters(name, args, ctx);
 }
@@ -1836,12 +1847,31 @@ const COMMAND_FLAGS: Record<string, RegExp | readonly RegExp[] | undefined> = lo
   // --engine loads an OpenSSL engine, a shared library of the caller's choosing (GTFOBins).
   // curl takes no abbreviations.
   curl: /^(-K|--config|--engine)(=|$)|^-[a-zA-Z]*K/,
+  // go run/test -exec and every build's -toolexec run a program for each step; cargo --config
+  // sets build.rustc-wrapper, target runners and aliases (blackbox16).
+  go: /^--?(toolexec|exec)(=|$)/,
+  cargo: /^--config(=|$)/,
   // git's parse-options takes abbreviations: `git rebase --exe='sh'` ran sh (GTFOBins corpus).
   git: new RegExp(longOptions(abbrev('--exec', 3), abbrev('--upload-pack', 3), abbrev('--receive-pack', 3), abbrev('--extcmd', 4), '--tree-filter', '--index-filter', '--msg-filter', '--env-filter', '--commit-filter', '--parent-filter', '--tag-name-filter', '--subdirectory-filter')),
 });
 
 /** The reason a command-running option is used, or null. `-o ProxyCommand=…` is looked for in the following word too. */
 function commandFlag(name: string, args: Arg[]): string | null {
+  if (name === 'git') {
+    // `git rebase -x CMD` and `git difftool -x CMD` are --exec and --extcmd spelled short (`-x` is
+    // a plain switch elsewhere: cherry-pick's "(cherry picked from …)").
+    const sub = gitSubcommand(args);
+    if (sub && (sub.name === 'rebase' || sub.name === 'difftool')) {
+      const x = args.slice(sub.at + 1).find((a) => /^-[a-zA-Z]*x/.test(a.text) && !a.text.startsWith('--'));
+      if (x) return `git ${sub.name} ${clipText(x.text, 20)} runs a program of the caller's choosing`;
+    }
+  }
+  if (name === 'go') {
+    // -ldflags '-extld=PROG' (or -extar) names the linker go runs.
+    const i = args.findIndex((a) => /^--?ldflags(=|$)/.test(a.text));
+    const v = i < 0 ? '' : args[i]!.text.includes('=') ? args[i]!.text : `${args[i]!.text}=${args[i + 1]?.text ?? ''}`;
+    if (/\bext(ld|ar)\b/.test(v) || (i >= 0 && (args[i]!.dynamic || !!args[i + 1]?.dynamic))) return `go -ldflags ${clipText(v, 40)} may name the linker go runs`;
+  }
   const entry = COMMAND_FLAGS[name];
   if (!entry) return null;
   const res: readonly RegExp[] = entry instanceof RegExp ? [entry] : entry;
@@ -1854,6 +1884,7 @@ function commandFlag(name: string, args: Arg[]): string | null {
     // ran ./x; the write fuzzer, seed 13), and a word after it that reads as such an option asks.
     const joined = t === '-o' && args[i + 1] ? `-o${args[i + 1].text}` : t;
     const braced = args[i].braced ?? (joined !== t ? args[i + 1]?.braced : undefined);
+    if (name === 'rsync' && plainRsh(args, i)) continue;
     if (re.test(joined)) return `${name} ${clipText(joined.split('=')[0], 40)}${braced ? ` (from the brace expansion ${clipText(braced, 40)})` : ''} runs a program of the caller's choosing`;
     // bash expands braces before the program sees them: `wget -{e,} x=y` is `wget -e x=y`.
     if (t.includes('{')) {
@@ -1863,6 +1894,25 @@ function commandFlag(name: string, args: Arg[]): string | null {
     }
   }
   return null;
+}
+
+/** git's subcommand and where it is, past the global options (`git -C d -c k=v rebase`). */
+function gitSubcommand(args: Arg[]): { name: string; at: number } | null {
+  let i = 0;
+  while (i < args.length && args[i]!.text.startsWith('-')) i += /^(-C|-c|--git-dir|--work-tree|--namespace|--config-env|--exec-path|--super-prefix)$/.test(args[i]!.text) ? 2 : 1;
+  return args[i] && !args[i]!.dynamic ? { name: args[i]!.text, at: i } : null;
+}
+
+/**
+ * `rsync -e ssh`, `--rsh='ssh -p 2222'`: the remote shell is plain ssh (a port, a user, a key),
+ * the common form, which a grant may cover; any other program, or ssh with other options
+ * (`-o ProxyCommand=…`), is a program of the caller's choosing.
+ */
+function plainRsh(args: Arg[], i: number): boolean {
+  const t = args[i]!.text;
+  const m = /^--rsh?=(.*)$/s.exec(t) ?? /^-[a-zA-Z]*e(.+)$/s.exec(t);
+  const v = m ? { text: m[1]!, dynamic: args[i]!.dynamic } : /^(-[a-zA-Z]*e|--rsh?)$/.test(t) ? args[i + 1] : undefined;
+  return !!v && !v.dynamic && /^ssh(\s+-[pl]\s*[\w.-]+)*$/.test(v.text);
 }
 
 /** GNU cpio's short options that take a value (the next word, or the rest of the word: `-Farchive`). */
