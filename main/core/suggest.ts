@@ -15,8 +15,8 @@ export interface Suggestion {
   label: string;
 }
 
-/** Runners whose next word names what runs: `npm run test`, `npx tsc`, `cargo test`. */
-const TWO_WORD = new Set(['npm', 'pnpm', 'yarn', 'bun', 'npx', 'pnpx', 'bunx', 'uvx', 'git', 'cargo', 'go', 'make', 'docker', 'podman', 'kubectl', 'pip', 'pip3', 'poetry', 'pipenv', 'pdm', 'uv', 'python', 'python3', 'node', 'deno', 'gradle', 'mvn', 'dotnet', 'gh', 'terraform', 'helm', 'brew', 'apt', 'bundle', 'rake', 'mix', 'swift', 'ssh']);
+/** Runners whose next word names what runs: `npm run test`, `npx tsc`, `cargo test` (`{conda,conda *}` for `conda install x` covered `conda run … CMD`). */
+const TWO_WORD = new Set(['npm', 'pnpm', 'yarn', 'bun', 'npx', 'pnpx', 'bunx', 'uvx', 'git', 'cargo', 'go', 'make', 'docker', 'podman', 'kubectl', 'pip', 'pip3', 'poetry', 'pipenv', 'pdm', 'uv', 'python', 'python3', 'node', 'deno', 'gradle', 'mvn', 'dotnet', 'gh', 'terraform', 'helm', 'brew', 'apt', 'bundle', 'rake', 'mix', 'swift', 'ssh', 'conda', 'mamba', 'micromamba', 'pixi', 'hatch', 'nix']);
 const THREE_WORD = /^(npm|pnpm|yarn|bun) run$|^(npm|pnpm|yarn) (exec|dlx)$|^git (stash|remote|submodule|worktree)$|^docker compose$|^go mod$|^cargo (run|build)$|^bundle exec$|^(uv|poetry|pipenv|pdm) run$|^(docker|podman) (run|exec)$/;
 /**
  * Runners whose next word is what they run (a package, a program, an image, a host): a

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { classifyShell } from '../../main/core/classify/shell';
 import { sensitivePart } from '../../main/core/risk';
+import { commandPattern } from '../../main/core/suggest';
 import { allowGrant, lineCovered } from '../helpers/grant-covers';
 
 /** Runs `script` with the real bash in a fresh directory (Makefile: `all:` echoes $(CC)); returns whether `marker` was made there. */
@@ -91,4 +92,28 @@ test('go and cargo: -toolexec, -exec, -ldflags -extld, cargo --config run progra
   for (const line of ["cargo build --config 'build.rustc-wrapper=\"/tmp/x\"'", 'cargo build --config /tmp/x.toml', 'cargo build --manifest-path /tmp/x/Cargo.toml']) assert.equal(lineCovered(line, CARGO), false, line);
   assert.equal(lineCovered("go build -ldflags '-s -w' ./...", GO), true, 'control');
   assert.equal(lineCovered('cargo build --release', CARGO), true, 'control');
+});
+
+test('wrappers that run the command after their own words (op run, aws-vault exec, doppler run, conda run, direnv exec, nix develop -c, gosu, entr, tmux …): the grant offered names what runs, never the wrapper and its verb alone', () => {
+  const offered = (line: string) => commandPattern(line);
+  for (const [line, evil] of [
+    ['op run -- npm test', 'op run -- sh -c id'],
+    ['aws-vault exec dev -- terraform plan', 'aws-vault exec dev -- sh -c id'],
+    ['doppler run -- npm start', 'doppler run -- sh -c id'],
+    ['gosu app make build', 'gosu app sh -c id'],
+    ['nix develop -c make build', 'nix develop -c sh -c id'],
+    ['conda install numpy', 'conda run -n base sh -c id'],
+  ]) {
+    const p = offered(line);
+    assert.ok(p === null || !lineCovered(evil, allowGrant(p, 'execute')), `${line}: offered ${p}, which covers ${evil}`);
+  }
+  // Shell text, a directory's .envrc, another machine: only the exact command.
+  for (const line of ['entr make build', 'watchexec make', 'tmux new-session -d make', 'machinectl shell app make', 'direnv exec /tmp/x make', 'conda run -n env pytest']) assert.equal(offered(line), null, line);
+  assert.equal(offered('op run -- npm test'), '{op run -- npm test,op run -- npm test *}');
+});
+
+test('faketime: -f is a switch, so the command after the time is what runs; --date-prog names a program: no pattern', () => {
+  const part = classifyShell("faketime -f '+1d' rm -rf build", '/repo').parts[0]!;
+  assert.ok(part.resources.includes('/repo/build'), JSON.stringify(part));
+  assert.equal(commandPattern('faketime --date-prog /tmp/x 2020-01-01 make build'), null);
 });

@@ -1150,9 +1150,68 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
       return { args: skipOpts(new Set(['-u', '-r', '-t', '-l', '--user', '--role', '--type', '--range'])), reason: wraps('in another security context', 'high') };
     }
     case 'faketime':
-      return { args: skipOpts(new Set(['-p', '-m', '-f', '--exclude-monotonic', '--date-prog'])).slice(1), reason: wraps('with a faked clock') };
+      // -m and -f are switches (`faketime -f '+1d' rm x` runs rm, which was judged as a program
+      // named x); --date-prog PROG runs PROG to read the time: no argv a pattern could name.
+      if (args.some((a) => /^--date-prog(=|$)/.test(a.text))) return { args: [], reason: wraps('with a faked clock, and a program of its own to read the time', 'high') };
+      return { args: skipOpts(new Set(['-p'])).slice(1), reason: wraps('with a faked clock') };
     case 'parallel':
       return parallel(args);
+    // Wrappers that run the command after their own words, in an environment they make: secrets
+    // (op run, aws-vault exec, doppler run), an environment (conda run, direnv exec, nix develop
+    // -c), another user (gosu). Unknown, each was offered `{X Y,X Y *}` (`{op run,op run *}` for
+    // `op run -- npm test`, `{conda,conda *}` for `conda run -n e pytest`), which ran anything
+    // (blackbox16). With no plain argv to name, only the exact command is offered.
+    case 'op':
+    case 'doppler':
+    case 'infisical':
+    case 'aws-vault':
+    case 'chamber': {
+      const verb = name === 'aws-vault' || name === 'chamber' ? 'exec' : 'run';
+      if (args[0]?.text !== verb || args[0].dynamic) return null;
+      const dashes = args.findIndex((a) => a.text === '--');
+      return { args: dashes < 0 ? [] : args.slice(dashes + 1), reason: wraps(`with the secrets ${name} ${verb} puts in its environment`, 'high') };
+    }
+    case 'conda':
+    case 'mamba':
+    case 'micromamba':
+    case 'pixi':
+    case 'hatch': {
+      if (args[0]?.text !== 'run' || args[0].dynamic) return null;
+      const rest = args.slice(1);
+      let i = 0;
+      while (i < rest.length && rest[i]!.text.startsWith('-') && rest[i]!.text !== '--') i += /^(-n|--name|-p|--prefix|--cwd|-e|--environment|--manifest-path|--env)$/.test(rest[i]!.text) ? 2 : 1;
+      if (rest[i]?.text === '--') i++;
+      // `conda run --cwd DIR` runs in DIR: no pattern for that (the argv is judged where it is).
+      return { args: rest.some((a) => a.text === '--cwd' || a.text.startsWith('--cwd=')) ? [] : rest.slice(i), reason: wraps(`in the environment ${name} run makes`) };
+    }
+    case 'direnv': {
+      if (args[0]?.text !== 'exec' || args[0].dynamic) return null;
+      // `direnv exec DIR CMD` first runs DIR's .envrc (bash): only the working directory's own
+      // (a protected file) is no program of the line's choosing.
+      const dir = args[1];
+      if (!dir || dir.dynamic || !/^\.\/?$/.test(dir.text)) return { args: [], reason: wraps("with the environment another directory's .envrc makes (direnv runs that file)", 'high') };
+      return { args: args.slice(2), reason: wraps("with the environment the project's .envrc makes") };
+    }
+    case 'nix': {
+      if (!/^(develop|shell)$/.test(args[0]?.text ?? '') || args[0]!.dynamic) return null;
+      const c = args.findIndex((a) => a.text === '-c' || a.text === '--command');
+      return { args: c < 0 ? [] : args.slice(c + 1), reason: wraps(`in the environment nix ${args[0]!.text} builds`) };
+    }
+    case 'gosu':
+    case 'su-exec':
+    case 'setuidgid':
+    case 'envdir':
+      return { args: args.slice(1), reason: wraps(name === 'envdir' ? "with the environment a directory's files set" : 'as another user', name === 'envdir' ? 'medium' : 'high') };
+    case 'eatmydata':
+      return { args: skipOpts(new Set()), reason: wraps('without fsync') };
+    case 'dotenv':
+      return { args: skipOpts(new Set(['-e', '-v', '-c', '-p'])), reason: wraps('with the variables a .env file sets') };
+    // These take the command as shell text, or run it where a grant cannot follow: no pattern.
+    case 'entr':
+    case 'watchexec':
+    case 'machinectl':
+    case 'tmux':
+      return name === 'machinectl' && args[0]?.text !== 'shell' ? null : name === 'tmux' && !/^(new-session|new|new-window|neww|split-window|splitw|respawn-pane|respawnp|run-shell|run)$/.test(args[0]?.text ?? '') ? null : { args: [], reason: wraps(name === 'machinectl' ? 'in another machine or container' : name === 'tmux' ? 'in a terminal multiplexer' : 'again whenever files change') };
     case 'setpriv':
     case 'prlimit':
     case 'cpulimit':
