@@ -9,7 +9,9 @@
 // Both sides are untrusted: lines are capped, anything unparseable from the client is
 // answered with a JSON-RPC parse error (never forwarded: the server must not interpret
 // something we could not check), and client messages are forwarded as we parsed them
-// (re-serialized), so the server cannot read a different call than the one approved.
+// (re-serialized), so the server cannot read a different call than the one approved. A
+// message with a key twice, or keys that differ only in case, is refused in both directions
+// (key-clash.ts): another parser could read it as a message nobody judged.
 // Over 400 lines on purpose: one session's two message streams, with the state they share
 // (requests in flight, cancellations, listed tools), read best in one place.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -18,6 +20,7 @@ import type { AgentAnswer, AskParams } from '../../client';
 import { lowersKnownTool } from '../../core/classify/mcp';
 import { ASKED_SERVER_METHODS, clientMethodRule, oddSpellingOf } from '../../core/classify/mcp-methods';
 import { clip, isObject, methodAsk, pickAnnotations, serialize, toolCallAsk, type ToolInfo } from './asks';
+import { keyClash } from './key-clash';
 import { LineSplitter } from './lines';
 
 export const CLIENT_LINE_MAX = 4 * 1024 * 1024;
@@ -262,6 +265,10 @@ export class McpProxy {
       this.reply({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse error (Airlock MCP proxy)' } });
       return;
     }
+    // A key twice, or keys that differ only in case: the server may read another message than
+    // the one judged here (key-clash.ts). Nothing of it is forwarded.
+    const clash = keyClash(text);
+    if (clash) return this.refuseClash(msg, clash, 'client');
     if (Array.isArray(msg)) {
       // JSON-RPC batch (MCP 2025-03-26): what is asked is asked one by one, the rest passes.
       const rest: unknown[] = [];
@@ -307,6 +314,25 @@ export class McpProxy {
     }
     this.askSafely(m, m.method, rule === 'tools/call');
     return 'handled';
+  }
+
+  /**
+   * A line from `from` whose keys clash (key-clash.ts): none of its messages goes on. A request
+   * is answered with an error, and so is the request an answer of it was for (the other side
+   * would wait for it for ever); a notification is dropped.
+   */
+  private refuseClash(msg: unknown, clash: string, from: 'client' | 'server'): void {
+    const message = `${clash}: another JSON parser could read it as a different message; refused by Airlock, not forwarded`;
+    this.o.log(`refused a message from the ${from}: ${message}`);
+    const toSender = from === 'client' ? (x: object) => this.reply(x) : (x: object) => this.toServer(JSON.stringify(x));
+    const toOther = from === 'client' ? (x: object) => this.toServer(JSON.stringify(x)) : (x: object) => this.reply(x);
+    for (const m of (Array.isArray(msg) ? msg : [msg]).slice(0, 1000)) {
+      if (!isObject(m) || !validId(m.id)) continue;
+      if (m.method !== undefined) toSender({ jsonrpc: '2.0', id: m.id, error: { code: -32600, message } });
+      else if (m.id !== null && this.takeAnswer(from === 'client' ? this.awaitingClient : this.awaitingServer, m, from)) {
+        toOther({ jsonrpc: '2.0', id: m.id, error: { code: -32603, message: `the ${from}'s answer was refused: ${message}` } });
+      }
+    }
   }
 
   /** Remembers that `id` was sent to the other side, which now owes an answer. */
@@ -484,12 +510,17 @@ export class McpProxy {
     // pydantic read NaN and Infinity) could take it for a request nobody checked.
     if (buf.length === 0 || (buf.length < 16 && !buf.toString('utf8').trim())) return;
     let m: unknown;
+    const text = buf.toString('utf8');
     try {
-      m = JSON.parse(buf.toString('utf8')) as unknown;
+      m = JSON.parse(text) as unknown;
     } catch {
       this.o.log(`dropped a ${buf.length}-byte line from the server: could not parse it as JSON, so it was not checked`);
       return;
     }
+    // Passed byte for byte, a key twice would reach a client that keeps the first one (an answer
+    // to a call still waiting for the human, a sampling request read as a notification).
+    const clash = keyClash(text);
+    if (clash) return this.refuseClash(m, clash, 'server');
     const batch = Array.isArray(m);
     const all: unknown[] = Array.isArray(m) ? (m as unknown[]) : [m];
     const kept: unknown[] = [];
