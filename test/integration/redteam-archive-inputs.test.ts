@@ -49,3 +49,18 @@ test('tar czf - src (to standard output) is a read: it runs without a prompt', a
   assert.equal(run.code, 0, run.stderr);
   assert.ok(Number(run.stdout.trim()) > 0, `the archive went to standard output: ${run.stdout}`);
 });
+
+test('zip -@ < list (names on standard input) under a grant to write the task directory is asked, and nothing is archived when denied', async () => {
+  // The list is a plain project file the agent wrote earlier; the archive holds what it names.
+  fs.writeFileSync(path.join(work, 'list'), `${home}/.ssh/id_x\n`);
+  for (const line of ['zip -q k.zip -@ < list', 'zip -q k2.zip --names-stdin < list']) {
+    const { asked } = await inTask(line);
+    assert.ok(asked, `${line}: the keys were archived into the project without a prompt`);
+    assert.ok(!fs.existsSync(path.join(work, line.includes('k2') ? 'k2.zip' : 'k.zip')), `${line}: denied, yet an archive was made`);
+  }
+  // Control: named on the command line, a project file archives without a prompt.
+  const { run, asked } = await inTask('zip -q k3.zip src/a.ts');
+  assert.equal(asked, null, 'a project file named on the line was asked');
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(fs.existsSync(path.join(work, 'k3.zip')));
+});

@@ -114,6 +114,13 @@ test('what cpio -i, cpio -p, git apply --unsafe-paths, wget -i and aria2c -i wri
   assert.equal(covers('git apply p.diff', grant('{git apply,git apply *}')), false, 'git apply p.diff: covered by {git apply,git apply *}');
   assert.equal(c('cpio -o -F u@h.test:a.cpio').action, 'transfer');
   assert.deepEqual(c('find . | cpio -o -F a.cpio').resources, ['/tmp/w', '/tmp/w/a.cpio']);
+  // cpio -o and zip -@ archive what standard input names (lead, session 28): `cpio -o < list > k`
+  // copied ~/.ssh into the project under a grant for it, if the list named it.
+  for (const line of ['cpio -o < list > k.cpio', 'cpio --create -F k.cpio < list', 'find . | cpio -o -F a.cpio', 'zip k.zip -@ < list', 'zip -r@ k.zip < list', 'zip k.zip --names-stdin < list', 'cat list | zip -q k.zip --names-stdin']) {
+    assert.ok(c(line).parts.some((p) => p.unlisted), `${line}: ${JSON.stringify(c(line).parts)}`);
+    assert.equal(covers(line, grant('/tmp/w/**')), false, `${line}: covered by /tmp/w/**`);
+  }
+  assert.equal(covers('zip k.zip a.txt', grant('/tmp/w/**')), true, 'control: zip of a named file in the task is covered');
 });
 
 test('chrt PRIORITY CMD and taskset MASK CMD: the word before the command is not the command (chrt 1 rm -rf ~ was a program named 1, and {chrt,chrt *} covered it); strace -f CMD runs CMD', () => {

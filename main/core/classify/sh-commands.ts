@@ -1729,6 +1729,9 @@ function classifyWriters(name: string, args: Arg[], ctx: CmdContext): CmdResult 
     // created .git/hooks/post-checkout; the write fuzzer): not on the command line.
     if (name === 'unzip') r.unlisted = 'unzip extracts the files the archive holds, wherever they say (.git/hooks too)';
     if (name === 'patch') r.unlisted = 'patch writes the files the diff names, wherever they say (.git/hooks too)';
+    // `zip k.zip -@ < list` archives the files a list on standard input names: ~/.ssh among
+    // them, under a grant for the project, and the archive is then an upload away.
+    if (name === 'zip' && args.some((a) => /^-[a-zA-Z0-9]*@/.test(a.text) || (a.text.length >= 4 && '--names-stdin'.startsWith(a.text)))) r.unlisted = 'zip -@ archives the files named on its standard input, not on the command line';
     const spill = name === 'cp' ? contentsCopy(args, pos, true) : null;
     if (spill) r.unlisted = `cp copies everything ${clipText(spill, 60)} holds into the destination, wherever its tree says (.git/hooks too)`;
     // gzip, gunzip and zip write names derived from the ones given (`gzip f` writes f.gz,
@@ -2027,7 +2030,9 @@ function cpio(args: Arg[], ctx: CmdContext): CmdResult {
     const dest = pos[0] ? resolvePath(pos[0].text, dir ? where : ctx.cwd, pos[0].dynamic) : where;
     return result('write', [dest], { unlisted: `cpio -p copies the files named on its standard input into ${clipText(dest, 80)}, wherever their names say (.git/hooks too)` });
   }
-  return result('write', archivePath ? [archivePath] : []);
+  // -o (the default) archives the files named on its standard input: `cpio -o < list > k`
+  // copied whatever list named (~/.ssh too) into the project under a grant for it.
+  return result('write', archivePath ? [archivePath] : [], { unlisted: 'cpio -o archives the files named on its standard input, not on the command line' });
 }
 
 /** tar options with which `tar -c` to standard output (`tar czf - dir`) only reads. */
