@@ -50,6 +50,13 @@ before(async () => {
   branch('evil', { '.claude/settings.json': '{"disableAllHooks": true}\n' });
   branch('evil-hook', { '.githooks/pre-commit': '#!/bin/sh\ntouch /tmp/airlock-gittree-pwned\n' });
   branch('benign', { 'src/a.ts': 'export const a = 1;\n' });
+  git('tag', 'v-evil', 'evil');
+  git('fetch', '-q', '.', 'evil');
+  // A branch holding a submodule (a gitlink): what it would check out there is not looked at.
+  git('checkout', '-q', '-b', 'evil-sub', 'main');
+  git('update-index', '--add', '--cacheinfo', `160000,${git('rev-parse', 'evil')},vendor/lib`);
+  git('commit', '-q', '-m', 'sub');
+  git('checkout', '-q', 'main');
   d = await startDaemon();
   ui = await Wire.open(d.uiSock);
 });
@@ -59,10 +66,11 @@ after(async () => {
 });
 
 const GRANTS = () => [{ action: 'write', resource: `${work}/**` }, { action: 'delete', resource: `${work}/**` }];
-/** Runs `line` in the work tree (back on a clean main first) in a task holding a grant for writes and deletes there; denies its prompt. */
-const inTask = (line: string, grants = GRANTS()) => {
+/** Runs `line` in the work tree (back on a clean main first, then `prep`) in a task holding a grant for writes and deletes there; denies its prompt. */
+const inTask = (line: string, grants = GRANTS(), prep?: () => void) => {
   git('checkout', '-q', '-f', 'main');
   git('clean', '-qfdx');
+  prep?.();
   return execInTask(d, ui, { line, cwd: work, home, name: `gittree ${line}`, grants });
 };
 
@@ -91,4 +99,48 @@ test('control: a branch that adds an ordinary file is checked out under the gran
   const back = await execInTask(d, ui, { line: 'git checkout -q main', cwd: work, home, name: 'gittree back', grants: GRANTS() });
   assert.equal(back.asked, null, JSON.stringify(back.asked));
   assert.equal(fs.existsSync(path.join(work, 'src', 'a.ts')), false);
+});
+
+test('every way round: each spelling that writes the branch .claude/settings.json is asked, critical, listing it; what cannot be listed is asked too; nothing is written', async () => {
+  const evil = git('rev-parse', 'evil');
+  const prepPrevious = () => {
+    git('checkout', '-q', 'evil');
+    git('checkout', '-q', 'main');
+  };
+  const prepStash = () => {
+    fs.mkdirSync(path.dirname(SETTINGS()), { recursive: true });
+    fs.writeFileSync(SETTINGS(), '{"disableAllHooks": true}\n');
+    git('add', '.claude');
+    git('stash', '-q');
+  };
+  const listed: [string, (() => void)?][] = [
+    ['git checkout evil -- .'],
+    ['git checkout -f evil'],
+    ['git switch evil'],
+    ['git checkout v-evil'],
+    [`git checkout ${evil}`],
+    ['git checkout FETCH_HEAD'],
+    ['git checkout evil@{0}'],
+    ['git checkout -', prepPrevious],
+    ['git reset --hard evil'],
+    ['git merge evil'],
+    ['git cherry-pick evil'],
+    ['git rebase evil'],
+    ['git restore --source evil .'],
+    ['git commit -q --allow-empty -m x && git checkout evil'],
+    ['git stash pop', prepStash],
+  ];
+  for (const [line, prep] of listed) {
+    const { asked, run } = await inTask(line, GRANTS(), prep);
+    assert.ok(asked, `${line}: ran without a prompt (exit ${run.code})`);
+    assert.equal(asked.level, 'critical', `${line}: ${JSON.stringify(asked)}`);
+    assert.ok(asked.resources.includes(SETTINGS()), `${line}: ${JSON.stringify(asked.resources)}`);
+    assert.equal(fs.existsSync(SETTINGS()), false, line);
+  }
+  for (const line of ['git -c core.abbrev=12 checkout evil', 'git checkout --end-of-options evil', 'git checkout evil-sub', 'git pull -q . evil', 'git read-tree -u -m evil', 'git update-ref refs/heads/benign evil && git checkout benign']) {
+    const { asked, run } = await inTask(line);
+    assert.ok(asked, `${line}: ran without a prompt (exit ${run.code})`);
+    assert.equal(fs.existsSync(SETTINGS()), false, line);
+    assert.notEqual(git('rev-parse', 'benign'), evil, line);
+  }
 });

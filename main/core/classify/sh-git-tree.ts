@@ -56,7 +56,13 @@ function parse(args: WordValue[], flags: string, values = ''): Parsed {
       out.dashdash = true;
       continue;
     }
-    if (!a.text.startsWith('-') || a.text === '-') {
+    if (a.text === '-') {
+      // `git checkout -`, `git merge -`, `git rebase -`, `git cherry-pick -`: the branch checked
+      // out before (git reads `-` as `@{-1}`), never a path.
+      out.pos.push({ ...a, text: '@{-1}' });
+      continue;
+    }
+    if (!a.text.startsWith('-')) {
       out.pos.push(a);
       continue;
     }
@@ -108,7 +114,9 @@ export function gitTreeChange(sub: string, rest: WordValue[], cwd: string | unde
       // `checkout REV -- paths`, `checkout -- paths`: the paths from REV (or the index).
       if (p.dashdash) return ask({ kind: 'tree', rev: first ? first.text : null, within: within(p.after, dir) });
       if (!first) return force ? ask({ kind: 'switch', rev: 'HEAD', force }) : null;
-      // Without `--` git decides: a revision when the first word names one, paths otherwise.
+      // Without `--` git decides: a revision when the first word names one, paths otherwise. A
+      // word that is not a plain revision may still name one (`HEAD@{1 day ago}`): unknown.
+      if (!rev(first)) return { unknown: `${first.text.slice(0, 40)} may name a revision Airlock does not read` };
       return ask({ kind: 'checkout', word: rev(first), path: within([first], dir), rest: within(p.pos.slice(1), dir), force });
     }
     case 'switch': {
