@@ -15,6 +15,9 @@
 //   closed at once, after the socket's own refusal text if its protocol has one (a JSON-RPC
 //   error line; the SSH agent protocol has none, so it is just closed), and handed to
 //   `onRefused` to be recorded (overCapAttempt; the recorder coalesces a flood of them).
+//   A socket that can tell where a peer's connections come from (originOf: agent.sock,
+//   the remote whose ssh forward the peer holds) caps those apart and below the socket's
+//   cap, so two remotes at their per-process cap cannot fill it and starve this machine.
 import { claudeConfigValuesOf, type ConfigEnvValue } from './claude-config-env';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -51,7 +54,22 @@ export interface PrivateSocketOptions {
   /** What to send a connection over a cap before closing it (the protocol's own error), if anything. */
   refusal?(why: string): string | undefined;
   /** Caps on open connections (default CONNECTION_LIMITS). */
-  limits?: { perSocket: number; perPeer: number };
+  limits?: ConnectionLimits;
+  /**
+   * Where a peer's connections come from when not simply from this machine (null): agent.sock
+   * names the remote whose forward the peer ssh holds. Such origins meet `perOrigin` each and
+   * `allOrigins` together, below `perSocket`, so they can never take this machine's last places.
+   */
+  originOf?(cred: PeerCred): string | null;
+}
+
+export interface ConnectionLimits {
+  perSocket: number;
+  perPeer: number;
+  /** Each origin (originOf) at most this many open at once. */
+  perOrigin?: number;
+  /** All origins together at most this many: `perSocket - allOrigins` places stay this machine's. */
+  allOrigins?: number;
 }
 
 /**
@@ -77,9 +95,11 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
   ensurePrivateDir(path.dirname(sockPath));
   await removeStaleSocket(sockPath, opts.busyMessage ?? `another Airlock is already serving ${sockPath}; stop it first (or set AIRLOCK_HOME to use another place)`);
   const myUid = process.getuid?.() ?? -1;
-  const limits = opts.limits ?? CONNECTION_LIMITS;
+  const limits: ConnectionLimits = opts.limits ?? CONNECTION_LIMITS;
   let open = 0;
   const ofPeer = new Map<string, number>();
+  let fromOrigins = 0;
+  const ofOrigin = new Map<string, number>();
   const refuse = (socket: net.Socket, cred: PeerCred, why: string) => {
     socket.on('error', () => undefined);
     try {
@@ -121,6 +141,19 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
     const mine = ofPeer.get(key) ?? 0;
     if (open >= limits.perSocket) return refuse(socket, cred, `too many connections to ${path.basename(sockPath)} (limit ${limits.perSocket} open at once); close idle ones and retry`);
     if (mine >= limits.perPeer) return refuse(socket, cred, `too many connections from process ${cred.pid} (limit ${limits.perPeer} open at once); close idle ones and retry`);
+    let origin: string | null = null;
+    try {
+      origin = opts.originOf?.(cred) ?? null;
+    } catch {
+      // Unknown: counted as this machine's, as before origins were told apart.
+    }
+    if (origin !== null) {
+      const theirs = ofOrigin.get(origin) ?? 0;
+      if (limits.perOrigin !== undefined && theirs >= limits.perOrigin) return refuse(socket, cred, `too many connections from ${origin} (limit ${limits.perOrigin} open at once; this machine keeps its own places); close idle ones and retry`);
+      if (limits.allOrigins !== undefined && fromOrigins >= limits.allOrigins) return refuse(socket, cred, `too many connections from other machines (limit ${limits.allOrigins} open at once in all; this machine keeps its own places); close idle ones and retry`);
+      ofOrigin.set(origin, theirs + 1);
+      fromOrigins++;
+    }
     open++;
     ofPeer.set(key, mine + 1);
     socket.once('close', () => {
@@ -128,6 +161,11 @@ export async function listenPrivate(sockPath: string, opts: PrivateSocketOptions
       const n = (ofPeer.get(key) ?? 1) - 1;
       if (n > 0) ofPeer.set(key, n);
       else ofPeer.delete(key);
+      if (origin === null) return;
+      fromOrigins--;
+      const m = (ofOrigin.get(origin) ?? 1) - 1;
+      if (m > 0) ofOrigin.set(origin, m);
+      else ofOrigin.delete(origin);
     });
     let info: ProcessInfo | undefined;
     let configEnv: readonly ConfigEnvValue[] | undefined;

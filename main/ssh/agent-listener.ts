@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import type * as net from 'node:net';
 import { FRAME_STALL_MS, guardFrameStall } from '../os/frame-stall';
-import { closePrivate, listenPrivate } from '../os/private-socket';
+import { closePrivate, CONNECTION_LIMITS, listenPrivate } from '../os/private-socket';
 import type { PeerCred } from '../os/peer';
 import type { AgentCore, Conn } from './agent-server';
 import { type AgentMessage, FAILURE_FRAME, FrameDecoder, parseMessage } from './protocol';
@@ -12,6 +12,13 @@ import { SessionBinds } from './session-bind';
 
 /** Messages one connection may have waiting before we stop reading from it. */
 const MAX_QUEUED = 32;
+
+/**
+ * agent.sock's connections from remotes (os/private-socket.ts originOf): 64 for each remote
+ * and 128 for all of them together, so at least 128 of the socket's 256 stay this machine's.
+ * An honest server holds a few (one per ssh or git using the forward at that moment).
+ */
+export const FORWARD_LIMITS = { perOrigin: 64, allOrigins: 128 } as const;
 
 let connCounter = 0;
 
@@ -37,7 +44,14 @@ export class AgentListener {
       },
       // Over a connection cap: the agent protocol has no unsolicited error, so it is just
       // closed (ssh then says "agent refused operation" / "communication with agent failed").
-      onRefused: (cred, why) => this.core.deps.onRejected?.({ summary: 'connection refused: too many open connections', reason: why, facts: { ...cred, socket: this.socketPath }, task: this.boundTask }),
+      onRefused: (cred, why) => {
+        const remote = this.boundTask === undefined ? this.core.forwardOf(cred)?.remote : undefined;
+        this.core.deps.onRejected?.({ summary: 'connection refused: too many open connections', reason: why, facts: { ...cred, socket: this.socketPath }, task: this.boundTask, ...(remote ? { remote } : {}) });
+      },
+      // On agent.sock, the connections of an ssh holding a remote's forward are the remote's
+      // (what its server opens through the forward): capped apart, so remotes never take
+      // this machine's own places (a task's socket is this machine's alone).
+      ...(this.boundTask === undefined ? { originOf: (cred: PeerCred) => this.core.forwardOf(cred)?.remote.name ?? null, limits: { ...CONNECTION_LIMITS, ...FORWARD_LIMITS } } : {}),
       busyMessage: `another agent is already listening on ${this.socketPath}`,
       // The agent reads the process itself, through its cache (process-cache.ts), and only when signing.
       lazyProcess: true,

@@ -120,6 +120,9 @@ export class AgentCore {
     }
   }
 
+  /** The remote whose forward a peer ssh holds (remoteOf); its process is cached for handle(). */
+  forwardOf = (cred: PeerCred): ForwardedFrom | null => this.deps.remoteOf?.(this.processOf(cred)) ?? null;
+
   private visible(c: Conn): Set<string> | null {
     return c.boundTask === undefined ? null : this.deps.keyScope.keysVisibleTo(c.boundTask);
   }
@@ -130,8 +133,7 @@ export class AgentCore {
       return this.reject(c, msg.code === null ? 'agent message refused' : `agent message of type ${msg.code} refused`, msg.why, { type: msg.code });
     }
     const onTaskSocket = c.boundTask !== undefined;
-    // A removed remote's still-open session is answered nothing (not even its key list). A
-    // session-bind passes: it asks nothing, and tells this machine's own ssh login apart (forwardedFrom).
+    // A removed remote's open session gets nothing; a session-bind asks nothing and tells our own ssh login apart.
     const from = onTaskSocket || (msg.type === 'extension' && msg.name === SESSION_BIND) ? null : this.forwardedFrom(c);
     if (from?.removed) return this.refuseRemoved(c, msg.type === 'list' ? 'key list' : msg.type === 'sign' ? 'signature' : `${msg.type} message`, from);
     if (lock.locked && msg.type !== 'unlock') {
