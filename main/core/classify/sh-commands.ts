@@ -19,6 +19,7 @@ import { isHomePath, resolvePath, type WordValue } from './sh-words';
 import { isWithin } from './path-within';
 import { expandBraces } from './sh-braces';
 import { cmake, make } from './sh-build';
+import { treeSecrets } from './sh-trees';
 import { aliasesOf, type Alias } from './sh-links';
 
 export type Arg = WordValue;
@@ -1510,6 +1511,12 @@ export function classifyArgv(argv: Arg[], ctx: CmdContext, depth = 0): CmdResult
     }
   }
   const classified = classifyNamed(name, args, ctx, depth);
+  // `grep -r X ~`, `tar c /`: a read of a tree holding the home directory names its keys too (sh-trees.ts).
+  const { trees, secrets } = treeSecrets(name, args, classified.resources);
+  if (secrets.length) {
+    classified.resources.push(...secrets);
+    classified.reasons.push({ level: 'medium', reason: `${clipText(name, 20)} reads every file under ${clipText(trees.join(', '), 60)}, the keys in ${secrets[0]} too` });
+  }
   return classified;
 }
 
