@@ -209,7 +209,7 @@ export function airlockDirs(env: NodeJS.ProcessEnv): string[] {
  */
 export function refuseUnsafeSandbox(cwd: string, readOnly: readonly string[], env: NodeJS.ProcessEnv): string[] {
   const own = airlockDirs(env);
-  const unsafe = unsafeSandboxCwd(realPath(cwd), realPath(sandboxHome(env)), own) ?? readOnly.map((r) => unsafeSandboxReadOnly(realPath(r), own)).find((x) => x !== null) ?? null;
+  const unsafe = unsafeSandboxCwd(realPath(cwd), realPath(sandboxHome(env)), own) ?? readOnly.map((r) => unsafeSandboxReadOnly(realPath(r), own, realPath(sandboxHome(env)))).find((x) => x !== null) ?? null;
   if (unsafe) throw new ExecStop('usage', `--sandbox: ${unsafe}; nothing was run`);
   // Other programs' sockets (tmux, X11, D-Bus, ssh-agent): refused or hidden (sandbox-sockets.ts).
   const plan = sandboxSocketPlan(realPath(cwd), readOnly.map(realPath), env, process.getuid?.() ?? 0);

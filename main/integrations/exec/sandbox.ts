@@ -82,10 +82,26 @@ export function unsafeSandboxCwd(cwd: string, home: string | null, airlock: read
   return null;
 }
 
-/** Why `--ro PATH` cannot be shared (it lies inside one of Airlock's own directories), or null. Real paths. */
-export function unsafeSandboxReadOnly(p: string, airlock: readonly string[]): string | null {
+/**
+ * The host's kernel trees: the sandbox has its own /proc (its pid namespace) and /dev (a few
+ * safe devices); a `--ro` bind of the host's would lay them over those — every process's
+ * command line (another task's `airlock exec --task TOKEN`), and without a user namespace
+ * `/proc/PID/root` of the human's processes, a way to the real, writable files; the host's
+ * device list and /dev/shm; the kernel's and devices' state in /sys.
+ */
+const HOST_TREES = ['/proc', '/dev', '/sys'];
+
+/**
+ * Why `--ro PATH` cannot be shared, or null: it lies inside one of Airlock's own
+ * directories, is or holds one of the host's kernel trees (HOST_TREES: `--ro /` too), or
+ * holds the home directory (~/.ssh, as for a working directory). Real paths.
+ */
+export function unsafeSandboxReadOnly(p: string, airlock: readonly string[], home: string | null = null): string | null {
   const own = airlock.find((a) => inside(p, a));
   if (own) return `--ro ${p} is inside Airlock's own directory ${own} (its sockets, database and keys never go into a sandbox); share a project directory`;
+  const tree = HOST_TREES.find((t) => inside(p, t) || inside(t, p));
+  if (tree) return `--ro ${p} ${inside(p, tree) ? 'is inside' : 'holds'} ${tree}, the host's ${tree === '/proc' ? 'processes (their command lines, and a way to their files)' : tree === '/dev' ? 'devices and shared memory' : 'kernel and device state'}; the sandbox has its own /proc and /dev: share a project directory`;
+  if (home && inside(home, p)) return `--ro ${p} holds your home directory (~/.ssh would be visible); share a project directory`;
   return null;
 }
 
