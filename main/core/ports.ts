@@ -317,7 +317,9 @@ export type RepoLookalikeProbe = (cwd: string) => string | null;
  * - `checkout`: `git checkout WORD …` without `--`, where git decides whether WORD is a
  *   revision (then `rest` are paths from it) or a path (then WORD is one more path);
  * - `merge`, `pick` (cherry-pick and revert: each commit against its parents), `rebase`
- *   (the checkout of onto/upstream, then each replayed commit), `stash` (apply/pop).
+ *   (the checkout of onto/upstream, then each replayed commit), `stash` (apply/pop),
+ *   `worktree` (worktree add: every file of `rev`, or of the branch `guess` names when it names
+ *   one and HEAD otherwise, written under `dir`).
  * `afterCommit`: an earlier part of the same line ran git add or commit, which move the index
  * and HEAD before this runs: the work tree's changes are listed too.
  */
@@ -330,7 +332,8 @@ export interface GitTreeSpec {
     | { kind: 'merge'; revs: string[] }
     | { kind: 'pick'; revs: string[] }
     | { kind: 'rebase'; upstream: string; onto: string | null; branch: string | null }
-    | { kind: 'stash'; rev: string };
+    | { kind: 'stash'; rev: string }
+    | { kind: 'worktree'; dir: string; rev: string | null; guess: string | null };
   afterCommit?: boolean;
 }
 

@@ -18,7 +18,8 @@ type Op =
   | { kind: 'merge'; revs: string[] }
   | { kind: 'pick'; revs: string[] }
   | { kind: 'rebase'; upstream: string; onto: string | null; branch: string | null }
-  | { kind: 'stash'; rev: string };
+  | { kind: 'stash'; rev: string }
+  | { kind: 'worktree'; dir: string; rev: string | null; guess: string | null };
 export interface TreeSpec {
   cwd: string;
   op: Op;
@@ -41,12 +42,14 @@ export function gitTreeWrites(spec: TreeSpec, ms = GIT_TREE_LIMITS.ms): TreeAnsw
     const { entries, within } = look(l, spec);
     const byPath = new Map<string, Entry>();
     for (const e of entries) byPath.set(e.path, e);
-    let paths = [...byPath.keys()].map((p) => path.join(top, p));
+    // worktree add writes the tree under its new directory, not under this work tree.
+    const base = spec.op.kind === 'worktree' ? spec.op.dir : top;
+    let paths = [...byPath.keys()].map((p) => path.join(base, p));
     if (within) paths = paths.filter((p) => within.some((w) => p === w || p.startsWith(w.endsWith('/') ? w : `${w}/`)));
     paths = [...new Set(paths)].sort();
     if (paths.length > GIT_TREE_LIMITS.paths) return { unknown: `it writes ${paths.length} files: too many to judge one by one` };
     const linkOids = new Map<string, string>();
-    for (const e of entries) if (e.mode === '120000' && linkOids.size < 16) linkOids.set(path.join(top, e.path), e.oid);
+    for (const e of entries) if (e.mode === '120000' && linkOids.size < 16) linkOids.set(path.join(base, e.path), e.oid);
     const links = [...linkOids].filter(([p]) => paths.includes(p)).map(([p, oid]) => ({ path: p, target: l.linkTarget(oid) }));
     return { paths, links, hooksDir: l.hooksDir() };
   } catch (e) {
@@ -131,6 +134,13 @@ function look(l: Looker, spec: TreeSpec): { entries: Entry[]; within: string[] |
       const start = l.must(op.branch ?? 'HEAD');
       const base = l.must(op.onto ?? op.upstream);
       out.push(...l.diffTrees(start, base), ...l.replayed(l.must(op.upstream), start));
+      return { entries: out, within: null };
+    }
+    case 'worktree': {
+      // `git worktree add DIR` without a commit takes the branch named like DIR's last part
+      // when there is one (or one remote's), a new branch from HEAD otherwise.
+      const guessed = op.rev === null && op.guess !== null ? (l.resolve(op.guess) ?? (remoteGuesses(l, op.guess).length === 1 ? l.resolve(remoteGuesses(l, op.guess)[0]) : null)) : null;
+      out.push(...l.allOf(op.rev !== null ? l.must(op.rev) : (guessed ?? l.must('HEAD'))));
       return { entries: out, within: null };
     }
     case 'stash': {

@@ -144,3 +144,14 @@ test('every way round: each spelling that writes the branch .claude/settings.jso
     assert.notEqual(git('rev-parse', 'benign'), evil, line);
   }
 });
+
+test('git worktree add writes the whole tree of its commit into the new directory (the branch named like the directory when none is given): listed, so the settings there are asked', async () => {
+  for (const [line, dir] of [['git worktree add -q wt evil', 'wt'], ['git worktree add -q evil', 'evil']]) {
+    const { asked, run } = await inTask(line);
+    assert.ok(asked, `${line}: ran without a prompt (exit ${run.code})`);
+    const settings = path.join(work, dir, '.claude', 'settings.json');
+    assert.ok(asked.resources.includes(settings), `${line}: ${JSON.stringify(asked.resources)}`);
+    assert.equal(asked.level, 'critical', line);
+    assert.equal(fs.existsSync(settings), false, line);
+  }
+});

@@ -42,6 +42,9 @@ const ASKED: [string, GitTreeSpec['op']][] = [
   ['git stash', { kind: 'tree', rev: 'HEAD', within: null }],
   ['git stash push -- src', { kind: 'tree', rev: 'HEAD', within: ['/repo/src'] }],
   ['git checkout-index -a -f', { kind: 'tree', rev: null, within: null }],
+  ['git worktree add wt evil', { kind: 'worktree', dir: '/repo/wt', rev: 'evil', guess: null }],
+  ['git worktree add ../evil', { kind: 'worktree', dir: '/evil', rev: null, guess: 'evil' }],
+  ['git worktree add -b x ../wt', { kind: 'worktree', dir: '/wt', rev: 'HEAD', guess: null }],
 ];
 
 test('git commands that rewrite the work tree pose the question of what they write to the daemon', () => {

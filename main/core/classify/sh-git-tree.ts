@@ -208,6 +208,20 @@ export function gitTreeChange(sub: string, rest: WordValue[], cwd: string | unde
       const all = p.opts.has('-a') || p.opts.has('--all');
       return ask({ kind: 'tree', rev: null, within: all ? null : within([...p.pos, ...p.after], dir) });
     }
+    case 'worktree': {
+      if (rest[0]?.text !== 'add') return null;
+      const p = parse(rest.slice(1), `${QUIET} -f --force --detach --checkout --lock --track --no-track --guess-remote --no-guess-remote --no-checkout --orphan`, '-b -B --reason');
+      if (p.unknown) return bad(p);
+      if (p.opts.has('--no-checkout') || p.opts.has('--orphan')) return null;
+      const where = p.pos[0];
+      if (!where || p.pos.length > 2 || p.after.length) return { unknown: 'git worktree add without a plain directory and commit' };
+      const target = p.pos[1] ? rev(p.pos[1]) : null;
+      if (p.pos[1] && !target) return { unknown: `${p.pos[1].text.slice(0, 40)} is not a plain revision` };
+      const dirAbs = path.posix.normalize(resolvePath(where.text, dir));
+      const named = p.opts.has('-b') || p.opts.has('-B') || p.opts.has('--detach');
+      const guess = target === null && !named ? rev(path.posix.basename(dirAbs)) : null;
+      return ask({ kind: 'worktree', dir: dirAbs, rev: target ?? (named ? 'HEAD' : null), guess });
+    }
     case 'read-tree':
       return rest.some((a) => a.dynamic || a.text === '-u' || /^-[a-z]*u/.test(a.text) || a.text === '--reset') ? { unknown: 'git read-tree -u writes the trees it reads into the work tree' } : null;
     case 'pull':
