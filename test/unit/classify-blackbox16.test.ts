@@ -135,3 +135,12 @@ test('a read of every file under the home directory, the root or a home (grep -r
     assert.equal(memory.secretRead, undefined, line);
   }
 });
+
+test('a wrapper option that takes a value hides no command: sudo -iu USER, systemd-run --unit/--property/--working-directory, numactl -N (each judged its value as the program, and the path the command deletes was named nowhere)', () => {
+  const res = (line: string) => classifyShell(line, '/repo').resources;
+  for (const line of ['sudo -iu bob rm -rf /srv/data', 'systemd-run --unit x rm -rf /srv/data', 'systemd-run --property CPUQuota=5% rm -rf /srv/data', 'numactl -N 0 rm -rf /srv/data', 'numactl --cpunodebind 0 rm -rf /srv/data']) {
+    assert.ok(res(line).includes('/srv/data'), `${line}: ${JSON.stringify(res(line))}`);
+  }
+  assert.ok(res('systemd-run --working-directory=/etc rm passwd').includes('/etc/passwd'), 'relative paths are under --working-directory');
+  assert.ok(res('sudo -gwheel rm -rf /srv/data').includes('/srv/data'), 'control: a value joined to its letter');
+});

@@ -1032,6 +1032,10 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
       if (!a.startsWith('-') || a === '-') break;
       // getopt_long takes an abbreviation: `--wd` as `--w`, `--adjustment` as `--adj`.
       if (withValue.has(a) || (a.startsWith('--') && a.length >= 3 && !a.includes('=') && [...withValue].some((o) => o.startsWith(a)))) i += 2;
+      // A cluster whose last letter takes a value takes the next word (`sudo -iu bob rm /x`: bob
+      // is -u's, rm is the command; it was judged as a program named bob). An earlier such
+      // letter takes the rest of the word (`-gwheel`).
+      else if (/^-[a-zA-Z0-9]{2,}$/.test(a) && [...a.slice(1)].findIndex((ch) => withValue.has(`-${ch}`)) === a.length - 2) i += 2;
       else i++;
     }
     return args.slice(i);
@@ -1213,6 +1217,15 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
     case 'machinectl':
     case 'tmux':
       return name === 'machinectl' && args[0]?.text !== 'shell' ? null : name === 'tmux' && !/^(new-session|new|new-window|neww|split-window|splitw|respawn-pane|respawnp|run-shell|run)$/.test(args[0]?.text ?? '') ? null : { args: [], reason: wraps(name === 'machinectl' ? 'in another machine or container' : name === 'tmux' ? 'in a terminal multiplexer' : 'again whenever files change') };
+    case 'systemd-run': {
+      // --working-directory DIR runs the command in DIR (-d: here); its relative paths are there.
+      const rest = skipOpts(WRAPPER_VALUES[name]!);
+      const opts = args.slice(0, args.length - rest.length);
+      const k = opts.findIndex((a) => /^--working-directory(=|$)/.test(a.text));
+      const joined = k >= 0 ? /^--working-directory=(.*)$/s.exec(opts[k]!.text) : null;
+      const chdir = k < 0 ? undefined : joined ? { text: joined[1]!, dynamic: opts[k]!.dynamic } : opts[k + 1] ?? { text: '(systemd-run\'s directory)', dynamic: true };
+      return { args: rest, reason: wraps('as a transient systemd unit'), ...(chdir ? { chdir } : {}) };
+    }
     case 'setpriv':
     case 'prlimit':
     case 'cpulimit':
@@ -1236,7 +1249,6 @@ function unwrap(name: string, args: Arg[]): { args: Arg[]; reason: RiskReason; s
     case 'catchsegv':
     case 'xvfb-run':
     case 'dbus-launch':
-    case 'systemd-run':
     case 'sg':
     case 'ssh-agent':
       return { args: skipOpts(WRAPPER_VALUES[name] ?? new Set(['-o', '-e', '-p', '-s', '-u', '-f', '-c'])), reason: wraps(`under ${name}`) };
@@ -1348,6 +1360,9 @@ const WRAPPER_VALUES: Record<string, Set<string> | undefined> = lookupTable({
   valgrind: new Set(),
   cgexec: new Set(['-g']),
   'systemd-inhibit': new Set(['--what', '--who', '--why', '--mode']),
+  // `systemd-run --unit x rm /x` and `numactl -N 0 rm /x` were judged as programs named x and 0.
+  'systemd-run': new Set(['-u', '--unit', '-p', '--property', '--description', '--slice', '--uid', '--gid', '--nice', '-E', '--setenv', '-H', '--host', '-M', '--machine', '--service-type', '--working-directory', '--on-active', '--on-boot', '--on-startup', '--on-unit-active', '--on-unit-inactive', '--on-calendar', '--timer-property', '--path-property', '--socket-property']),
+  numactl: new Set(['-i', '--interleave', '-p', '--preferred', '-m', '--membind', '-N', '--cpunodebind', '-C', '--physcpubind', '-w', '--weighted-interleave']),
   'dbus-run-session': new Set(['--config-file', '--dbus-daemon']),
 });
 
