@@ -219,7 +219,7 @@ const ECHO_SERVER = `
 let buf='';
 process.stdin.on('data',d=>{buf+=d;let i;while((i=buf.indexOf('\\n'))>=0){const l=buf.slice(0,i);buf=buf.slice(i+1);
  let m;try{m=JSON.parse(l)}catch{console.log(JSON.stringify({jsonrpc:'2.0',id:null,error:{code:-32700,message:'server saw garbage'}}));continue}
- if(m.method==='ping'&&m.params&&m.params.quit)process.exit(5);
+ if(m.method==='notifications/roots/list_changed')process.exit(5);
  if(m.method==='tools/list'){console.log(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{tools:[{name:'rm',annotations:{destructiveHint:true}},{name:'look',annotations:{readOnlyHint:true}}]}}));continue}
  if(m.id!==undefined)console.log(JSON.stringify({jsonrpc:'2.0',id:m.id,result:{echo:m.method,params:m.params}}));}});
 process.stdin.on('end',()=>process.exit(3));
@@ -263,7 +263,7 @@ describe('MCP proxy framing, hostile input and exit codes', () => {
     assert.equal((x.lines.find((l) => l.id === 3) as { result: { echo: string } }).result.echo, 'ping');
     assert.ok(!x.lines.some((l) => (l.result as { echo?: string } | undefined)?.echo === 'tools/call' && l.id !== 'r1'), 'no unchecked call reached the server');
     assert.match(x.err(), /without an id/);
-    x.send('{"jsonrpc":"2.0","id":9,"method":"ping","params":{"quit":true}}\n');
+    x.send('{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}\n');
     assert.equal(await x.exit, 5);
   });
 
@@ -288,7 +288,7 @@ describe('MCP proxy framing, hostile input and exit codes', () => {
     x.send('{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
     await waitFor(() => x.lines.some((l) => l.id === 2), 'ping answer', 15_000);
     assert.ok(!x.lines.some((l) => l.id === 'c1'), JSON.stringify(x.lines));
-    x.send('{"jsonrpc":"2.0","id":9,"method":"ping","params":{"quit":true}}\n');
+    x.send('{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}\n');
     assert.equal(await x.exit, 5);
   });
 

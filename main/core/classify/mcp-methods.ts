@@ -16,7 +16,9 @@
 // content), completion/complete (suggestions for an argument the human is typing; asked per
 // keystroke, and what it returns is a list of values, not a resource's content),
 // logging/setLevel, and the server's roots/list, elicitation/create (the client asks the
-// human directly) and ping.
+// human directly) and ping — as long as their params hold only the protocol's own fields,
+// within a few KB (PLUMBING). A `ping` with `{"secret": …}`, a 100 KB cursor: data for the
+// server, which is asked (and so recorded) like a method nobody knows.
 import type { Action } from '../../contract/constants';
 import { MAX_CALL_RESOURCES, mcpResourcesOf } from './mcp';
 import { MAX_URI_CHARS, uriTarget } from './mcp-uri';
@@ -32,6 +34,48 @@ const PASSED_CLIENT_METHODS = new Set([
   'completion/complete', 'logging/setLevel', 'tasks/get', 'tasks/list', 'tasks/result', 'tasks/cancel',
   'notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed', 'notifications/tasks/status',
 ]);
+
+/**
+ * What a passed method's params may hold (besides `_meta`) and how large they may be as
+ * JSON; `keys: null`: any. Sizes are generous for the protocol's own values (cursors,
+ * clientInfo, a typed prefix) and far below what would carry a file.
+ */
+const LIST = { keys: ['cursor'], chars: 4096 };
+const PLUMBING: Record<string, { keys: readonly string[] | null; chars: number }> = {
+  initialize: { keys: ['protocolVersion', 'capabilities', 'clientInfo'], chars: 16384 },
+  ping: { keys: [], chars: 256 },
+  'tools/list': LIST, 'resources/list': LIST, 'resources/templates/list': LIST, 'prompts/list': LIST, 'tasks/list': LIST,
+  'resources/unsubscribe': { keys: ['uri'], chars: 4096 },
+  'completion/complete': { keys: ['ref', 'argument', 'context'], chars: 8192 },
+  'logging/setLevel': { keys: ['level'], chars: 256 },
+  'tasks/get': { keys: ['taskId'], chars: 1024 }, 'tasks/result': { keys: ['taskId'], chars: 1024 }, 'tasks/cancel': { keys: ['taskId'], chars: 1024 },
+  'notifications/initialized': { keys: [], chars: 256 },
+  'notifications/cancelled': { keys: ['requestId', 'reason'], chars: 2048 },
+  'notifications/progress': { keys: ['progressToken', 'progress', 'total', 'message'], chars: 2048 },
+  'notifications/roots/list_changed': { keys: [], chars: 256 },
+  'notifications/tasks/status': { keys: null, chars: 2048 },
+};
+
+/**
+ * Why the params of a passed client method carry more than the protocol's plumbing (a key it
+ * does not have, more than its size), or null when they do not. Such a message is asked,
+ * never passed unrecorded.
+ */
+export function passedCarries(method: string, params: unknown): string | null {
+  const rule = PLUMBING[method];
+  if (!rule || params === undefined) return null;
+  if (!isObject(params)) return `${method} params that are not an object (${Array.isArray(params) ? 'an array' : typeof params}): data for the server beyond the protocol's own`;
+  const odd = rule.keys ? Object.keys(params).filter((k) => k !== '_meta' && !rule.keys!.includes(k)) : [];
+  if (odd.length) return `${method} carries fields it does not have (${odd.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 40))).join(', ')}${odd.length > 5 ? ` and ${odd.length - 5} more` : ''}): data for the server beyond the protocol's own`;
+  let size: number;
+  try {
+    size = JSON.stringify(params).length;
+  } catch {
+    size = Infinity;
+  }
+  if (size > rule.chars) return `${method} params of ${Number.isFinite(size) ? `${size} characters` : 'unbounded depth'}, over the ${rule.chars} of its plumbing: data for the server beyond the protocol's own`;
+  return null;
+}
 
 /** Every method name this file knows, to tell an odd spelling of one from a new method. */
 const KNOWN = new Set([...PASSED_CLIENT_METHODS, ...ASKED_CLIENT_METHODS, ...ASKED_SERVER_METHODS, 'tools/call']);
@@ -94,6 +138,11 @@ export function mcpMethodVerdict(method: string, params: unknown, server: string
       return { action: 'transfer', resources: [`mcp:${server}`], reasons: [{ level: 'medium', reason: `the server asks the client's model to write for it, with the session's context (includeContext: ${context.slice(0, 40)}): what the conversation holds goes to the server` }] };
     }
     return { action: 'other', resources: [`mcp:${server}`], reasons: [{ level: 'low', reason: "the server asks the client's model to write for it (sampling)" }] };
+  }
+  if (PASSED_CLIENT_METHODS.has(method)) {
+    // Asked only when its params carry more than the plumbing (the proxy passes it otherwise).
+    const why = passedCarries(method, params) ?? `${method}, asked with these params`;
+    return { action: 'other', resources: [...new Set([`mcp:${server}`, ...extra()])], reasons: [{ level: 'medium', reason: why }] };
   }
   const odd = oddSpellingOf(method);
   const reasons: MethodVerdict['reasons'] = [

@@ -18,7 +18,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import type { AgentAnswer, AskParams } from '../../client';
 import { lowersKnownTool } from '../../core/classify/mcp';
-import { ASKED_SERVER_METHODS, clientMethodRule, oddSpellingOf } from '../../core/classify/mcp-methods';
+import { ASKED_SERVER_METHODS, clientMethodRule, oddSpellingOf, passedCarries } from '../../core/classify/mcp-methods';
 import { clip, isObject, methodAsk, pickAnnotations, serialize, toolCallAsk, type ToolInfo } from './asks';
 import { keyClash } from './key-clash';
 import { LineSplitter } from './lines';
@@ -83,6 +83,8 @@ const MAX_INFLIGHT = 256;
 const MAX_REMEMBERED = 1024;
 /** Requests forwarded and not answered yet, at most, each way (a peer that never answers must not grow the proxy: the oldest go). */
 const MAX_AWAITED = 10_000;
+/** Longest string id of a client request the proxy forwards. */
+const MAX_ID_CHARS = 256;
 /** JSON-RPC error code of a request Airlock denied (a tools/call gets an isError result instead). */
 const DENIED = -32003;
 
@@ -302,8 +304,18 @@ export class McpProxy {
       if (m.id !== undefined) this.reply({ jsonrpc: '2.0', id, error: { code: -32601, message: `method ${JSON.stringify(clip(m.method, 80))} is not ${odd}: refused by Airlock, not forwarded` } });
       return 'handled';
     }
+    // An id is sent to the server as it is: a long one is data nobody records.
+    if (typeof m.id === 'string' && m.id.length > MAX_ID_CHARS) {
+      this.reply({ jsonrpc: '2.0', id: m.id, error: { code: -32600, message: `a request id longer than ${MAX_ID_CHARS} characters (Airlock MCP proxy); not forwarded` } });
+      return 'handled';
+    }
+    // A cancellation of an id longer than any request forwarded names nothing: its id is only data.
+    if (m.method === 'notifications/cancelled' && isObject(m.params) && typeof m.params.requestId === 'string' && m.params.requestId.length > MAX_ID_CHARS) return 'handled';
     const rule = clientMethodRule(m.method);
-    if (rule === 'pass') {
+    // Plumbing whose params carry more than the protocol's own fields is asked (and recorded).
+    const carries = rule === 'pass' ? passedCarries(m.method, m.params) : null;
+    if (carries) this.o.log(`asking about ${clip(m.method, 80)}: ${carries}`);
+    if (rule === 'pass' && !carries) {
       if (m.id !== undefined && this.inflight.has(`c:${idKey(m.id)}`)) {
         this.reply({ jsonrpc: '2.0', id, error: { code: -32600, message: 'a request with this id is already waiting for Airlock; not forwarded' } });
         return 'handled';
@@ -491,6 +503,7 @@ export class McpProxy {
     if (w.cancelled) return;
     if (answer?.decision === 'allow') {
       if (!notification) this.expect(this.awaitingServer, m.id);
+      this.note(m as Record<string, unknown>);
       // What was asked about, and nothing beside it: a field next to params would reach the server unrecorded.
       const { jsonrpc, method: _method, params: _params } = m;
       this.forward({ ...(jsonrpc !== undefined ? { jsonrpc } : {}), ...(notification ? {} : { id: m.id }), method: _method, ...(_params !== undefined ? { params: _params } : {}) }, id);
