@@ -26,7 +26,7 @@ import { foreignPeerAttempt } from '../os/private-socket';
 import { BUDGET_MS, resolveRealPaths } from '../os/real-path';
 import { findRepoLookalike } from '../os/git-lookalike';
 import { createConsequenceProbe } from '../os/consequence-probe';
-import { gitTreeWrites } from '../os/git-tree';
+import { gitTreeWrites, LookBudget } from '../os/git-tree';
 import { loadWebState, writeWebState } from '../os/web-state';
 import { Store } from '../store';
 import { RemoteSockets, remoteForwardedBy } from './remote-sockets';
@@ -91,9 +91,11 @@ export async function startCore(opts: DaemonOptions = {}): Promise<RunningDaemon
     const recorder = new HistoryRecorder(store, bus);
     const tasks = new TasksAndGrants(store, bus);
     const own = ownPathsOf(paths);
+    // One budget for every request's look into a git repository (os/git-tree.ts LookBudget).
+    const gitLooks = new LookBudget();
     const policy = new RequestPolicy(
       { settings: () => settings.settings, liveTask: (id) => tasks.liveTask(id), namesakes: (id) => tasks.namesakes(id), authorizeTask: (p) => tasks.authorizeTask(p), mcpTool: (s, t) => tasks.mcpTool(s, t), activeGrants: () => tasks.activeGrants(), memoryOf: (t) => recorder.memoryOf(t) },
-      { classifier, realPaths: (p, o) => resolveRealPaths(p, BUDGET_MS, own, o?.claudeDirs, o?.globs), repoLookalike: findRepoLookalike, gitTree: (spec) => gitTreeWrites(spec), ownPaths: own, claudeConfigEnv: claudeConfigValuesOf(new ProcessChain(process.pid)),
+      { classifier, realPaths: (p, o) => resolveRealPaths(p, BUDGET_MS, own, o?.claudeDirs, o?.globs), repoLookalike: findRepoLookalike, gitTree: (spec) => gitTreeWrites(spec, undefined, gitLooks), ownPaths: own, claudeConfigEnv: claudeConfigValuesOf(new ProcessChain(process.pid)),
         claudeDirKeeper: { load: (max) => store.claudeConfigDirs(max), keep: (dir, max) => store.keepClaudeConfigDir(dir, Date.now(), max) } },
     );
     // Airlock's own entry points (bin/airlock, dist/…): "who" on a prompt walks past them to the agent.

@@ -28,9 +28,46 @@ export interface TreeSpec {
 export type TreeAnswer = { paths: string[]; links: { path: string; target: string }[]; hooksDir: string | null } | { unknown: string };
 
 
+/**
+ * The daemon's time for looks, shared by every request: a look runs synchronously while the
+ * request is judged (as the real-path check does), so a flood of `git checkout` requests
+ * from one agent at up to 2 s each would stall every prompt, signature and UI call behind
+ * them. Within any `windowMs` the looks together may take `spendMs`; past it a look is not
+ * made and the request is asked ("unknown"), which costs the flooding agent a prompt and
+ * everyone else nothing. The daemon holds one (api/daemon.ts); a caller without one has a fresh one.
+ */
+export class LookBudget {
+  private spent: { at: number; ms: number }[] = [];
+  constructor(
+    private readonly windowMs = 10_000,
+    private readonly spendMs = 4_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+  /** The ms a look may take now (0: none). */
+  left(): number {
+    const t = this.now();
+    this.spent = this.spent.filter((s) => t - s.at < this.windowMs);
+    return Math.max(0, this.spendMs - this.spent.reduce((n, s) => n + s.ms, 0));
+  }
+  record(ms: number): void {
+    this.spent.push({ at: this.now(), ms });
+    if (this.spent.length > 10_000) this.spent.splice(0, this.spent.length - 10_000);
+  }
+}
 /** Answers a GitTreeSpec; never throws, never runs a program the repository names. */
-export function gitTreeWrites(spec: TreeSpec, ms = GIT_TREE_LIMITS.ms): TreeAnswer {
+export function gitTreeWrites(spec: TreeSpec, ms = GIT_TREE_LIMITS.ms, budget: LookBudget = new LookBudget()): TreeAnswer {
   if (!path.isAbsolute(spec.cwd)) return { unknown: 'the directory git runs in is not known' };
+  const left = budget.left();
+  if (left <= 0) return { unknown: 'Airlock has spent its time for looking into git repositories for now (many such requests at once)' };
+  const started = Date.now();
+  try {
+    return lookAt(spec, Math.min(ms, left));
+  } finally {
+    budget.record(Date.now() - started);
+  }
+}
+
+function lookAt(spec: TreeSpec, ms: number): TreeAnswer {
   const l = new Looker(spec.cwd, ms);
   try {
     const top = l.git(['rev-parse', '--show-toplevel']).toString().replace(/\n$/, '');

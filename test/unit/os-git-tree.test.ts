@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { gitTreeWrites, type TreeAnswer, type TreeSpec } from '../../main/os/git-tree';
+import { gitTreeWrites, LookBudget, type TreeAnswer, type TreeSpec } from '../../main/os/git-tree';
 
 let root: string;
 const env = () => ({ ...process.env, HOME: root, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@b', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@b' });
@@ -139,4 +139,25 @@ test('what cannot be worked out is unknown: not a repository, a revision it does
   git(dir, 'commit', '-qm', 'sub');
   git(dir, 'checkout', '-q', 'main');
   unknown(gitTreeWrites({ cwd: dir, op: { kind: 'switch', rev: 'sub', force: false } }), /submodule/);
+});
+
+test("a flood of looks cannot hold the daemon: past the budget's time in its window a look is not made (asked as unknown), and the window frees it again", () => {
+  const dir = repo('budget', { evil: { '.claude/settings.json': '{}\n' } });
+  let t = 1_000_000;
+  const budget = new LookBudget(10_000, 60_000, () => t);
+  const op = { kind: 'switch', rev: 'evil', force: false } as const;
+  // Control: a look is made, lists the file, and its time is counted.
+  assert.ok(paths(gitTreeWrites({ cwd: dir, op }, undefined, budget)).includes(path.join(dir, '.claude/settings.json')));
+  assert.ok(budget.left() < 60_000, `the look's time was counted: ${budget.left()} left`);
+  // Looks that took the rest of the window's time (a flood): the next is not made.
+  budget.record(60_000);
+  const refused = gitTreeWrites({ cwd: dir, op }, undefined, budget);
+  assert.ok('unknown' in refused && /spent its time/.test(refused.unknown), JSON.stringify(refused));
+  // The window moves on: looks are made again.
+  t += 10_001;
+  assert.ok(paths(gitTreeWrites({ cwd: dir, op }, undefined, budget)).includes(path.join(dir, '.claude/settings.json')));
+  // A look never gets more than the budget has left: its deadline shrinks to it.
+  const tight = new LookBudget(10_000, 1, () => t);
+  const a = gitTreeWrites({ cwd: dir, op }, undefined, tight);
+  assert.ok('unknown' in a && /too long/.test(a.unknown), JSON.stringify(a));
 });
