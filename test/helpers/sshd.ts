@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { run, startChild } from './ssh';
+import { makeKey, run, startChild } from './ssh';
 import { waitFor } from './daemon';
 
 /** Who logs in: the user running the tests (root in CI containers). */
@@ -104,4 +104,19 @@ export function sshArgs(sshd: Sshd, knownHosts: string, extra: string[] = []): s
     '-p', String(sshd.port),
     `${USER}@127.0.0.1`,
   ];
+}
+
+/**
+ * A throw-away sshd in `sshdDir` that lets in a fresh ed25519 client key (made under
+ * `fxParent`), and a known_hosts file that knows the server: the set-up of every test that
+ * logs in with the client's own key (the outer login of a remote, not through Airlock).
+ */
+export async function startSshdForClient(sshdDir: string, fxParent: string): Promise<{ sshd: Sshd; clientKey: string; knownHosts: string }> {
+  const sshd = await startSshd(sshdDir);
+  const fx = fs.mkdtempSync(path.join(fxParent, 'fx-'));
+  const clientKey = await makeKey(fx, 'client', ['-t', 'ed25519']);
+  fs.writeFileSync(sshd.authorizedKeys, fs.readFileSync(clientKey + '.pub'));
+  const knownHosts = path.join(fx, 'known_hosts');
+  fs.writeFileSync(knownHosts, `[127.0.0.1]:${sshd.port} ${sshd.hostKeyPub}\n`);
+  return { sshd, clientKey, knownHosts };
 }

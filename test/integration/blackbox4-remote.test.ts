@@ -11,8 +11,8 @@ import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import { AIRLOCK_BIN, Wire, airlock, waitPending } from '../helpers/blackbox';
 import { startDaemon, tempHome, type Daemon } from '../helpers/daemon';
-import { makeKey, run } from '../helpers/ssh';
-import { startSshd, USER, type Sshd } from '../helpers/sshd';
+import { run } from '../helpers/ssh';
+import { startSshdForClient, USER, type Sshd } from '../helpers/sshd';
 
 let d: Daemon;
 let home: string;
@@ -26,12 +26,7 @@ before(async () => {
   d = await startDaemon({ home: path.join(home, 'h') });
   ui = await Wire.open(d.uiSock);
   if (!fs.existsSync('/usr/sbin/sshd')) return;
-  sshd = await startSshd(path.join(home, 'sshd'));
-  const fx = fs.mkdtempSync(path.join(home, 'fx-'));
-  clientKey = await makeKey(fx, 'client', ['-t', 'ed25519']);
-  fs.writeFileSync(sshd.authorizedKeys, fs.readFileSync(clientKey + '.pub'));
-  knownHosts = path.join(fx, 'known_hosts');
-  fs.writeFileSync(knownHosts, `[127.0.0.1]:${sshd.port} ${sshd.hostKeyPub}\n`);
+  ({ sshd, clientKey, knownHosts } = await startSshdForClient(path.join(home, 'sshd'), home));
 });
 after(async () => {
   ui?.close();

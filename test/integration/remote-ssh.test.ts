@@ -10,8 +10,8 @@ import type { Grant, HistoryEvent, Prompt } from '../../main/contract/approver';
 import type { RemotePlan } from '../../main/cli/commands/remote';
 import type { RpcClient } from '../../main/client/rpc-client';
 import { CLI, startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
-import { makeKey, run } from '../helpers/ssh';
-import { sshArgs, startSshd, USER, type Sshd } from '../helpers/sshd';
+import { run } from '../helpers/ssh';
+import { sshArgs, startSshdForClient, USER, type Sshd } from '../helpers/sshd';
 
 let d: Daemon;
 let home: string;
@@ -31,12 +31,7 @@ before(async () => {
     return;
   }
   plan = await freshPlan();
-  sshd = await startSshd(path.join(home, 'sshd'));
-  const fx = fs.mkdtempSync(path.join(home, 'fx-'));
-  clientKey = await makeKey(fx, 'client', ['-t', 'ed25519']);
-  fs.writeFileSync(sshd.authorizedKeys, fs.readFileSync(clientKey + '.pub'));
-  knownHosts = path.join(fx, 'known_hosts');
-  fs.writeFileSync(knownHosts, `[127.0.0.1]:${sshd.port} ${sshd.hostKeyPub}\n`);
+  ({ sshd, clientKey, knownHosts } = await startSshdForClient(path.join(home, 'sshd'), home));
 });
 after(async () => {
   ui?.close();

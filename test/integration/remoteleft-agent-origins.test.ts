@@ -12,8 +12,8 @@ import type { HistoryEvent } from '../../main/contract/approver';
 import type { RpcClient } from '../../main/client/rpc-client';
 import { floodConnections, type Flood } from '../helpers/conn-flood';
 import { CLI, startDaemon, tempHome, waitFor, type Daemon } from '../helpers/daemon';
-import { makeKey, run, type RunResult } from '../helpers/ssh';
-import { sshArgs, startSshd, type Sshd } from '../helpers/sshd';
+import { run, type RunResult } from '../helpers/ssh';
+import { sshArgs, startSshdForClient, type Sshd } from '../helpers/sshd';
 
 let d: Daemon;
 let home: string;
@@ -57,12 +57,7 @@ before(async () => {
     skip = 'OpenSSH server not installed (scripts/install-system-deps.sh)';
     return;
   }
-  sshd = await startSshd(path.join(home, 'sshd'));
-  const fx = fs.mkdtempSync(path.join(home, 'fx-'));
-  clientKey = await makeKey(fx, 'client', ['-t', 'ed25519']);
-  fs.writeFileSync(sshd.authorizedKeys, fs.readFileSync(clientKey + '.pub'));
-  knownHosts = path.join(fx, 'known_hosts');
-  fs.writeFileSync(knownHosts, `[127.0.0.1]:${sshd.port} ${sshd.hostKeyPub}\n`);
+  ({ sshd, clientKey, knownHosts } = await startSshdForClient(path.join(home, 'sshd'), home));
   holdJs = path.join(home, 'hold.js');
   fs.writeFileSync(holdJs, HOLD);
   const { key } = await ui.call<{ key: { fingerprint: string } }>('keys.generate', { type: 'ed25519', name: 'work' });

@@ -13,8 +13,8 @@ import type { RemotePlan } from '../../main/cli/commands/remote';
 import type { RpcClient } from '../../main/client/rpc-client';
 import { remoteForwardedBy } from '../../main/api/remote-sockets';
 import { CLI, startDaemon, waitFor, type Daemon } from '../helpers/daemon';
-import { makeKey, run } from '../helpers/ssh';
-import { sshArgs, startSshd, type Sshd } from '../helpers/sshd';
+import { run } from '../helpers/ssh';
+import { sshArgs, startSshdForClient, type Sshd } from '../helpers/sshd';
 
 let d: Daemon;
 let home: string;
@@ -81,15 +81,13 @@ test('remote add: the printed line with such paths works end to end: a request f
   if (!fs.existsSync('/usr/sbin/sshd')) return t.skip('OpenSSH server not installed (scripts/install-system-deps.sh)');
   let sshd: Sshd | undefined;
   try {
-    sshd = await startSshd(fs.mkdtempSync(path.join(os.tmpdir(), 'rl-sshd-')));
-    const fx = fs.mkdtempSync(path.join(sshd.dir, 'fx-'));
-    const clientKey = await makeKey(fx, 'client', ['-t', 'ed25519']);
-    fs.writeFileSync(sshd.authorizedKeys, fs.readFileSync(clientKey + '.pub'));
-    const knownHosts = path.join(fx, 'known_hosts');
-    fs.writeFileSync(knownHosts, `[127.0.0.1]:${sshd.port} ${sshd.hostKeyPub}\n`);
+    const sshdDir = fs.mkdtempSync(path.join(os.tmpdir(), 'rl-sshd-'));
+    const started = await startSshdForClient(sshdDir, sshdDir);
+    sshd = started.sshd;
+    const { clientKey, knownHosts } = started;
     const { key } = await ui.call<{ key: { fingerprint: string } }>('keys.generate', { type: 'ed25519', name: 'rl-work' });
     const p = await plan('--server-socket', `/tmp/rl-%h-%%-${process.pid}-${Date.now()}.sock`);
-    const target = path.join(fx, 'made-by-remote');
+    const target = path.join(path.dirname(knownHosts), 'made-by-remote');
     const args = sshArgs(sshd, knownHosts, ['-i', clientKey, '-o', 'IdentitiesOnly=yes', ...p.sshOptions]);
     const session = run('ssh', [...args, `ssh-add -l; AIRLOCK_REQUEST_SOCK='${p.env.AIRLOCK_REQUEST_SOCK}' ${process.execPath} ${CLI} exec -- touch ${target}`], {
       env: { ...process.env, HOME: home, SSH_AUTH_SOCK: d.agentSock },
