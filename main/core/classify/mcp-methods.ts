@@ -21,7 +21,7 @@
 // server, which is asked (and so recorded) like a method nobody knows.
 import type { Action } from '../../contract/constants';
 import { MAX_CALL_RESOURCES, mcpResourcesOf } from './mcp';
-import { MAX_URI_CHARS, uriTarget } from './mcp-uri';
+import { MAX_URI_CHARS, namePaths, uriTarget } from './mcp-uri';
 
 /** Client → server methods that are asked. */
 export const ASKED_CLIENT_METHODS = new Set(['resources/read', 'resources/subscribe', 'prompts/get']);
@@ -130,7 +130,11 @@ export function mcpMethodVerdict(method: string, params: unknown, server: string
     if (typeof p.name !== 'string' || !p.name || p.name.length > 256) return { action: 'read', resources: [], reasons: [], refuse: 'prompts/get needs params.name (a string of at most 256 characters)' };
     const args = mcpResourcesOf(p.arguments, cwd);
     if (args.overflow) return { action: 'read', resources: [], reasons: [], refuse: tooMany };
-    return { action: 'read', resources: [`mcp:${server}:prompts/${p.name}`, ...args.resources.filter((r) => r !== p.name)], reasons: [] };
+    // A name that reads as a path or a file: URI (`/home/u/.ssh/id_ed25519`, `../.env`): a
+    // server serving prompts from files may open it, so it is judged as that file too.
+    const named = namePaths(p.name, cwd);
+    const reasons: MethodVerdict['reasons'] = named.length ? [{ level: 'low', reason: `the prompt's name reads as a path (${named[0]!.slice(0, 200)}): judged as a file read too` }] : [];
+    return { action: 'read', resources: [...new Set([`mcp:${server}:prompts/${p.name}`, ...named, ...args.resources.filter((r) => r !== p.name)])], reasons };
   }
   if (method === 'sampling/createMessage') {
     const context = typeof p.includeContext === 'string' ? p.includeContext : 'none';

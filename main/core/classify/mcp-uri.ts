@@ -105,5 +105,22 @@ export function uriTarget(uri: string, server: string, cwd?: string): UriTarget 
   const resources = [`mcp:${server}:${uri}`];
   // No scheme at all: a lenient server may take it as a path (`.env`, `/etc/passwd`).
   if (!url && !/^[a-z][a-z0-9+.-]*:/i.test(uri)) resources.push(anchored(uri, cwd));
+  // A scheme of the server's own naming an absolute path (`res:///home/u/.ssh/id_ed25519`,
+  // `notes:/etc/x`): a server may map its scheme onto the file system, so the path is judged
+  // as a file read too (a key there is a secret read; a deny on its directory denies it).
+  else if (url && !url.host && url.pathname.startsWith('/')) {
+    for (const p of new Set([url.pathname, tryDecode(url.pathname)])) resources.push(p);
+    reasons.push({ level: 'low', reason: `the ${url.protocol.slice(0, 40)} URI names the path ${url.pathname.slice(0, 200)}: judged as a file read too` });
+  }
   return { action: 'read', resources, reasons };
+}
+
+/**
+ * The paths a name a server chose may stand for (a prompt's name): a `file:` URI's paths, a
+ * name that reads as a path (`/…`, `~/…`, `./…`, `a/b`) where it leads; none otherwise.
+ */
+export function namePaths(name: string, cwd?: string): string[] {
+  const file = fileUriPaths(name, cwd);
+  if (file) return file;
+  return /^[~.]|\//.test(name) ? [anchored(name, cwd)] : [];
 }
